@@ -1,0 +1,75 @@
+/**
+ * Who the client is, for rate limiting: the connection's address, or — only when the operator
+ * names a trusted proxy header — the address that header carries. IPv6 clients count per /64.
+ *
+ * @module
+ */
+import ipaddr from "ipaddr.js";
+
+/** The proxy headers an operator may trust (`STUDIO_TRUST_PROXY`). */
+export const TRUSTED_PROXY_HEADERS = ["x-forwarded-for", "cf-connecting-ip", "x-real-ip"] as const;
+
+/** A header that carries the client address behind a reverse proxy. */
+export type TrustedProxyHeader = typeof TRUSTED_PROXY_HEADERS[number];
+
+/** The key that all clients share whose address cannot be known (no connection info, bad header). */
+export const UNKNOWN_CLIENT = "unknown";
+
+const IPV4_PATTERN = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/**
+ * Turns an address into the key a client is counted under: an IPv4 address as it is, an
+ * IPv4-mapped IPv6 address as its IPv4 address, any other IPv6 address as its /64 network
+ * (for example `2001:db8:1:2::/64`).
+ *
+ * @param address A textual IPv4 or IPv6 address, with or without brackets or a zone.
+ * @returns The key, or `undefined` when `address` is not an IP address.
+ */
+export function toClientKey(address: string): string | undefined {
+  const text = address.trim();
+  if (IPV4_PATTERN.test(text)) return text;
+  const bare = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
+  if (!ipaddr.IPv6.isValid(bare)) return undefined;
+  const parsed = ipaddr.IPv6.parse(bare);
+  if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
+  const network = new ipaddr.IPv6([...parsed.parts.slice(0, 4), 0, 0, 0, 0]);
+  return `${network.toRFC5952String()}/64`;
+}
+
+/** What the server knows of the connection (as `Deno.ServeHandlerInfo` gives it). */
+export interface ConnectionInfo {
+  /** The peer's address; `hostname` is an IP address for TCP connections. */
+  remoteAddr?: { hostname?: string };
+}
+
+/**
+ * Reads the client key of a request.
+ *
+ * With `trustProxy` unset, forwarding headers are ignored (anyone can send them) and the
+ * connection's address counts. With `x-forwarded-for`, the rightmost address counts (the one the
+ * trusted proxy appended); with `cf-connecting-ip` or `x-real-ip`, the header's value. A trusted
+ * header that is missing or not an address falls back to the connection's address.
+ *
+ * @param request The request.
+ * @param info The connection info, when the server gives it.
+ * @param trustProxy The trusted header, if any.
+ * @returns A key from {@linkcode toClientKey}, or {@linkcode UNKNOWN_CLIENT}.
+ */
+export function readClientKey(
+  request: Request,
+  info: ConnectionInfo | undefined,
+  trustProxy?: TrustedProxyHeader,
+): string {
+  if (trustProxy) {
+    const value = request.headers.get(trustProxy);
+    if (value) {
+      const candidate = trustProxy === "x-forwarded-for"
+        ? value.slice(value.lastIndexOf(",") + 1)
+        : value;
+      const key = toClientKey(candidate);
+      if (key) return key;
+    }
+  }
+  const hostname = info?.remoteAddr?.hostname;
+  return (hostname && toClientKey(hostname)) || UNKNOWN_CLIENT;
+}

@@ -1,0 +1,312 @@
+/**
+ * The service's configuration: environment variables, all optional, read and checked once at
+ * start-up. A bad value stops the start with a message that names the variable.
+ *
+ * @module
+ */
+import { TRUSTED_PROXY_HEADERS, type TrustedProxyHeader } from "./client_address.ts";
+import { isEmailAddress } from "./fields.ts";
+import { buildVersionHeaders, type DeprecationNotice } from "./versioning.ts";
+
+/** One documented environment variable (the README's table lists every one). */
+export interface EnvironmentVariable {
+  /** The variable's name. */
+  name: string;
+  /** The value used when it is unset, in words. */
+  defaultValue: string;
+  /** What it sets. */
+  description: string;
+}
+
+/** Every environment variable the service reads. */
+export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
+  { name: "PORT", defaultValue: "8000", description: "TCP port to listen on (0 picks a free one)" },
+  { name: "HOST", defaultValue: "0.0.0.0", description: "Address to listen on" },
+  {
+    name: "STUDIO_BASE_URL",
+    defaultValue: "http://localhost:$PORT",
+    description: "Public origin used for absolute links (docs, index, catalog, sitemap)",
+  },
+  {
+    name: "STUDIO_KV_PATH",
+    defaultValue: "data/studio.kv",
+    description:
+      "Deno KV database file, created on first start; on Deno Deploy, unset means the platform's KV",
+  },
+  {
+    name: "STUDIO_SMTP_URL",
+    defaultValue: "unset: outgoing mail waits in the KV outbox",
+    description: "SMTP server, e.g. smtp://user:pass@mail.example:587 or smtps://…:465",
+  },
+  {
+    name: "STUDIO_MAIL_FROM",
+    defaultValue: "studio@localhost",
+    description: "From address of every e-mail the service sends",
+  },
+  {
+    name: "STUDIO_INBOX",
+    defaultValue: "studio@localhost",
+    description: "The studio's inbox: receives inquiries and booking notices",
+  },
+  {
+    name: "STUDIO_ALLOWED_ORIGINS",
+    defaultValue: "the origin of STUDIO_BASE_URL",
+    description: "Comma-separated origins whose browsers may book (requests without Origin pass)",
+  },
+  {
+    name: "STUDIO_BUSY_CALENDARS",
+    defaultValue: "none",
+    description: "Comma-separated http(s) URLs of iCalendar feeds whose events block slots",
+  },
+  {
+    name: "STUDIO_CONFIRMATION",
+    defaultValue: "auto",
+    description: "auto: bookings are accepted at once; manual: they wait for the team",
+  },
+  {
+    name: "STUDIO_SECRET",
+    defaultValue: "generated once and kept in KV",
+    description: "Key for signing confirm, decline and cancel links (at least 32 characters)",
+  },
+  {
+    name: "STUDIO_TRUST_PROXY",
+    defaultValue: "unset: the connection's address counts",
+    description:
+      "Header carrying the client address behind a reverse proxy: x-forwarded-for (rightmost), cf-connecting-ip or x-real-ip",
+  },
+  {
+    name: "STUDIO_RATE_LIMIT_READ",
+    defaultValue: "120",
+    description: "Requests per 60 s window per client for GET/HEAD under /api/",
+  },
+  {
+    name: "STUDIO_RATE_LIMIT_WRITE",
+    defaultValue: "10",
+    description: "Requests per 60 s window per client for POST under /api/",
+  },
+  {
+    name: "STUDIO_RATE_LIMIT_BOOKING",
+    defaultValue: "5",
+    description: "Bookings per 300 s window per client, in addition to the write quota",
+  },
+  {
+    name: "STUDIO_DEPRECATION",
+    defaultValue: "unset: v1 is not deprecated",
+    description:
+      "ISO 8601 date-time from which v1 is deprecated; needs STUDIO_SUNSET and STUDIO_SUNSET_LINK",
+  },
+  {
+    name: "STUDIO_SUNSET",
+    defaultValue: "unset",
+    description: "ISO 8601 date-time when v1 stops, at least 180 days after STUDIO_DEPRECATION",
+  },
+  {
+    name: "STUDIO_SUNSET_LINK",
+    defaultValue: "unset",
+    description: 'Absolute URL of the migration notes (Link rel="sunset")',
+  },
+];
+
+/** A configuration value that cannot be used; its message names the variable. */
+export class ConfigError extends Error {
+  /** The variable at fault. */
+  readonly variable: string;
+
+  /**
+   * @param variable The variable's name.
+   * @param message What is wrong with its value and what it must be.
+   */
+  constructor(variable: string, message: string) {
+    super(`Invalid ${variable}: ${message}`);
+    this.name = "ConfigError";
+    this.variable = variable;
+  }
+}
+
+/** The checked configuration. */
+export interface Config {
+  /** TCP port, 0 to 65535. */
+  port: number;
+  /** Listening address. */
+  host: string;
+  /** Public origin, without a trailing slash. */
+  baseUrl: string;
+  /** Deno KV path or KV Connect URL; `undefined` means the platform's default KV. */
+  kvPath?: string;
+  /** SMTP URL, or `undefined` for "keep mail in the outbox". */
+  smtpUrl?: string;
+  /** From address. */
+  mailFrom: string;
+  /** The studio's inbox. */
+  inbox: string;
+  /** Origins allowed to book from a browser. */
+  allowedOrigins: string[];
+  /** iCalendar feed URLs. */
+  busyCalendars: string[];
+  /** Confirmation mode. */
+  confirmation: "auto" | "manual";
+  /** Link-signing secret, if configured. */
+  secret?: string;
+  /** Trusted proxy header. */
+  trustProxy?: TrustedProxyHeader;
+  /** Quotas per window. */
+  rateLimits: { read: number; write: number; booking: number };
+  /** Deprecation notice of v1. */
+  deprecation?: DeprecationNotice;
+}
+
+/** The environment as a plain record, as `Deno.env.toObject()` or `process.env` give it. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+function readText(env: Environment, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function readWhole(env: Environment, name: string, fallback: number, min: number, max: number) {
+  const value = readText(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `"${value}" is not a whole number from ${min} to ${max}`);
+  }
+  return Number(value);
+}
+
+function readHttpUrl(name: string, value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `"${value}" is not an absolute URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(name, `"${value}" is not an http or https URL`);
+  }
+  return url;
+}
+
+function readAddress(env: Environment, name: string, fallback: string): string {
+  const value = readText(env, name) ?? fallback;
+  // Accept "Studio <studio@example.pt>" as well as a bare address.
+  const address = /<([^<>]+)>\s*$/.exec(value)?.[1] ?? value;
+  if (!isEmailAddress(address) || /[\r\n]/.test(value)) {
+    throw new ConfigError(name, `"${value}" is not an e-mail address such as studio@example.pt`);
+  }
+  return value;
+}
+
+function readList(env: Environment, name: string): string[] {
+  return (readText(env, name) ?? "").split(/[\s,]+/).filter(Boolean);
+}
+
+function readDeprecation(env: Environment): DeprecationNotice | undefined {
+  const names = ["STUDIO_DEPRECATION", "STUDIO_SUNSET", "STUDIO_SUNSET_LINK"] as const;
+  const values = names.map((name) => readText(env, name));
+  if (values.every((value) => value === undefined)) return undefined;
+  const missing = names.find((_, index) => values[index] === undefined);
+  if (missing) {
+    throw new ConfigError(
+      missing,
+      "it is required when any of STUDIO_DEPRECATION, STUDIO_SUNSET and STUDIO_SUNSET_LINK is set",
+    );
+  }
+  const notice = {
+    deprecatedAt: values[0] as string,
+    sunsetAt: values[1] as string,
+    migrationUrl: values[2] as string,
+  };
+  try {
+    buildVersionHeaders(notice);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const variable = message.includes("deprecatedAt")
+      ? "STUDIO_DEPRECATION"
+      : message.includes("migrationUrl")
+      ? "STUDIO_SUNSET_LINK"
+      : "STUDIO_SUNSET";
+    throw new ConfigError(variable, message.replace(/^Invalid \w+: /, ""));
+  }
+  return notice;
+}
+
+/**
+ * Reads and checks the configuration from environment variables.
+ *
+ * @param env The environment, e.g. `Deno.env.toObject()`.
+ * @param options `onDenoDeploy`: whether to leave `kvPath` unset by default (the platform's KV).
+ * @returns The configuration with every default applied.
+ * @throws {ConfigError} At the first bad value, naming the variable.
+ */
+export function readConfig(env: Environment, options: { onDenoDeploy?: boolean } = {}): Config {
+  const port = readWhole(env, "PORT", 8000, 0, 65535);
+  const host = readText(env, "HOST") ?? "0.0.0.0";
+  const baseUrl = readHttpUrl(
+    "STUDIO_BASE_URL",
+    readText(env, "STUDIO_BASE_URL") ?? `http://localhost:${port}`,
+  );
+  if (baseUrl.pathname !== "/" || baseUrl.search || baseUrl.hash) {
+    throw new ConfigError(
+      "STUDIO_BASE_URL",
+      `"${baseUrl.href}" must be an origin without a path, such as https://studio.example`,
+    );
+  }
+  const kvPath = readText(env, "STUDIO_KV_PATH") ??
+    (options.onDenoDeploy ? undefined : "data/studio.kv");
+  const smtpUrl = readText(env, "STUDIO_SMTP_URL");
+  if (smtpUrl !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(smtpUrl);
+    } catch { /* reported below */ }
+    if (!url || (url.protocol !== "smtp:" && url.protocol !== "smtps:") || !url.hostname) {
+      throw new ConfigError(
+        "STUDIO_SMTP_URL",
+        `"${smtpUrl}" is not an smtp:// or smtps:// URL with a host`,
+      );
+    }
+  }
+  const allowedOrigins = readList(env, "STUDIO_ALLOWED_ORIGINS").map((value) => {
+    const url = readHttpUrl("STUDIO_ALLOWED_ORIGINS", value);
+    return url.origin;
+  });
+  const busyCalendars = readList(env, "STUDIO_BUSY_CALENDARS").map((value) =>
+    readHttpUrl("STUDIO_BUSY_CALENDARS", value).href
+  );
+  const confirmation = readText(env, "STUDIO_CONFIRMATION") ?? "auto";
+  if (confirmation !== "auto" && confirmation !== "manual") {
+    throw new ConfigError("STUDIO_CONFIRMATION", `"${confirmation}" is not "auto" or "manual"`);
+  }
+  const secret = readText(env, "STUDIO_SECRET");
+  if (secret !== undefined && secret.length < 32) {
+    throw new ConfigError("STUDIO_SECRET", `it has ${secret.length} characters; use at least 32`);
+  }
+  const trustProxy = readText(env, "STUDIO_TRUST_PROXY")?.toLowerCase();
+  if (
+    trustProxy !== undefined && !(TRUSTED_PROXY_HEADERS as readonly string[]).includes(trustProxy)
+  ) {
+    throw new ConfigError(
+      "STUDIO_TRUST_PROXY",
+      `"${trustProxy}" is not one of ${TRUSTED_PROXY_HEADERS.join(", ")}`,
+    );
+  }
+  return {
+    port,
+    host,
+    baseUrl: baseUrl.origin,
+    kvPath,
+    smtpUrl,
+    mailFrom: readAddress(env, "STUDIO_MAIL_FROM", "studio@localhost"),
+    inbox: readAddress(env, "STUDIO_INBOX", "studio@localhost"),
+    allowedOrigins: allowedOrigins.length ? allowedOrigins : [baseUrl.origin],
+    busyCalendars,
+    confirmation,
+    secret,
+    trustProxy: trustProxy as TrustedProxyHeader | undefined,
+    rateLimits: {
+      read: readWhole(env, "STUDIO_RATE_LIMIT_READ", 120, 1, 1_000_000_000),
+      write: readWhole(env, "STUDIO_RATE_LIMIT_WRITE", 10, 1, 1_000_000_000),
+      booking: readWhole(env, "STUDIO_RATE_LIMIT_BOOKING", 5, 1, 1_000_000_000),
+    },
+    deprecation: readDeprecation(env),
+  };
+}

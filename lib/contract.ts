@@ -1,0 +1,384 @@
+/**
+ * The facts of the Studio Website Public API v1 (`shared/spec/studio-api-v1.md`), each stated
+ * once: error codes and their statuses, rate-limit policies, request fields and their bounds, and
+ * the operations. The validators, the OpenAPI document, the API index and the README's tables are
+ * derived from here.
+ *
+ * @module
+ */
+import { buildStruct, type FieldSet, type FieldValues } from "./fields.ts";
+
+/** The API's major version, as sent in `API-Version` and used in `/api/v1` (spec, Versioning 1). */
+export const API_VERSION = "1";
+
+/** The versioned base path (spec, Versioning 1). */
+export const API_BASE_PATH = "/api/v1";
+
+/** The version of the OpenAPI description document (spec, Versioning 7). */
+export const OPENAPI_DOCUMENT_VERSION = "1.1.0";
+
+/** Where the OpenAPI 3.1 description is served (spec, Rules of use). */
+export const OPENAPI_PATH = "/openapi.json";
+
+/** Where the RFC 9727 API catalog is served. */
+export const API_CATALOG_PATH = "/.well-known/api-catalog";
+
+/** Where the curated site index for software is served (spec, Rules of use). */
+export const LLMS_PATH = "/llms.txt";
+
+/** The page for software and agents that documents the API for people. */
+export const API_DOCS_PATH = "/en/agents";
+
+/** The six machine-readable error codes of ErrorResponse (spec, Errors). */
+export const ERROR_CODES = [
+  "bad-form",
+  "validation-failed",
+  "no-backend",
+  "not-found",
+  "rate-limited",
+  "internal-error",
+] as const;
+
+/** One of the six error codes. */
+export type ErrorCode = typeof ERROR_CODES[number];
+
+/**
+ * The pairing of HTTP statuses and error codes this service uses (the spec leaves it open; this
+ * table is published in the OpenAPI document and the README).
+ */
+export const ERROR_STATUS_CODES: ReadonlyArray<
+  { status: number; code: ErrorCode; condition: string }
+> = [
+  {
+    status: 400,
+    code: "bad-form",
+    condition: "The body is not one of the accepted content types or does not parse",
+  },
+  {
+    status: 400,
+    code: "validation-failed",
+    condition: "A field or query parameter is missing or out of bounds",
+  },
+  { status: 403, code: "validation-failed", condition: "The request's Origin is not allowed" },
+  { status: 404, code: "not-found", condition: "No operation exists at this path" },
+  {
+    status: 405,
+    code: "not-found",
+    condition: "The path exists but not with this method (see Allow)",
+  },
+  {
+    status: 409,
+    code: "validation-failed",
+    condition: "The slot is no longer available: refresh the availability listing",
+  },
+  { status: 413, code: "bad-form", condition: "The body is larger than the operation accepts" },
+  { status: 429, code: "rate-limited", condition: "A rate-limit quota is exhausted" },
+  { status: 500, code: "no-backend", condition: "The store could not keep the request" },
+  { status: 500, code: "internal-error", condition: "An unexpected failure of the service" },
+  {
+    status: 503,
+    code: "no-backend",
+    condition: "A calendar or provider is unavailable, or the outcome is uncertain",
+  },
+];
+
+/**
+ * Largest accepted request bodies in bytes, by operation id. Larger bodies are refused with 413
+ * before they are read whole, also when sent chunked without Content-Length.
+ */
+export const MAX_BODY_BYTES = {
+  createContactInquiry: 64 * 1024,
+  createBooking: 8 * 1024,
+} as const;
+
+/** Names of the rate-limit policies (spec, Limits). */
+export type PolicyName = "read" | "write" | "booking";
+
+/** A fixed-window rate-limit policy: `limit` requests per client per `windowSeconds`. */
+export interface RateLimitPolicy {
+  /** The policy's name, as sent in `RateLimit-Policy`. */
+  name: PolicyName;
+  /** Requests allowed per window and client. */
+  limit: number;
+  /** Window length in seconds. */
+  windowSeconds: number;
+  /** What the policy applies to, for the index and the OpenAPI document. */
+  appliesTo: string;
+}
+
+/** The spec's policies with their default quotas (spec, Limits; operators may change `limit`). */
+export const RATE_LIMIT_POLICIES: Readonly<Record<PolicyName, RateLimitPolicy>> = {
+  read: { name: "read", limit: 120, windowSeconds: 60, appliesTo: "GET and HEAD requests" },
+  write: { name: "write", limit: 10, windowSeconds: 60, appliesTo: "POST and other requests" },
+  booking: {
+    name: "booking",
+    limit: 5,
+    windowSeconds: 300,
+    appliesTo: "POST /api/v1/booking, in addition to write",
+  },
+};
+
+/** ContactInquiry, the request of `POST /api/v1/contact` (spec, Resources). */
+export const CONTACT_FIELDS = {
+  Name: {
+    required: true,
+    minLength: 1,
+    maxLength: 200,
+    description:
+      "Sender's full name. The HTML form posts two fields named Name (first and last); they are joined with one space.",
+    example: "Ana Sousa",
+  },
+  Email: {
+    required: true,
+    maxLength: 320,
+    format: "email",
+    description: "Reply-to address of the sender.",
+    example: "ana@example.pt",
+  },
+  Message: {
+    required: true,
+    minLength: 1,
+    maxLength: 5000,
+    description: "The inquiry: context, goals, timing.",
+  },
+  Category: {
+    required: false,
+    maxLength: 100,
+    description: "Free text, for example website, branding, product, other.",
+  },
+  utm_source: { required: false, maxLength: 200, description: "First-touch UTM source." },
+  utm_medium: { required: false, maxLength: 200, description: "UTM medium." },
+  utm_campaign: { required: false, maxLength: 200, description: "UTM campaign name." },
+  utm_content: { required: false, maxLength: 200, description: "UTM content or ad group." },
+  utm_term: { required: false, maxLength: 200, description: "UTM term or keyword." },
+  gclid: {
+    required: false,
+    maxLength: 200,
+    description: "Ad click id, persisted from the first landing.",
+  },
+} as const satisfies FieldSet;
+
+/** The validator of ContactInquiry. */
+export const ContactInquiry = buildStruct(CONTACT_FIELDS);
+/** A validated ContactInquiry: trimmed strings, optional fields absent when empty. */
+export type ContactInquiry = FieldValues<typeof CONTACT_FIELDS>;
+
+/** The booking locales (spec, BookingRequest `locale`). */
+export const BOOKING_LOCALES = ["pt", "en"] as const;
+
+/** BookingRequest, the request of `POST /api/v1/booking` (spec, Resources). */
+export const BOOKING_FIELDS = {
+  start: {
+    required: true,
+    maxLength: 64,
+    format: "date-time",
+    description:
+      "Start of the chosen slot, as listed by GET /api/v1/booking/slots. Any offset naming the same instant is accepted.",
+    example: "2026-12-01T09:30:00+00:00",
+  },
+  name: {
+    required: true,
+    minLength: 2,
+    maxLength: 120,
+    description: "Attendee name.",
+    example: "Ana Sousa",
+  },
+  email: {
+    required: true,
+    maxLength: 254,
+    format: "email",
+    description: "Attendee address.",
+    example: "ana@example.pt",
+  },
+  company: { required: false, maxLength: 160, description: "The attendee's company." },
+  topic: {
+    required: true,
+    minLength: 10,
+    maxLength: 2000,
+    description: "Subject of the conversation.",
+  },
+  locale: {
+    required: true,
+    maxLength: 2,
+    enum: BOOKING_LOCALES,
+    description: "Language of the conversation and of the invite.",
+  },
+  website: {
+    required: false,
+    maxLength: 0,
+    description: "Must be absent or empty (a field for spam robots).",
+  },
+} as const satisfies FieldSet;
+
+/** The validator of BookingRequest. */
+export const BookingRequest = buildStruct(BOOKING_FIELDS);
+/** A validated BookingRequest. */
+export type BookingRequest = FieldValues<typeof BOOKING_FIELDS>;
+
+/** Values of BookingResult `status` (the spec leaves them open; the OpenAPI document states them). */
+export const BOOKING_STATUSES = ["accepted", "pending"] as const;
+
+/** A documented response of an operation: status, body schema name and meaning. */
+export interface OperationResponse {
+  /** The HTTP status. */
+  status: number;
+  /** The schema name under `components.schemas`, or absent for no body. */
+  schema?: string;
+  /** What the status means for this operation. */
+  description: string;
+}
+
+/** An operation of the API v1, as documented (spec, Endpoints). */
+export interface Operation {
+  /** Stable identifier, as in the OpenAPI document and the index. */
+  operationId: string;
+  /** The HTTP method. */
+  method: "GET" | "POST";
+  /** The canonical path. */
+  path: string;
+  /** Permanent unversioned aliases of the path (spec, Versioning 5 and 6). */
+  aliases: readonly string[];
+  /** One line. */
+  summary: string;
+  /** Longer text for the OpenAPI document. */
+  description: string;
+  /** The rate-limit policies that apply, in order. */
+  policies: readonly PolicyName[];
+  /** The documented responses. */
+  responses: readonly OperationResponse[];
+}
+
+const RATE_LIMITED: OperationResponse = {
+  status: 429,
+  schema: "ErrorResponse",
+  description: "Rate limit exceeded: wait the seconds in Retry-After, then retry.",
+};
+
+/** Every operation of the API v1 (spec, Endpoints), in the order the index lists them. */
+export const OPERATIONS: readonly Operation[] = [
+  {
+    operationId: "getApiIndex",
+    method: "GET",
+    path: "/api/v1",
+    aliases: ["/api"],
+    summary: "The machine-readable index of the API",
+    description: "Returns the API index. Also served at /api. No side effects.",
+    policies: ["read"],
+    responses: [{ status: 200, schema: "ApiIndex", description: "The API index." }, RATE_LIMITED],
+  },
+  {
+    operationId: "getHealth",
+    method: "GET",
+    path: "/api/v1/health",
+    aliases: ["/api/health"],
+    summary: "Liveness probe",
+    description:
+      "Liveness probe. No side effects; safe at any frequency within the read limit. Legacy alias: GET /api/health.",
+    policies: ["read"],
+    responses: [
+      { status: 200, schema: "HealthResponse", description: "The service is alive." },
+      RATE_LIMITED,
+    ],
+  },
+  {
+    operationId: "createContactInquiry",
+    method: "POST",
+    path: "/api/v1/contact",
+    aliases: ["/api/fuel-contact"],
+    summary: "Submit a project inquiry or question to the studio inbox",
+    description:
+      "Stores a ContactInquiry and routes it to the studio inbox (average reply in 2 to 8 business hours). Accepts application/json, multipart/form-data and application/x-www-form-urlencoded. Only for genuine inquiries by the person concerned; never for testing or bulk messaging. Legacy alias: POST /api/fuel-contact.",
+    policies: ["write"],
+    responses: [
+      { status: 200, schema: "ContactSuccess", description: "Inquiry stored and routed." },
+      {
+        status: 400,
+        schema: "ErrorResponse",
+        description:
+          "bad-form: the body is not JSON, multipart or urlencoded, or does not parse. validation-failed: a field is missing or out of bounds; the hint names it.",
+      },
+      {
+        status: 413,
+        schema: "ErrorResponse",
+        description: "bad-form: the body is larger than the accepted size.",
+      },
+      RATE_LIMITED,
+      {
+        status: 500,
+        schema: "ErrorResponse",
+        description: "no-backend: the inquiry could not be stored; retry later or write by e-mail.",
+      },
+    ],
+  },
+  {
+    operationId: "listBookingSlots",
+    method: "GET",
+    path: "/api/v1/booking/slots",
+    aliases: [],
+    summary: "Read availability for a 30 minute conversation",
+    description:
+      "Reads real calendar availability without reserving anything. Results are not cached. Availability can change between reading and booking.",
+    policies: ["read"],
+    responses: [
+      { status: 200, schema: "BookingSlots", description: "Availability keyed by date." },
+      {
+        status: 400,
+        schema: "ErrorResponse",
+        description: "validation-failed: invalid month; the hint gives the accepted range.",
+      },
+      RATE_LIMITED,
+      {
+        status: 503,
+        schema: "ErrorResponse",
+        description: "no-backend: a calendar is temporarily unavailable.",
+      },
+    ],
+  },
+  {
+    operationId: "createBooking",
+    method: "POST",
+    path: "/api/v1/booking",
+    aliases: [],
+    summary: "Book a 30 minute conversation",
+    description:
+      "Creates a real booking and sends calendar invites. Only for meetings requested by the person concerned. A request whose Origin header is present must come from an allowed origin (by default the site's own); requests without Origin are accepted. On 503 do not retry before checking the attendee's mailbox.",
+    policies: ["write", "booking"],
+    responses: [
+      {
+        status: 201,
+        schema: "BookingResult",
+        description: "Booking created: accepted, or pending the team's confirmation.",
+      },
+      {
+        status: 400,
+        schema: "ErrorResponse",
+        description: "bad-form or validation-failed: invalid booking details.",
+      },
+      {
+        status: 403,
+        schema: "ErrorResponse",
+        description: "validation-failed: the Origin is not allowed.",
+      },
+      {
+        status: 409,
+        schema: "ErrorResponse",
+        description: "validation-failed: the slot is not available; refresh the availability.",
+      },
+      { status: 413, schema: "ErrorResponse", description: "bad-form: the request is too large." },
+      RATE_LIMITED,
+      {
+        status: 503,
+        schema: "ErrorResponse",
+        description:
+          "no-backend: a provider is unavailable or the outcome is uncertain; check the attendee's mailbox before any retry.",
+      },
+    ],
+  },
+];
+
+/** Finds an operation by its id; throws `Error` for an unknown id (a programming error). */
+export function getOperation(operationId: string): Operation {
+  const operation = OPERATIONS.find((item) => item.operationId === operationId);
+  if (!operation) throw new Error(`Unknown operation: "${operationId}"`);
+  return operation;
+}

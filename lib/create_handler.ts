@@ -1,0 +1,300 @@
+/**
+ * The fetch handler of the studio's website: one itty-router pipeline (route → catch → finally)
+ * over the route table, with every side effect injected.
+ *
+ * @module
+ */
+import { Router } from "itty-router";
+import { ApiError, toErrorResponse } from "./api_error.ts";
+import { type ConnectionInfo, readClientKey, type TrustedProxyHeader } from "./client_address.ts";
+import {
+  OPENAPI_PATH,
+  type PolicyName,
+  RATE_LIMIT_POLICIES,
+  type RateLimitPolicy,
+} from "./contract.ts";
+import { jsonResponse } from "./json_response.ts";
+import { createMemoryStore } from "./memory_store.ts";
+import {
+  buildPolicyHeader,
+  buildRateLimitHeaders,
+  createRateLimiter,
+  type RateLimiter,
+} from "./rate_limit.ts";
+import type { RequestContext, RouteDefinition } from "./route.ts";
+import type { Clock, Logger, Services } from "./services.ts";
+import type { Store } from "./store.ts";
+import { buildVersionHeaders, type DeprecationNotice, formatLink } from "./versioning.ts";
+import { apiIndexRoutes } from "../routes/api_index.ts";
+import { discoveryRoutes } from "../routes/discovery.ts";
+import { healthRoutes } from "../routes/health.ts";
+
+/** Options of {@linkcode createHandler}; every one is optional. */
+export interface HandlerOptions {
+  /**
+   * The public origin for absolute links (`docs`, the index, the catalog), without a path.
+   * @default {"http://localhost:8000"}
+   */
+  baseUrl?: string;
+  /** The store. @default {createMemoryStore()} (test grade: data is lost on exit) */
+  store?: Store;
+  /** The clock. @default {the system clock} */
+  clock?: Clock;
+  /** The logger. @default {JSON lines on the console} */
+  logger?: Logger;
+  /**
+   * The header that carries the client address behind a trusted reverse proxy. Unset, the
+   * connection's address counts and forwarding headers are ignored.
+   */
+  trustProxy?: TrustedProxyHeader;
+  /** Quotas per window, by policy name. @default {{ read: 120, write: 10, booking: 5 }} */
+  rateLimits?: Partial<Record<PolicyName, number>>;
+  /** A rate limiter of your own, for example one shared across instances. */
+  rateLimiter?: RateLimiter;
+  /** Announces the deprecation of v1 (RFC 9745, RFC 8594). */
+  deprecation?: DeprecationNotice;
+}
+
+/** Connection details a server passes with each request (as `Deno.ServeHandlerInfo` does). */
+export type HandlerInfo = ConnectionInfo;
+
+/** The handler: a Web `Request` in, a `Response` out. It never rejects. */
+export type Handler = (request: Request, info?: HandlerInfo) => Promise<Response>;
+
+const SYSTEM_CLOCK: Clock = { now: () => Temporal.Now.instant() };
+
+function log(
+  write: (line: string) => void,
+  level: string,
+  message: string,
+  fields?: Record<string, unknown>,
+): void {
+  write(JSON.stringify({ time: new Date().toISOString(), level, message, ...fields }));
+}
+
+/** The default logger: one JSON object per line, errors and warnings on standard error. */
+export const CONSOLE_LOGGER: Logger = {
+  info: (message, fields) => log(console.log, "info", message, fields),
+  warn: (message, fields) => log(console.error, "warn", message, fields),
+  error: (message, fields) => log(console.error, "error", message, fields),
+};
+
+function readBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new TypeError(`Invalid baseUrl: "${value}" is not an absolute URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError(`Invalid baseUrl: "${value}" is not an http(s) URL`);
+  }
+  return url.origin;
+}
+
+function resolvePolicies(
+  limits: Partial<Record<PolicyName, number>> = {},
+): Record<PolicyName, RateLimitPolicy> {
+  const policies = { ...RATE_LIMIT_POLICIES };
+  for (const name of Object.keys(policies) as PolicyName[]) {
+    const limit = limits[name];
+    if (limit === undefined) continue;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new RangeError(
+        `Invalid rateLimits.${name}: ${limit} is not a whole number of at least 1`,
+      );
+    }
+    policies[name] = { ...policies[name], limit };
+  }
+  return policies;
+}
+
+function resolveServices(options: HandlerOptions): Services {
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  const baseUrl = readBaseUrl(options.baseUrl ?? "http://localhost:8000");
+  return Object.freeze({
+    baseUrl,
+    docsUrl: baseUrl + OPENAPI_PATH,
+    store: options.store ?? createMemoryStore(),
+    clock,
+    logger: options.logger ?? CONSOLE_LOGGER,
+    rateLimiter: options.rateLimiter ??
+      createRateLimiter({ nowMilliseconds: () => clock.now().epochMilliseconds }),
+    policies: Object.freeze(resolvePolicies(options.rateLimits)),
+    trustProxy: options.trustProxy,
+    versionHeaders: Object.freeze(buildVersionHeaders(options.deprecation)),
+  });
+}
+
+const API_PREFIX = "/api";
+
+function isApiPath(pathname: string): boolean {
+  return pathname === API_PREFIX || pathname.startsWith(API_PREFIX + "/");
+}
+
+/** Builds the complete route table of a handler (exported for the OpenAPI coverage test). */
+export function buildRouteTable(services: Services): RouteDefinition[] {
+  const table: RouteDefinition[] = [];
+  table.push(
+    ...apiIndexRoutes(services, table),
+    ...healthRoutes(services),
+    ...discoveryRoutes(services),
+  );
+  return table;
+}
+
+/**
+ * Creates the fetch handler of the studio's website and API v1.
+ *
+ * With no options it works on test-grade defaults: an in-memory store, the system clock and a
+ * console logger. The composition roots (`main.ts` and the runtime entries) pass the durable
+ * store and the real mailer.
+ *
+ * @param options Injected services and settings.
+ * @returns The handler; it answers every request, errors included, and never rejects.
+ * @throws {TypeError | RangeError} When an option is invalid (a bad base URL, quota or notice).
+ *
+ * @example
+ * ```ts
+ * import { createHandler } from "./create_handler.ts";
+ * const handler = createHandler();
+ * const response = await handler(new Request("http://localhost/api/v1/health"));
+ * console.log(response.status); // 200
+ * ```
+ */
+export function createHandler(options: HandlerOptions = {}): Handler {
+  const services = resolveServices(options);
+  const table = buildRouteTable(services);
+  const readPolicies = [services.policies.read];
+  const writePolicies = [services.policies.write];
+
+  /** Counts the request against `policies`; throws 429 `rate-limited` when one is exhausted. */
+  function countRequest(policies: readonly RateLimitPolicy[], context: RequestContext): void {
+    const decision = services.rateLimiter.consume(context.clientKey, policies);
+    context.rateLimit = decision;
+    if (decision.exceeded) {
+      throw new ApiError("rate-limited", {
+        status: 429,
+        message: "Too many requests from this client",
+        hint: "Wait the number of seconds in Retry-After, then retry",
+      });
+    }
+  }
+
+  const policyHeaders = new Map<string, string>();
+  function policyHeader(policies: readonly RateLimitPolicy[]): string {
+    const key = policies.map((policy) => policy.name).join(",");
+    let header = policyHeaders.get(key);
+    if (header === undefined) {
+      header = buildPolicyHeader(policies);
+      policyHeaders.set(key, header);
+    }
+    return header;
+  }
+
+  const router = Router<Request, [RequestContext], Response>({
+    catch(error: unknown, request: Request, context: RequestContext) {
+      if (!(error instanceof ApiError)) {
+        services.logger.error("Unexpected failure", {
+          method: request.method,
+          path: context.url.pathname,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
+      }
+      const answer = toErrorResponse(error, services.docsUrl);
+      if (isApiPath(context.url.pathname)) {
+        return jsonResponse(answer.body, { status: answer.status, headers: answer.headers });
+      }
+      return new Response(answer.body.error.message, {
+        status: answer.status,
+        headers: { ...answer.headers, "Content-Type": "text/plain; charset=utf-8" },
+      });
+    },
+    finally: [(response: Response, request: Request, context: RequestContext) => {
+      if (isApiPath(context.url.pathname)) {
+        const headers = response.headers;
+        for (const [name, value] of services.versionHeaders) headers.append(name, value);
+        if (context.route?.latestVersion) {
+          headers.append("Link", formatLink(context.route.latestVersion, "latest-version"));
+        }
+        const decision = context.rateLimit;
+        if (decision) {
+          headers.set(
+            "RateLimit-Policy",
+            policyHeader(decision.states.map((state) => state.policy)),
+          );
+          for (const [name, value] of Object.entries(buildRateLimitHeaders(decision))) {
+            headers.set(name, value);
+          }
+        }
+      }
+      if (request.method === "HEAD" && response.body) {
+        return new Response(null, { status: response.status, headers: response.headers });
+      }
+      return response;
+    }],
+  });
+
+  for (const route of table) {
+    const policies = route.operation?.policies.map((name) => services.policies[name]);
+    const enter = (_request: Request, context: RequestContext): undefined => {
+      context.route = route;
+      if (policies) countRequest(policies, context);
+    };
+    if (route.method === "GET") {
+      router.get(route.path, enter, route.handle);
+      router.head(route.path, enter, route.handle);
+    } else {
+      router.post(route.path, enter, route.handle);
+    }
+  }
+
+  router.all("*", (request: Request, context: RequestContext) => {
+    const pathname = context.url.pathname;
+    const allowed = new Set<string>();
+    for (const [method, pattern] of router.routes) {
+      if (method !== "ALL" && pattern.test(pathname)) allowed.add(method);
+    }
+    const allow = [...allowed].join(", ");
+    if (!isApiPath(pathname)) {
+      return new Response(allowed.size ? "Method not allowed" : "Not found", {
+        status: allowed.size ? 405 : 404,
+        headers: {
+          "Content-Type": "text/plain; charset=utf-8",
+          ...(allowed.size ? { Allow: allow } : {}),
+        },
+      });
+    }
+    const safe = request.method === "GET" || request.method === "HEAD";
+    countRequest(safe ? readPolicies : writePolicies, context);
+    if (allowed.size) {
+      throw new ApiError("not-found", {
+        status: 405,
+        message: `Method ${request.method} is not allowed at "${pathname}"`,
+        hint: `Use ${allow}; see /api/v1 for every operation`,
+        headers: { Allow: allow },
+      });
+    }
+    throw new ApiError("not-found", {
+      status: 404,
+      message: `No operation at "${pathname}"`,
+      hint: "See /api/v1 for every operation of the API",
+    });
+  });
+
+  return async (request, info) => {
+    const context: RequestContext = {
+      url: new URL(request.url),
+      clientKey: readClientKey(request, info, services.trustProxy),
+    };
+    try {
+      return await router.fetch(request, context);
+    } catch (error) {
+      // Only a failure of the catch or finally stage itself lands here: answer, never reject.
+      services.logger.error("Unexpected failure outside the router", {
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
+      return jsonResponse(toErrorResponse(error, services.docsUrl).body, { status: 500 });
+    }
+  };
+}

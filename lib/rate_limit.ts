@@ -1,0 +1,150 @@
+/**
+ * Fixed-window rate limiting per client and the IETF RateLimit header fields
+ * (draft-ietf-httpapi-ratelimit-headers, as the spec's Limits part formats them).
+ *
+ * @module
+ */
+import { serializeList } from "structured-headers";
+import type { RateLimitPolicy } from "./contract.ts";
+
+/** One policy's state for one client after a request was counted. */
+export interface PolicyState {
+  /** The policy. */
+  policy: RateLimitPolicy;
+  /** Requests left in the window, at least 0. */
+  remaining: number;
+  /** Seconds until the window resets, at least 1. */
+  resetSeconds: number;
+  /** Whether this request went over the quota. */
+  exceeded: boolean;
+}
+
+/** The outcome of counting one request against its policies. */
+export interface RateLimitDecision {
+  /** Each applicable policy's state, in the order given. */
+  states: PolicyState[];
+  /** Whether any policy was exceeded: the request must be answered 429. */
+  exceeded: boolean;
+}
+
+/** Counts requests per client and policy. */
+export interface RateLimiter {
+  /**
+   * Counts one request of `clientKey` against each policy.
+   *
+   * @param clientKey The client, from `readClientKey`.
+   * @param policies The policies that apply to the request.
+   */
+  consume(clientKey: string, policies: readonly RateLimitPolicy[]): RateLimitDecision;
+}
+
+/** Options of {@linkcode createRateLimiter}. */
+export interface RateLimiterOptions {
+  /** The current time in epoch milliseconds. @default {Date.now} */
+  nowMilliseconds?: () => number;
+  /**
+   * The most clients tracked per policy and window; clients beyond it share one counter, so a
+   * flood of distinct addresses cannot grow memory (each tracked client costs about 100 bytes).
+   * @default {100000}
+   */
+  maxClients?: number;
+}
+
+/** The key under which clients beyond `maxClients` are counted together. */
+export const OVERFLOW_CLIENT = "overflow";
+
+interface Window {
+  /** Index of the window: epoch seconds divided by the window length, floored. */
+  index: number;
+  counts: Map<string, number>;
+}
+
+/**
+ * Creates an in-process fixed-window limiter. Windows are aligned to the epoch (a 60 s window
+ * starts at every whole minute), so every counter of a policy expires at once, when its window
+ * ends, and the limiter's memory never holds more than one window of counters per policy.
+ *
+ * @param options The clock and the memory bound.
+ * @returns The limiter.
+ */
+export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
+  const now = options.nowMilliseconds ?? Date.now;
+  const maxClients = options.maxClients ?? 100_000;
+  const windows = new Map<string, Window>();
+
+  function countOne(clientKey: string, policy: RateLimitPolicy, nowSeconds: number): PolicyState {
+    const index = Math.floor(nowSeconds / policy.windowSeconds);
+    let window = windows.get(policy.name);
+    if (!window || window.index !== index) {
+      window = { index, counts: new Map() };
+      windows.set(policy.name, window);
+    }
+    const key = window.counts.has(clientKey) || window.counts.size < maxClients
+      ? clientKey
+      : OVERFLOW_CLIENT;
+    const count = (window.counts.get(key) ?? 0) + 1;
+    window.counts.set(key, count);
+    const windowEnd = (index + 1) * policy.windowSeconds;
+    return {
+      policy,
+      remaining: Math.max(0, policy.limit - count),
+      resetSeconds: Math.max(1, Math.ceil(windowEnd - nowSeconds)),
+      exceeded: count > policy.limit,
+    };
+  }
+
+  return {
+    consume(clientKey, policies) {
+      const nowSeconds = now() / 1000;
+      const states = policies.map((policy) => countOne(clientKey, policy, nowSeconds));
+      return { states, exceeded: states.some((state) => state.exceeded) };
+    },
+  };
+}
+
+/**
+ * Serialises `RateLimit-Policy` for a set of policies, for example
+ * `"write";q=10;w=60, "booking";q=5;w=300` (a Structured Fields List, RFC 9651).
+ */
+export function buildPolicyHeader(policies: readonly RateLimitPolicy[]): string {
+  return serializeList(policies.map((policy) => [
+    policy.name,
+    new Map([["q", policy.limit], ["w", policy.windowSeconds]]),
+  ]));
+}
+
+/**
+ * Builds the rate-limit response headers of a decision: `RateLimit` for every policy, and the
+ * legacy `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` of the policy nearest
+ * exhaustion (fewest remaining; on a tie, the later reset). With `exceeded`, also `Retry-After`:
+ * the latest reset among the exceeded policies, so a client never retries before a window ends.
+ *
+ * @param decision The decision of {@linkcode RateLimiter.consume}.
+ * @returns Header name → value; `RateLimit-Policy` is left to the caller, which can cache it.
+ */
+export function buildRateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  const { states } = decision;
+  let nearest = states[0];
+  for (const state of states) {
+    if (
+      state.remaining < nearest.remaining ||
+      (state.remaining === nearest.remaining && state.resetSeconds > nearest.resetSeconds)
+    ) nearest = state;
+  }
+  const headers: Record<string, string> = {
+    "RateLimit": serializeList(states.map((state) => [
+      state.policy.name,
+      new Map([["r", state.remaining], ["t", state.resetSeconds]]),
+    ])),
+    "RateLimit-Limit": String(nearest.policy.limit),
+    "RateLimit-Remaining": String(nearest.remaining),
+    "RateLimit-Reset": String(nearest.resetSeconds),
+  };
+  if (decision.exceeded) {
+    const retryAfter = Math.max(
+      ...states.filter((state) => state.exceeded).map((state) => state.resetSeconds),
+    );
+    headers["Retry-After"] = String(retryAfter);
+  }
+  return headers;
+}

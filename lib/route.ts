@@ -1,0 +1,69 @@
+/**
+ * The shape of a route: the route table is data (STYLE.md), and one array of these drives
+ * registration, the API index, `Allow` on 405 and the OpenAPI coverage test.
+ *
+ * @module
+ */
+import type { RateLimitDecision } from "./rate_limit.ts";
+import type { Services } from "./services.ts";
+import { getOperation, type Operation } from "./contract.ts";
+
+/** What a route handler gets besides the request. */
+export interface RequestContext {
+  /** The parsed request URL. */
+  url: URL;
+  /** The client's rate-limit key (IPv4 address or IPv6 /64). */
+  clientKey: string;
+  /** The route that matched, once one did. */
+  route?: RouteDefinition;
+  /** The rate-limit outcome, once the request was counted (every `/api/` request is). */
+  rateLimit?: RateLimitDecision;
+}
+
+/** A route handler: answers, or throws an `ApiError`. */
+export type RouteHandler = (
+  request: Request,
+  context: RequestContext,
+) => Response | Promise<Response>;
+
+/** One entry of the route table. */
+export interface RouteDefinition {
+  /** The method; every GET route also answers HEAD. */
+  method: "GET" | "POST";
+  /** The path pattern, in itty-router syntax (`/api/v1/health`, `/md/*`). */
+  path: string;
+  /** The API operation served, for routes under `/api/`. */
+  operation?: Operation;
+  /** For an unversioned alias: the canonical path, announced with `rel="latest-version"`. */
+  latestVersion?: string;
+  /** The handler. */
+  handle: RouteHandler;
+}
+
+/**
+ * Builds the routes of one API operation: its canonical path and each alias, all sharing one
+ * handler (spec, Versioning 5 and 6).
+ *
+ * @param operationId The operation's id in `OPERATIONS`.
+ * @param handle The handler.
+ * @returns The canonical route first, then one route per alias.
+ */
+export function buildOperationRoutes(
+  operationId: string,
+  handle: RouteHandler,
+): RouteDefinition[] {
+  const operation = getOperation(operationId);
+  return [
+    { method: operation.method, path: operation.path, operation, handle },
+    ...operation.aliases.map((alias) => ({
+      method: operation.method,
+      path: alias,
+      operation,
+      latestVersion: operation.path,
+      handle,
+    })),
+  ];
+}
+
+/** A function that builds a resource's routes from the resolved services. */
+export type RouteFactory = (services: Services) => RouteDefinition[];

@@ -1,0 +1,48 @@
+/**
+ * The side effects the handler depends on, as small injected ports, and the resolved set of
+ * services that route factories close over.
+ *
+ * @module
+ */
+import type { PolicyName, RateLimitPolicy } from "./contract.ts";
+import type { TrustedProxyHeader } from "./client_address.ts";
+import type { RateLimiter } from "./rate_limit.ts";
+import type { Store } from "./store.ts";
+
+/** The source of the current time. Tests pass a fake one. */
+export interface Clock {
+  /** The current instant. */
+  now(): Temporal.Instant;
+}
+
+/** Structured log output. Fields must be JSON-serialisable; never log secrets or message bodies. */
+export interface Logger {
+  /** Something worth knowing happened. */
+  info(message: string, fields?: Record<string, unknown>): void;
+  /** Something degraded but the service goes on. */
+  warn(message: string, fields?: Record<string, unknown>): void;
+  /** Something failed. */
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Everything a route needs, resolved once per handler and frozen. */
+export interface Services {
+  /** The public origin for absolute links, without a trailing slash, e.g. `https://studio.pt`. */
+  baseUrl: string;
+  /** Absolute URL of the OpenAPI document, for ErrorResponse `docs`. */
+  docsUrl: string;
+  /** The store. */
+  store: Store;
+  /** The clock. */
+  clock: Clock;
+  /** The logger. */
+  logger: Logger;
+  /** The rate limiter. */
+  rateLimiter: RateLimiter;
+  /** The rate-limit policies with the operator's quotas. */
+  policies: Readonly<Record<PolicyName, RateLimitPolicy>>;
+  /** The header trusted for the client address, if any. */
+  trustProxy?: TrustedProxyHeader;
+  /** Headers every `/api/` response carries: `API-Version` and any deprecation notice. */
+  versionHeaders: ReadonlyArray<readonly [string, string]>;
+}

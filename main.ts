@@ -1,0 +1,78 @@
+/**
+ * The composition root for Deno: reads the environment, opens Deno KV, builds the handler and
+ * serves it with `Deno.serve`. Run it with `deno task start`.
+ *
+ * @module
+ */
+import { type Config, ConfigError, readConfig } from "./lib/config.ts";
+import { readOrCreateSecret } from "./lib/secret.ts";
+import { createHandler, type Handler } from "./mod.ts";
+
+/** A started application: the handler and how to release what it holds. */
+export interface App {
+  /** The checked configuration. */
+  config: Config;
+  /** The fetch handler. */
+  handler: Handler;
+  /** Closes the store. */
+  close(): void;
+}
+
+/**
+ * Builds the application from environment variables: the checked configuration, the Deno KV
+ * store (a local file by default, created on first start) and the handler.
+ *
+ * @param env The environment.
+ * @throws {ConfigError} When a variable is invalid.
+ */
+export async function createApp(env: Record<string, string | undefined>): Promise<App> {
+  const onDenoDeploy = env.DENO_DEPLOYMENT_ID !== undefined;
+  const config = readConfig(env, { onDenoDeploy });
+  if (config.kvPath && !config.kvPath.includes("://") && config.kvPath !== ":memory:") {
+    const folder = config.kvPath.replace(/[\\/][^\\/]*$/, "");
+    if (folder && folder !== config.kvPath) await Deno.mkdir(folder, { recursive: true });
+  }
+  const store = await Deno.openKv(config.kvPath);
+  await readOrCreateSecret(store, config.secret);
+  const handler = createHandler({
+    baseUrl: config.baseUrl,
+    store,
+    trustProxy: config.trustProxy,
+    rateLimits: config.rateLimits,
+    deprecation: config.deprecation,
+  });
+  return { config, handler, close: () => store.close() };
+}
+
+if (import.meta.main) {
+  let app: App;
+  try {
+    app = await createApp(Deno.env.toObject());
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`studio-website: ${error.message}`);
+    Deno.exit(1);
+  }
+  const { config } = app;
+  const server = Deno.serve({
+    port: config.port,
+    hostname: config.host,
+    onListen: ({ port, hostname }) => {
+      console.log(JSON.stringify({
+        level: "info",
+        message: "Listening",
+        url: `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}/`,
+        port,
+        baseUrl: config.baseUrl,
+        kvPath: config.kvPath ?? "(platform default)",
+      }));
+    },
+  }, app.handler);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, async () => {
+      await server.shutdown();
+      app.close();
+      Deno.exit(0);
+    });
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The studio's website and public API v1 as one fetch handler: a Web `Request` in, a `Response`
+ * out, on Deno, Deno Deploy, Node and Bun.
+ *
+ * @example
+ * ```ts
+ * import { createHandler } from "./mod.ts";
+ *
+ * const handler = createHandler({ baseUrl: "https://studio.example" });
+ * const response = await handler(new Request("https://studio.example/api/v1/health"));
+ * console.log(response.status, await response.json());
+ * ```
+ *
+ * @module
+ */
+export {
+  CONSOLE_LOGGER,
+  createHandler,
+  type Handler,
+  type HandlerInfo,
+  type HandlerOptions,
+} from "./lib/create_handler.ts";
+export type { Clock, Logger } from "./lib/services.ts";
+export type {
+  AtomicCheck,
+  AtomicOperation,
+  KvCommitResult,
+  KvEntry,
+  KvEntryMaybe,
+  KvKey,
+  KvKeyPart,
+  KvListOptions,
+  KvListSelector,
+  KvSetOptions,
+  Store,
+} from "./lib/store.ts";
+export { createMemoryStore, type MemoryStoreOptions } from "./lib/memory_store.ts";
+export type { DeprecationNotice } from "./lib/versioning.ts";
+export type { TrustedProxyHeader } from "./lib/client_address.ts";
+export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./lib/rate_limit.ts";
+export { buildOpenApiDocument } from "./lib/openapi.ts";

@@ -1,0 +1,60 @@
+/**
+ * Discovery documents: `GET /openapi.json` (OpenAPI 3.1) and `GET /.well-known/api-catalog`
+ * (RFC 9727, a linkset of RFC 9264).
+ *
+ * @module
+ */
+import { API_BASE_PATH, API_CATALOG_PATH, API_DOCS_PATH, OPENAPI_PATH } from "../lib/contract.ts";
+import { jsonResponse } from "../lib/json_response.ts";
+import { buildOpenApiDocument } from "../lib/openapi.ts";
+import type { RouteDefinition } from "../lib/route.ts";
+import type { Services } from "../lib/services.ts";
+import { formatLink } from "../lib/versioning.ts";
+
+/** The media type of the OpenAPI document (registered by the OpenAPI Initiative). */
+export const OPENAPI_TYPE = "application/vnd.oai.openapi+json;version=3.1";
+
+/** The media type of the API catalog (RFC 9727, section 4.2). */
+export const API_CATALOG_TYPE =
+  'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
+
+/**
+ * Builds the API catalog: one linkset context, the API, with its `service-desc` (the OpenAPI
+ * document), `service-doc` (the page for software and agents) and `status` (the health endpoint).
+ *
+ * @param baseUrl The public origin.
+ * @returns The linkset JSON document (RFC 9264, section 4.2).
+ */
+export function buildApiCatalog(baseUrl: string): Record<string, unknown> {
+  return {
+    linkset: [{
+      anchor: baseUrl + API_BASE_PATH,
+      "service-desc": [{ href: baseUrl + OPENAPI_PATH, type: OPENAPI_TYPE }],
+      "service-doc": [{ href: baseUrl + API_DOCS_PATH, type: "text/html" }],
+      status: [{ href: baseUrl + API_BASE_PATH + "/health", type: "application/json" }],
+    }],
+  };
+}
+
+/** The routes of the discovery documents; both are built once and served from memory. */
+export function discoveryRoutes(services: Services): RouteDefinition[] {
+  const openapi = JSON.stringify(buildOpenApiDocument(services));
+  const catalog = JSON.stringify(buildApiCatalog(services.baseUrl));
+  const catalogLink = formatLink(services.baseUrl + API_CATALOG_PATH, "api-catalog");
+  return [
+    {
+      method: "GET",
+      path: OPENAPI_PATH,
+      handle: () => jsonResponse(openapi, { contentType: OPENAPI_TYPE }),
+    },
+    {
+      method: "GET",
+      path: API_CATALOG_PATH,
+      handle: () =>
+        jsonResponse(catalog, {
+          contentType: API_CATALOG_TYPE,
+          headers: { Link: catalogLink },
+        }),
+    },
+  ];
+}

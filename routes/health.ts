@@ -1,0 +1,31 @@
+/**
+ * `GET /api/v1/health` and its alias `GET /api/health` (spec, Endpoints).
+ *
+ * @module
+ */
+import { API_VERSION } from "../lib/contract.ts";
+import { jsonResponse } from "../lib/json_response.ts";
+import { buildOperationRoutes, type RouteDefinition } from "../lib/route.ts";
+import type { Services } from "../lib/services.ts";
+
+/** The HealthResponse body (spec, Resources). */
+export interface HealthResponse {
+  status: "ok";
+  service: "studio-website";
+  version: typeof API_VERSION;
+  /** Server time, ISO 8601 in UTC. */
+  time: string;
+}
+
+/** The routes of the liveness probe. */
+export function healthRoutes(services: Services): RouteDefinition[] {
+  return buildOperationRoutes("getHealth", () => {
+    const body: HealthResponse = {
+      status: "ok",
+      service: "studio-website",
+      version: API_VERSION,
+      time: services.clock.now().toString({ smallestUnit: "millisecond" }),
+    };
+    return jsonResponse(body, { headers: { "Cache-Control": "no-store" } });
+  });
+}
