@@ -109,7 +109,12 @@ function resolvePolicies(
   return policies;
 }
 
-function resolveServices(options: HandlerOptions): Services {
+/**
+ * Resolves the options into the frozen services that route factories close over.
+ *
+ * @throws {TypeError | RangeError} When an option is invalid.
+ */
+export function resolveServices(options: HandlerOptions): Services {
   const clock = options.clock ?? SYSTEM_CLOCK;
   const baseUrl = readBaseUrl(options.baseUrl ?? "http://localhost:8000");
   return Object.freeze({

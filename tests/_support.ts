@@ -1,0 +1,65 @@
+/**
+ * Shared test support: a fake clock, a recording logger and a request helper. Internal to tests/.
+ *
+ * @module
+ */
+import type { Clock, Logger } from "../lib/services.ts";
+
+/** A clock that stands still until moved. */
+export interface FakeClock extends Clock {
+  /** Moves the clock forward. */
+  advance(duration: { seconds?: number; minutes?: number; hours?: number }): void;
+  /** Sets the clock to an instant. */
+  set(instant: string): void;
+}
+
+/**
+ * Creates a clock standing at `start`.
+ *
+ * @param start ISO 8601 instant with offset, e.g. `2026-11-21T10:00:00Z`.
+ */
+export function createFakeClock(start: string): FakeClock {
+  let current = Temporal.Instant.from(start);
+  return {
+    now: () => current,
+    advance: (duration) => {
+      current = current.add(duration);
+    },
+    set: (instant) => {
+      current = Temporal.Instant.from(instant);
+    },
+  };
+}
+
+/** One line a {@linkcode RecordingLogger} received. */
+export interface LogRecord {
+  level: "info" | "warn" | "error";
+  message: string;
+  fields?: Record<string, unknown>;
+}
+
+/** A logger that keeps what it is told. */
+export interface RecordingLogger extends Logger {
+  records: LogRecord[];
+}
+
+/** Creates a logger that records every line instead of printing it. */
+export function createRecordingLogger(): RecordingLogger {
+  const records: LogRecord[] = [];
+  return {
+    records,
+    info: (message, fields) => records.push({ level: "info", message, fields }),
+    warn: (message, fields) => records.push({ level: "warn", message, fields }),
+    error: (message, fields) => records.push({ level: "error", message, fields }),
+  };
+}
+
+/** The connection info of a client at `address`, as a server passes it. */
+export function fromAddress(address: string): { remoteAddr: { hostname: string } } {
+  return { remoteAddr: { hostname: address } };
+}
+
+/** Builds a request to `path` on the test origin. */
+export function buildRequest(path: string, init: RequestInit = {}): Request {
+  return new Request(`http://localhost:8000${path}`, init);
+}

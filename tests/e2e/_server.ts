@@ -1,0 +1,93 @@
+/**
+ * Starts the real service (`main.ts`) as a child process on a free loopback port, for end-to-end
+ * tests. Internal to tests/.
+ *
+ * @module
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+
+/** A running service. */
+export interface RunningServer {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  /** The child process. */
+  process: ChildProcess;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** Stops the process (SIGTERM, or SIGKILL with `kill: true`) and waits for it to exit. */
+  stop(options?: { kill?: boolean }): Promise<void>;
+}
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * Starts `main.ts` with `env` on top of the current environment, PORT=0 and HOST=127.0.0.1.
+ *
+ * @param env Extra environment variables (STUDIO_KV_PATH and the like).
+ * @returns Once the service logged that it listens.
+ * @throws {Error} When the process exits or does not listen within 30 s; the error holds its output.
+ */
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const child = spawn(
+    process.execPath,
+    ["run", "--allow-all", "--quiet", "main.ts"],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: "1", PORT: "0", HOST: "127.0.0.1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  const listening = new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Server did not start:\n${output}`)), 30_000);
+    child.stdout?.on("data", (chunk) => {
+      output += chunk;
+      const match = /"message":"Listening".*?"port":(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.stderr?.on("data", (chunk) => output += chunk);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Server exited with ${code}:\n${output}`));
+    });
+  });
+  const port = await listening;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    process: child,
+    output: () => output,
+    async stop(options = {}) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill(options.kill ? "SIGKILL" : "SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/**
+ * Runs `main.ts` expecting it to refuse to start, and returns its exit code and output.
+ *
+ * @param env Extra environment variables.
+ */
+export async function runServerExpectingFailure(
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ["run", "--allow-all", "--quiet", "main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1", PORT: "0", HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk) => output += chunk);
+  child.stderr?.on("data", (chunk) => output += chunk);
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const [code] = await once(child, "exit");
+  clearTimeout(timer);
+  return { code, output };
+}

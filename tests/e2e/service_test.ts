@@ -1,0 +1,109 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runServerExpectingFailure, startServer } from "./_server.ts";
+
+/** Reads the generated link-signing secret straight from the KV file. */
+async function readSecret(path: string): Promise<string | null> {
+  const kv = await Deno.openKv(path);
+  try {
+    return (await kv.get<string>(["settings", "secret"])).value;
+  } finally {
+    kv.close();
+  }
+}
+
+test("main.ts serves health, the index, 404, 405 and 429 on a loopback port", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));
+  const server = await startServer({
+    STUDIO_KV_PATH: join(folder, "studio.kv"),
+    STUDIO_RATE_LIMIT_READ: "6",
+  });
+  try {
+    const health = await fetch(`${server.origin}/api/v1/health`);
+    assert.equal(health.status, 200);
+    assert.equal(health.headers.get("API-Version"), "1");
+    assert.equal(health.headers.get("RateLimit-Policy"), '"read";q=6;w=60');
+    const body = await health.json();
+    assert.equal(body.status, "ok");
+    assert.ok(Math.abs(Date.parse(body.time) - Date.now()) < 60_000);
+
+    const index = await fetch(`${server.origin}/api/v1`);
+    assert.equal(index.status, 200);
+    assert.equal((await index.json()).basePath, "/api/v1");
+
+    const missing = await fetch(`${server.origin}/api/v1/nowhere`);
+    assert.equal(missing.status, 404);
+    assert.equal((await missing.json()).error.code, "not-found");
+
+    const wrongMethod = await fetch(`${server.origin}/api/v1/health`, { method: "DELETE" });
+    assert.equal(wrongMethod.status, 405);
+    assert.equal(wrongMethod.headers.get("Allow"), "GET, HEAD");
+    await wrongMethod.body?.cancel();
+
+    let limited: Response | undefined;
+    for (let attempt = 0; attempt < 10 && !limited; attempt++) {
+      const response = await fetch(`${server.origin}/api/v1/health`);
+      if (response.status === 429) limited = response;
+      else await response.body?.cancel();
+    }
+    assert.ok(limited, "the read quota of 6 is exhausted");
+    const retryAfter = Number(limited.headers.get("Retry-After"));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    assert.equal(limited.headers.get("RateLimit-Remaining"), "0");
+    assert.equal((await limited.json()).error.code, "rate-limited");
+
+    const spoofed = await fetch(`${server.origin}/api/v1/health`, {
+      headers: { "X-Forwarded-For": "203.0.113.99" },
+    });
+    assert.equal(spoofed.status, 429, "a spoofed X-Forwarded-For does not reset the quota");
+    await spoofed.body?.cancel();
+
+    const bigHeaders = await fetch(`${server.origin}/api/v2`, {
+      headers: { "X-Filler": "x".repeat(8192) },
+    });
+    assert.equal(bigHeaders.status, 429);
+    await bigHeaders.body?.cancel();
+  } finally {
+    await server.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test("main.ts keeps its data in the KV file across a restart", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));
+  const path = join(folder, "nested", "studio.kv");
+  try {
+    const first = await startServer({ STUDIO_KV_PATH: path });
+    const health = await fetch(`${first.origin}/api/health`);
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+    await first.stop({ kill: true });
+    const secret = await readSecret(path);
+    assert.match(secret ?? "", /^[0-9a-f]{64}$/);
+
+    const second = await startServer({ STUDIO_KV_PATH: path });
+    const again = await fetch(`${second.origin}/api/health`);
+    assert.equal(again.status, 200);
+    await again.body?.cancel();
+    await second.stop();
+    assert.equal(await readSecret(path), secret, "the secret generated on first start is kept");
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test("main.ts refuses to start on a bad variable and names it", async () => {
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: "eighty" }, /Invalid PORT: "eighty"/],
+    [{ STUDIO_TRUST_PROXY: "forwarded" }, /Invalid STUDIO_TRUST_PROXY/],
+    [{ STUDIO_CONFIRMATION: "sometimes" }, /Invalid STUDIO_CONFIRMATION/],
+  ];
+  for (const [env, message] of cases) {
+    const result = await runServerExpectingFailure(env);
+    assert.equal(result.code, 1, result.output);
+    assert.match(result.output, message);
+  }
+});

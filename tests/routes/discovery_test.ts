@@ -1,0 +1,154 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { createHandler } from "../../mod.ts";
+import { buildRouteTable, resolveServices } from "../../lib/create_handler.ts";
+import { ERROR_CODES, ERROR_STATUS_CODES, OPERATIONS } from "../../lib/contract.ts";
+import { buildRequest } from "../_support.ts";
+
+interface Schema {
+  properties?: Record<string, Schema>;
+  required?: string[];
+  enum?: unknown[];
+  maxLength?: number;
+}
+interface ResponseObject {
+  headers: Record<string, unknown>;
+  content?: Record<string, { schema: { $ref?: string } }>;
+}
+interface OperationObject {
+  operationId: string;
+  responses: Record<string, ResponseObject>;
+  parameters?: Array<{ name: string }>;
+}
+interface OpenApiDocument {
+  openapi: string;
+  info: { version: string; description: string };
+  servers: unknown[];
+  paths: Record<string, Record<string, OperationObject>>;
+  components: { schemas: Record<string, Schema> };
+}
+
+async function readOpenApi(): Promise<OpenApiDocument> {
+  const handler = createHandler({ baseUrl: "https://studio.example" });
+  const response = await handler(buildRequest("/openapi.json"));
+  assert.equal(response.status, 200);
+  assert.equal(
+    response.headers.get("Content-Type"),
+    "application/vnd.oai.openapi+json;version=3.1",
+  );
+  assert.equal(response.headers.get("API-Version"), null, "not under /api/");
+  return await response.json();
+}
+
+test("GET /openapi.json is a valid OpenAPI 3.1 document, version 1.1.0", async () => {
+  const document = await readOpenApi();
+  const result = await new Validator().validate({ ...document });
+  assert.deepEqual(result.errors ?? [], []);
+  assert.equal(result.valid, true);
+  assert.equal(document.openapi, "3.1.0");
+  assert.equal(document.info.version, "1.1.0");
+  assert.deepEqual(document.servers, [{ url: "https://studio.example" }]);
+  assert.match(
+    document.info.description,
+    /genuine inquiries or meetings requested by the person concerned/,
+  );
+  assert.match(document.info.description, /check the attendee's mailbox/);
+});
+
+test("GET /openapi.json describes every route of the table and every spec operation", async () => {
+  const document = await readOpenApi();
+  const table = buildRouteTable(resolveServices({}));
+  for (const route of table.filter((item) => item.operation)) {
+    const operation = document.paths[route.path]?.[route.method.toLowerCase()];
+    assert.ok(operation, `${route.method} ${route.path} is not in the document`);
+  }
+  for (const operation of OPERATIONS) {
+    const described = document.paths[operation.path]?.[operation.method.toLowerCase()];
+    assert.equal(described?.operationId, operation.operationId);
+    for (const alias of operation.aliases) {
+      const aliased = document.paths[alias]?.[operation.method.toLowerCase()];
+      assert.ok(aliased, `alias ${alias}`);
+      assert.ok(aliased.responses["200"].headers.Link, `alias ${alias} documents Link`);
+    }
+  }
+  for (const path of ["/api/v1/contact", "/api/v1/booking", "/api/v1/booking/slots"]) {
+    assert.ok(document.paths[path], `${path} is described before its issue lands`);
+  }
+});
+
+test("GET /openapi.json documents every header and an ErrorResponse for every error status", async () => {
+  const document = await readOpenApi();
+  const errorSchema = document.components.schemas.ErrorResponse;
+  assert.deepEqual(errorSchema.properties?.error.properties?.code.enum, [...ERROR_CODES]);
+  assert.deepEqual(errorSchema.properties?.error.required, ["code", "message", "hint", "docs"]);
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const operation of Object.values(item)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        for (
+          const name of [
+            "RateLimit-Policy",
+            "RateLimit",
+            "RateLimit-Limit",
+            "RateLimit-Remaining",
+            "RateLimit-Reset",
+            "API-Version",
+          ]
+        ) {
+          assert.ok(response.headers[name], `${path} ${status} ${name}`);
+        }
+        if (status === "429") assert.ok(response.headers["Retry-After"], `${path} 429 Retry-After`);
+        if (Number(status) >= 400) {
+          assert.equal(
+            response.content?.["application/json"].schema.$ref,
+            "#/components/schemas/ErrorResponse",
+            `${path} ${status}`,
+          );
+        }
+      }
+      assert.ok(operation.responses["429"], `${path} documents 429`);
+    }
+  }
+  for (const row of ERROR_STATUS_CODES) {
+    assert.match(document.info.description, new RegExp(`\\| ${row.status} \\| \`${row.code}\``));
+  }
+  const booking = document.paths["/api/v1/booking"].post;
+  assert.deepEqual(document.components.schemas.BookingResult.properties?.status.enum, [
+    "accepted",
+    "pending",
+  ]);
+  assert.ok(booking.parameters?.some((parameter) => parameter.name === "Origin"));
+  assert.equal(document.components.schemas.ContactInquiry.properties?.Name.maxLength, 200);
+});
+
+test("GET /.well-known/api-catalog is an RFC 9727 linkset pointing at the API's documents", async () => {
+  const handler = createHandler({ baseUrl: "https://studio.example" });
+  const response = await handler(buildRequest("/.well-known/api-catalog"));
+  assert.equal(response.status, 200);
+  assert.equal(
+    response.headers.get("Content-Type"),
+    'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"',
+  );
+  assert.equal(
+    response.headers.get("Link"),
+    '<https://studio.example/.well-known/api-catalog>; rel="api-catalog"',
+  );
+  const catalog = await response.json();
+  assert.equal(catalog.linkset.length, 1);
+  const [context] = catalog.linkset;
+  assert.equal(context.anchor, "https://studio.example/api/v1");
+  assert.equal(context["service-desc"][0].href, "https://studio.example/openapi.json");
+  assert.equal(context["service-doc"][0].href, "https://studio.example/en/agents");
+  assert.equal(context.status[0].href, "https://studio.example/api/v1/health");
+});
+
+test("HEAD /.well-known/api-catalog answers the Link rel=api-catalog without a body", async () => {
+  const handler = createHandler({ baseUrl: "https://studio.example" });
+  const response = await handler(buildRequest("/.well-known/api-catalog", { method: "HEAD" }));
+  assert.equal(response.status, 200);
+  assert.equal(
+    response.headers.get("Link"),
+    '<https://studio.example/.well-known/api-catalog>; rel="api-catalog"',
+  );
+  assert.equal(response.body, null);
+});
