@@ -190,7 +190,10 @@ function readAddress(env: Environment, name: string, fallback: string): string {
   // Accept "Studio <studio@example.pt>" as well as a bare address.
   const address = /<([^<>]+)>\s*$/.exec(value)?.[1] ?? value;
   if (!isEmailAddress(address) || /[\r\n]/.test(value)) {
-    throw new ConfigError(name, `"${value}" is not an e-mail address such as studio@example.pt`);
+    throw new ConfigError(
+      name,
+      `${JSON.stringify(value)} is not an e-mail address such as studio@example.pt`,
+    );
   }
   return value;
 }
@@ -215,16 +218,19 @@ function readDeprecation(env: Environment): DeprecationNotice | undefined {
     sunsetAt: values[1] as string,
     migrationUrl: values[2] as string,
   };
+  const variables: Record<string, string> = {
+    deprecatedAt: "STUDIO_DEPRECATION",
+    sunsetAt: "STUDIO_SUNSET",
+    migrationUrl: "STUDIO_SUNSET_LINK",
+  };
   try {
     buildVersionHeaders(notice);
   } catch (error) {
+    // buildVersionHeaders names the notice's field first ("Invalid sunsetAt: …"): map it back.
     const message = error instanceof Error ? error.message : String(error);
-    const variable = message.includes("deprecatedAt")
-      ? "STUDIO_DEPRECATION"
-      : message.includes("migrationUrl")
-      ? "STUDIO_SUNSET_LINK"
-      : "STUDIO_SUNSET";
-    throw new ConfigError(variable, message.replace(/^Invalid \w+: /, ""));
+    const [, field = "sunsetAt", detail = message] = /^Invalid (\w+): (.*)$/s.exec(message) ?? [];
+    const named = detail.replace(/deprecatedAt/g, "STUDIO_DEPRECATION");
+    throw new ConfigError(variables[field] ?? "STUDIO_SUNSET", named);
   }
   return notice;
 }

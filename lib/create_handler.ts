@@ -17,11 +17,11 @@ import { jsonResponse } from "./json_response.ts";
 import { createMemoryStore } from "./memory_store.ts";
 import {
   buildPolicyHeader,
-  buildRateLimitHeaders,
   createRateLimiter,
   type RateLimiter,
+  setRateLimitHeaders,
 } from "./rate_limit.ts";
-import type { RequestContext, RouteDefinition } from "./route.ts";
+import { readPathname, type RequestContext, type RouteDefinition } from "./route.ts";
 import type { Clock, Logger, Services } from "./services.ts";
 import type { Store } from "./store.ts";
 import { buildVersionHeaders, type DeprecationNotice, formatLink } from "./versioning.ts";
@@ -116,15 +116,16 @@ function resolvePolicies(
  */
 export function resolveServices(options: HandlerOptions): Services {
   const clock = options.clock ?? SYSTEM_CLOCK;
+  const nowMilliseconds = options.clock ? () => clock.now().epochMilliseconds : Date.now;
   const baseUrl = readBaseUrl(options.baseUrl ?? "http://localhost:8000");
   return Object.freeze({
     baseUrl,
     docsUrl: baseUrl + OPENAPI_PATH,
     store: options.store ?? createMemoryStore(),
     clock,
+    nowMilliseconds,
     logger: options.logger ?? CONSOLE_LOGGER,
-    rateLimiter: options.rateLimiter ??
-      createRateLimiter({ nowMilliseconds: () => clock.now().epochMilliseconds }),
+    rateLimiter: options.rateLimiter ?? createRateLimiter({ nowMilliseconds }),
     policies: Object.freeze(resolvePolicies(options.rateLimits)),
     trustProxy: options.trustProxy,
     versionHeaders: Object.freeze(buildVersionHeaders(options.deprecation)),
@@ -170,13 +171,22 @@ export function buildRouteTable(services: Services): RouteDefinition[] {
 export function createHandler(options: HandlerOptions = {}): Handler {
   const services = resolveServices(options);
   const table = buildRouteTable(services);
-  const readPolicies = [services.policies.read];
-  const writePolicies = [services.policies.write];
+  /** A set of policies with its `RateLimit-Policy` value, serialised once. */
+  interface Quota {
+    policies: readonly RateLimitPolicy[];
+    policyHeader: string;
+  }
+  function buildQuota(policies: readonly RateLimitPolicy[]): Quota {
+    return { policies, policyHeader: buildPolicyHeader(policies) };
+  }
+  const readQuota = buildQuota([services.policies.read]);
+  const writeQuota = buildQuota([services.policies.write]);
 
-  /** Counts the request against `policies`; throws 429 `rate-limited` when one is exhausted. */
-  function countRequest(policies: readonly RateLimitPolicy[], context: RequestContext): void {
-    const decision = services.rateLimiter.consume(context.clientKey, policies);
+  /** Counts the request against a quota; throws 429 `rate-limited` when one is exhausted. */
+  function countRequest(quota: Quota, context: RequestContext): void {
+    const decision = services.rateLimiter.consume(context.clientKey, quota.policies);
     context.rateLimit = decision;
+    context.rateLimitPolicy = quota.policyHeader;
     if (decision.exceeded) {
       throw new ApiError("rate-limited", {
         status: 429,
@@ -186,28 +196,17 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     }
   }
 
-  const policyHeaders = new Map<string, string>();
-  function policyHeader(policies: readonly RateLimitPolicy[]): string {
-    const key = policies.map((policy) => policy.name).join(",");
-    let header = policyHeaders.get(key);
-    if (header === undefined) {
-      header = buildPolicyHeader(policies);
-      policyHeaders.set(key, header);
-    }
-    return header;
-  }
-
   const router = Router<Request, [RequestContext], Response>({
     catch(error: unknown, request: Request, context: RequestContext) {
       if (!(error instanceof ApiError)) {
         services.logger.error("Unexpected failure", {
           method: request.method,
-          path: context.url.pathname,
+          path: context.pathname,
           error: error instanceof Error ? (error.stack ?? error.message) : String(error),
         });
       }
       const answer = toErrorResponse(error, services.docsUrl);
-      if (isApiPath(context.url.pathname)) {
+      if (isApiPath(context.pathname)) {
         return jsonResponse(answer.body, { status: answer.status, headers: answer.headers });
       }
       return new Response(answer.body.error.message, {
@@ -216,7 +215,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       });
     },
     finally: [(response: Response, request: Request, context: RequestContext) => {
-      if (isApiPath(context.url.pathname)) {
+      if (isApiPath(context.pathname)) {
         const headers = response.headers;
         for (const [name, value] of services.versionHeaders) headers.append(name, value);
         if (context.route?.latestVersion) {
@@ -224,13 +223,8 @@ export function createHandler(options: HandlerOptions = {}): Handler {
         }
         const decision = context.rateLimit;
         if (decision) {
-          headers.set(
-            "RateLimit-Policy",
-            policyHeader(decision.states.map((state) => state.policy)),
-          );
-          for (const [name, value] of Object.entries(buildRateLimitHeaders(decision))) {
-            headers.set(name, value);
-          }
+          headers.set("RateLimit-Policy", context.rateLimitPolicy ?? "");
+          setRateLimitHeaders(headers, decision);
         }
       }
       if (request.method === "HEAD" && response.body) {
@@ -241,21 +235,26 @@ export function createHandler(options: HandlerOptions = {}): Handler {
   });
 
   for (const route of table) {
-    const policies = route.operation?.policies.map((name) => services.policies[name]);
-    const enter = (_request: Request, context: RequestContext): undefined => {
+    const quota = route.operation &&
+      buildQuota(route.operation.policies.map((name) => services.policies[name]));
+    const handle = route.handle;
+    // One handler per route rather than a separate counting stage: itty-router awaits every
+    // stage, and each await costs measurably on this hot path.
+    const serve = (request: Request, context: RequestContext) => {
       context.route = route;
-      if (policies) countRequest(policies, context);
+      if (quota) countRequest(quota, context);
+      return handle(request, context);
     };
     if (route.method === "GET") {
-      router.get(route.path, enter, route.handle);
-      router.head(route.path, enter, route.handle);
+      router.get(route.path, serve);
+      router.head(route.path, serve);
     } else {
-      router.post(route.path, enter, route.handle);
+      router.post(route.path, serve);
     }
   }
 
   router.all("*", (request: Request, context: RequestContext) => {
-    const pathname = context.url.pathname;
+    const pathname = context.pathname;
     const allowed = new Set<string>();
     for (const [method, pattern] of router.routes) {
       if (method !== "ALL" && pattern.test(pathname)) allowed.add(method);
@@ -271,7 +270,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       });
     }
     const safe = request.method === "GET" || request.method === "HEAD";
-    countRequest(safe ? readPolicies : writePolicies, context);
+    countRequest(safe ? readQuota : writeQuota, context);
     if (allowed.size) {
       throw new ApiError("not-found", {
         status: 405,
@@ -287,19 +286,23 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     });
   });
 
-  return async (request, info) => {
-    const context: RequestContext = {
-      url: new URL(request.url),
-      clientKey: readClientKey(request, info, services.trustProxy),
-    };
+  const answerFailure = (error: unknown): Response => {
+    // Only a failure of the catch or finally stage itself lands here: answer, never reject.
+    services.logger.error("Unexpected failure outside the router", {
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    return jsonResponse(toErrorResponse(error, services.docsUrl).body, { status: 500 });
+  };
+
+  return (request, info) => {
     try {
-      return await router.fetch(request, context);
+      const context: RequestContext = {
+        pathname: readPathname(request.url),
+        clientKey: readClientKey(request, info, services.trustProxy),
+      };
+      return router.fetch(request, context).catch(answerFailure);
     } catch (error) {
-      // Only a failure of the catch or finally stage itself lands here: answer, never reject.
-      services.logger.error("Unexpected failure outside the router", {
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-      });
-      return jsonResponse(toErrorResponse(error, services.docsUrl).body, { status: 500 });
+      return Promise.resolve(answerFailure(error));
     }
   };
 }

@@ -48,7 +48,7 @@ const EMAIL_PATTERN =
 
 /** RFC 3339 `date-time`: a full date, a time and an offset (`Z` or `±hh:mm`). */
 const DATE_TIME_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
 /** Whether `value` is a valid e-mail address under the WHATWG rule. */
 export function isEmailAddress(value: string): boolean {
@@ -138,11 +138,15 @@ function describeFailure(fields: FieldSet, failure: Failure): FieldProblem {
   const name = String(failure.key);
   const field = fields[name];
   const value: unknown = failure.value;
-  if (value === undefined || (field.required && value === "" && !field.minLength)) {
+  if (value === undefined || (field.required && value === "")) {
     return { field: name, problem: "missing", hint: `Add "${name}": it is required` };
   }
   if (typeof value !== "string") {
     return { field: name, problem: "type", hint: `Send "${name}" as a string` };
+  }
+  if (field.enum && !field.enum.includes(value)) {
+    const allowed = field.enum.map((item) => `"${item}"`).join(" or ");
+    return { field: name, problem: "enum", hint: `Set "${name}" to ${allowed}` };
   }
   const length = countCodePoints(value);
   const min = field.minLength ?? 0;
@@ -156,10 +160,6 @@ function describeFailure(fields: FieldSet, failure: Failure): FieldProblem {
       ? `Add "${name}": it is required (${min} to ${field.maxLength} characters)`
       : `Shorten or lengthen "${name}": ${bounds} (it has ${length})`;
     return { field: name, problem: length === 0 ? "missing" : "length", hint };
-  }
-  if (field.enum) {
-    const allowed = field.enum.map((item) => `"${item}"`).join(" or ");
-    return { field: name, problem: "enum", hint: `Set "${name}" to ${allowed}` };
   }
   if (field.format === "email") {
     return {

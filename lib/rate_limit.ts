@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { serializeList } from "structured-headers";
+import { serializeInteger, serializeList, serializeString } from "structured-headers";
 import type { RateLimitPolicy } from "./contract.ts";
 
 /** One policy's state for one client after a request was counted. */
@@ -113,38 +113,60 @@ export function buildPolicyHeader(policies: readonly RateLimitPolicy[]): string 
   ]));
 }
 
+const serializedNames = new Map<string, string>();
+
+/** The policy name as a Structured Fields String, serialised once per name. */
+function serializeName(name: string): string {
+  let serialized = serializedNames.get(name);
+  if (serialized === undefined) {
+    serialized = serializeString(name);
+    serializedNames.set(name, serialized);
+  }
+  return serialized;
+}
+
 /**
- * Builds the rate-limit response headers of a decision: `RateLimit` for every policy, and the
+ * Serialises `RateLimit` for a decision, for example `"write";r=9;t=42, "booking";r=4;t=282`:
+ * a Structured Fields List of each policy's name with its remaining quota `r` and the seconds
+ * until reset `t`.
+ */
+export function buildRateLimitHeader(decision: RateLimitDecision): string {
+  // Equivalent to serializeList() of [name, Map{r, t}] items; each part still goes through the
+  // library's serialisers, but the name's serialisation is reused (this runs on every request).
+  let header = "";
+  for (const state of decision.states) {
+    if (header) header += ", ";
+    header += `${serializeName(state.policy.name)};r=${serializeInteger(state.remaining)};t=${
+      serializeInteger(state.resetSeconds)
+    }`;
+  }
+  return header;
+}
+
+/**
+ * Sets the rate-limit response headers of a decision: `RateLimit` for every policy, and the
  * legacy `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` of the policy nearest
  * exhaustion (fewest remaining; on a tie, the later reset). With `exceeded`, also `Retry-After`:
  * the latest reset among the exceeded policies, so a client never retries before a window ends.
+ * `RateLimit-Policy` is left to the caller, which can cache it ({@linkcode buildPolicyHeader}).
  *
+ * @param headers The response headers to set.
  * @param decision The decision of {@linkcode RateLimiter.consume}.
- * @returns Header name → value; `RateLimit-Policy` is left to the caller, which can cache it.
  */
-export function buildRateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+export function setRateLimitHeaders(headers: Headers, decision: RateLimitDecision): void {
   const { states } = decision;
   let nearest = states[0];
+  let retryAfter = 0;
   for (const state of states) {
     if (
       state.remaining < nearest.remaining ||
       (state.remaining === nearest.remaining && state.resetSeconds > nearest.resetSeconds)
     ) nearest = state;
+    if (state.exceeded) retryAfter = Math.max(retryAfter, state.resetSeconds);
   }
-  const headers: Record<string, string> = {
-    "RateLimit": serializeList(states.map((state) => [
-      state.policy.name,
-      new Map([["r", state.remaining], ["t", state.resetSeconds]]),
-    ])),
-    "RateLimit-Limit": String(nearest.policy.limit),
-    "RateLimit-Remaining": String(nearest.remaining),
-    "RateLimit-Reset": String(nearest.resetSeconds),
-  };
-  if (decision.exceeded) {
-    const retryAfter = Math.max(
-      ...states.filter((state) => state.exceeded).map((state) => state.resetSeconds),
-    );
-    headers["Retry-After"] = String(retryAfter);
-  }
-  return headers;
+  headers.set("RateLimit", buildRateLimitHeader(decision));
+  headers.set("RateLimit-Limit", String(nearest.policy.limit));
+  headers.set("RateLimit-Remaining", String(nearest.remaining));
+  headers.set("RateLimit-Reset", String(nearest.resetSeconds));
+  if (retryAfter) headers.set("Retry-After", String(retryAfter));
 }

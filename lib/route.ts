@@ -10,14 +10,35 @@ import { getOperation, type Operation } from "./contract.ts";
 
 /** What a route handler gets besides the request. */
 export interface RequestContext {
-  /** The parsed request URL. */
-  url: URL;
+  /** The request URL's path, e.g. `/api/v1/health` (parse `request.url` for the query). */
+  pathname: string;
   /** The client's rate-limit key (IPv4 address or IPv6 /64). */
   clientKey: string;
   /** The route that matched, once one did. */
   route?: RouteDefinition;
   /** The rate-limit outcome, once the request was counted (every `/api/` request is). */
   rateLimit?: RateLimitDecision;
+  /** The serialised `RateLimit-Policy` of the policies the request was counted against. */
+  rateLimitPolicy?: string;
+}
+
+/**
+ * Reads the path of a request URL without parsing it again: `Request.url` is already the
+ * serialised, normalised URL, whose path starts at the first `/` after the authority and ends
+ * before `?` or `#`.
+ *
+ * @param href A normalised absolute http(s) URL, as `Request.url` gives it.
+ * @returns The path, at least `/`.
+ */
+export function readPathname(href: string): string {
+  const start = href.indexOf("/", href.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let end = href.length;
+  const query = href.indexOf("?", start);
+  if (query >= 0) end = query;
+  const fragment = href.indexOf("#", start);
+  if (fragment >= 0 && fragment < end) end = fragment;
+  return href.slice(start, end);
 }
 
 /** A route handler: answers, or throws an `ApiError`. */

@@ -24,7 +24,7 @@ export function healthRoutes(services: Services): RouteDefinition[] {
       status: "ok",
       service: "studio-website",
       version: API_VERSION,
-      time: services.clock.now().toString({ smallestUnit: "millisecond" }),
+      time: new Date(services.nowMilliseconds()).toISOString(),
     };
     return jsonResponse(body, { headers: { "Cache-Control": "no-store" } });
   });

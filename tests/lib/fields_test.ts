@@ -129,9 +129,14 @@ for (const { schema, fields, validate, valid, bounds } of [CONTACT, BOOKING]) {
         );
         assert.equal(problems.length, 1);
         assert.equal(problems[0].field, name);
-        assert.equal(problems[0].problem, "length");
         assert.ok(problems[0].hint.includes(`"${name}"`), problems[0].hint);
-        assert.ok(problems[0].hint.includes(`(it has ${maxLength + 1})`), problems[0].hint);
+        if (field.enum) {
+          // An enum field reports the allowed values, which say more than a length.
+          assert.equal(problems[0].problem, "enum");
+        } else {
+          assert.equal(problems[0].problem, "length");
+          assert.ok(problems[0].hint.includes(`(it has ${maxLength + 1})`), problems[0].hint);
+        }
       },
     );
   }
@@ -386,10 +391,6 @@ test("validateFields() rejects a BookingRequest start that is not a real RFC 333
 
 test(
   "isDateTime() rejects an offset outside RFC 3339's hours 00-23 and minutes 00-59",
-  {
-    todo:
-      'lib/fields.ts DATE_TIME_PATTERN takes any [+-]\\d{2}:\\d{2}: "2026-12-01T09:30:00+24:00" passes but new Date() of it is Invalid Date',
-  },
   () => {
     for (const start of ["2026-12-01T09:30:00+24:00", "2026-12-01T09:30:00+99:99"]) {
       assert.equal(isDateTime(start), false, start);
