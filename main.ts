@@ -6,7 +6,9 @@
  */
 import { type Config, ConfigError, readConfig } from "./lib/config.ts";
 import { readOrCreateSecret } from "./lib/secret.ts";
-import { createHandler, type Handler } from "./mod.ts";
+import { CONSOLE_LOGGER, createHandler, type Handler } from "./mod.ts";
+import { createOutbox } from "./lib/outbox.ts";
+import { createSmtpMailer } from "./lib/smtp_mailer.ts";
 
 /** A started application: the handler and how to release what it holds. */
 export interface App {
@@ -14,8 +16,8 @@ export interface App {
   config: Config;
   /** The fetch handler. */
   handler: Handler;
-  /** Closes the store. */
-  close(): void;
+  /** Stops background delivery and closes the mailer and the store. */
+  close(): Promise<void>;
 }
 
 /**
@@ -34,14 +36,32 @@ export async function createApp(env: Record<string, string | undefined>): Promis
   }
   const store = await Deno.openKv(config.kvPath);
   await readOrCreateSecret(store, config.secret);
+  const clock = { now: () => Temporal.Now.instant() };
+  const logger = CONSOLE_LOGGER;
+  const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
+  const outbox = createOutbox({ store, mailer, clock, logger });
+  outbox.start();
   const handler = createHandler({
     baseUrl: config.baseUrl,
     store,
+    clock,
+    logger,
+    outbox,
+    mailFrom: config.mailFrom,
+    inbox: config.inbox,
     trustProxy: config.trustProxy,
     rateLimits: config.rateLimits,
     deprecation: config.deprecation,
   });
-  return { config, handler, close: () => store.close() };
+  return {
+    config,
+    handler,
+    async close() {
+      await outbox.stop();
+      mailer?.close();
+      store.close();
+    },
+  };
 }
 
 if (import.meta.main) {
@@ -71,7 +91,7 @@ if (import.meta.main) {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, async () => {
       await server.shutdown();
-      app.close();
+      await app.close();
       Deno.exit(0);
     });
   }

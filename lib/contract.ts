@@ -71,7 +71,11 @@ export const ERROR_STATUS_CODES: ReadonlyArray<
     code: "validation-failed",
     condition: "The slot is no longer available: refresh the availability listing",
   },
-  { status: 413, code: "bad-form", condition: "The body is larger than the operation accepts" },
+  {
+    status: 413,
+    code: "bad-form",
+    condition: "A booking body is larger than 8 KiB (a larger contact body is a 400 bad-form)",
+  },
   { status: 429, code: "rate-limited", condition: "A rate-limit quota is exhausted" },
   { status: 500, code: "no-backend", condition: "The store could not keep the request" },
   { status: 500, code: "internal-error", condition: "An unexpected failure of the service" },
@@ -295,12 +299,7 @@ export const OPERATIONS: readonly Operation[] = [
         status: 400,
         schema: "ErrorResponse",
         description:
-          "bad-form: the body is not JSON, multipart or urlencoded, or does not parse. validation-failed: a field is missing or out of bounds; the hint names it.",
-      },
-      {
-        status: 413,
-        schema: "ErrorResponse",
-        description: "bad-form: the body is larger than the accepted size.",
+          "bad-form: the body is not JSON, multipart or urlencoded, does not parse, or is larger than 64 KiB. validation-failed: a field is missing or out of bounds; the hint names it.",
       },
       RATE_LIMITED,
       {

@@ -28,6 +28,9 @@ import { buildVersionHeaders, type DeprecationNotice, formatLink } from "./versi
 import { apiIndexRoutes } from "../routes/api_index.ts";
 import { discoveryRoutes } from "../routes/discovery.ts";
 import { healthRoutes } from "../routes/health.ts";
+import { contactRoutes } from "../routes/contact.ts";
+import { createMemoryMailer, type Mailer } from "./mail.ts";
+import { createOutbox, type Outbox } from "./outbox.ts";
 
 /** Options of {@linkcode createHandler}; every one is optional. */
 export interface HandlerOptions {
@@ -53,6 +56,21 @@ export interface HandlerOptions {
   rateLimiter?: RateLimiter;
   /** Announces the deprecation of v1 (RFC 9745, RFC 8594). */
   deprecation?: DeprecationNotice;
+  /**
+   * The mailer the default outbox sends with. @default {createMemoryMailer()} (test grade: mail
+   * is kept in memory)
+   */
+  mailer?: Mailer;
+  /**
+   * An outbox of your own (see `createOutbox`), e.g. one the composition root starts and stops;
+   * it must use the same store. Without one, an outbox over `store` and `mailer` is created and
+   * delivers right after each commit.
+   */
+  outbox?: Outbox;
+  /** From address of outgoing e-mail. @default {"studio@localhost"} */
+  mailFrom?: string;
+  /** The studio's inbox for inquiries and booking notices. @default {"studio@localhost"} */
+  inbox?: string;
 }
 
 /** Connection details a server passes with each request (as `Deno.ServeHandlerInfo` does). */
@@ -118,13 +136,22 @@ export function resolveServices(options: HandlerOptions): Services {
   const clock = options.clock ?? SYSTEM_CLOCK;
   const nowMilliseconds = options.clock ? () => clock.now().epochMilliseconds : Date.now;
   const baseUrl = readBaseUrl(options.baseUrl ?? "http://localhost:8000");
+  const store = options.store ?? createMemoryStore();
+  const logger = options.logger ?? CONSOLE_LOGGER;
   return Object.freeze({
     baseUrl,
     docsUrl: baseUrl + OPENAPI_PATH,
-    store: options.store ?? createMemoryStore(),
+    store,
     clock,
     nowMilliseconds,
-    logger: options.logger ?? CONSOLE_LOGGER,
+    logger,
+    outbox: options.outbox ??
+      createOutbox({ store, mailer: options.mailer ?? createMemoryMailer(), clock, logger }),
+    mail: {
+      from: options.mailFrom ?? "studio@localhost",
+      inbox: options.inbox ?? "studio@localhost",
+      messageIdDomain: new URL(baseUrl).hostname,
+    },
     rateLimiter: options.rateLimiter ?? createRateLimiter({ nowMilliseconds }),
     policies: Object.freeze(resolvePolicies(options.rateLimits)),
     trustProxy: options.trustProxy,
@@ -144,6 +171,7 @@ export function buildRouteTable(services: Services): RouteDefinition[] {
   table.push(
     ...apiIndexRoutes(services, table),
     ...healthRoutes(services),
+    ...contactRoutes(services),
     ...discoveryRoutes(services),
   );
   return table;

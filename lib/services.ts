@@ -8,6 +8,7 @@ import type { PolicyName, RateLimitPolicy } from "./contract.ts";
 import type { TrustedProxyHeader } from "./client_address.ts";
 import type { RateLimiter } from "./rate_limit.ts";
 import type { Store } from "./store.ts";
+import type { Outbox } from "./outbox.ts";
 
 /** The source of the current time. Tests pass a fake one. */
 export interface Clock {
@@ -48,6 +49,10 @@ export interface Services {
   policies: Readonly<Record<PolicyName, RateLimitPolicy>>;
   /** The header trusted for the client address, if any. */
   trustProxy?: TrustedProxyHeader;
+  /** The outbox that delivers e-mail. */
+  outbox: Outbox;
+  /** Mail addresses: From, the studio inbox, and the domain of generated Message-IDs. */
+  mail: { from: string; inbox: string; messageIdDomain: string };
   /** Headers every `/api/` response carries: `API-Version` and any deprecation notice. */
   versionHeaders: ReadonlyArray<readonly [string, string]>;
 }

@@ -1,0 +1,100 @@
+/**
+ * Outgoing e-mail: the message shape the service stores in its outbox, the mailer port that sends
+ * it, and an in-memory mailer for tests and the library's defaults.
+ *
+ * @module
+ */
+
+/** A file attached to a message. */
+export interface MailAttachment {
+  /** File name, e.g. `invite.ics`. */
+  filename: string;
+  /** Media type, e.g. `application/ics`. */
+  contentType: string;
+  /** The content as text (UTF-8). */
+  content: string;
+}
+
+/**
+ * One message, complete and ready to send: the outbox keeps it as it is, so a delivery after a
+ * restart sends exactly what was accepted.
+ */
+export interface OutgoingMail {
+  /** The RFC 5322 Message-ID without angle brackets, stable across retries. */
+  messageId: string;
+  /** From: an address, optionally with a display name (`Studio <studio@example.pt>`). */
+  from: string;
+  /** Recipients' addresses. */
+  to: string[];
+  /** Reply-To: a validated bare address only. */
+  replyTo?: string;
+  /** Subject, free of control characters. */
+  subject: string;
+  /** The plain-text body. */
+  text: string;
+  /** An HTML alternative, with every interpolated value escaped. */
+  html?: string;
+  /** An iMIP calendar part (`text/calendar; method=…`), for invites. */
+  calendar?: { method: "REQUEST" | "CANCEL"; content: string };
+  /** Attachments. */
+  attachments?: MailAttachment[];
+}
+
+/** Sends messages. `send` resolves once the server accepted the message and rejects otherwise. */
+export interface Mailer {
+  /**
+   * Sends one message.
+   *
+   * @throws Any error when the message was not accepted (the outbox retries it later).
+   */
+  send(mail: OutgoingMail): Promise<void>;
+}
+
+/** A mailer that keeps every message in memory. */
+export interface MemoryMailer extends Mailer {
+  /** The messages sent, oldest first. */
+  readonly sent: OutgoingMail[];
+}
+
+/**
+ * Creates a mailer that keeps what it is given: the library's default and a test double.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryMailer } from "./mail.ts";
+ * const mailer = createMemoryMailer();
+ * await mailer.send({ messageId: "1@x", from: "a@x", to: ["b@x"], subject: "Hi", text: "Hello" });
+ * console.log(mailer.sent.length); // 1
+ * ```
+ */
+export function createMemoryMailer(): MemoryMailer {
+  const sent: OutgoingMail[] = [];
+  return {
+    sent,
+    send(mail) {
+      sent.push(structuredClone(mail));
+      return Promise.resolve();
+    },
+  };
+}
+
+/**
+ * Makes a value safe for a header line: every control character (CR and LF included, which could
+ * otherwise add or split headers) becomes a space, runs of spaces shrink to one, and the result
+ * is trimmed and cut to `maxLength` code points.
+ *
+ * @param value Untrusted text.
+ * @param maxLength The most code points to keep. @default {200}
+ */
+export function toHeaderText(value: string, maxLength = 200): string {
+  // deno-lint-ignore no-control-regex
+  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
+    .replace(/ {2,}/g, " ").trim();
+  return [...clean].slice(0, maxLength).join("");
+}
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(value: string): string {
+  return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}

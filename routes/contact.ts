@@ -1,0 +1,26 @@
+/**
+ * `POST /api/v1/contact` and its permanent alias `POST /api/fuel-contact` (spec, Endpoints):
+ * a ContactInquiry as JSON, multipart or urlencoded, stored first and then routed to the inbox.
+ *
+ * @module
+ */
+import { readInquiryBody, submitInquiry, validateInquiry } from "../lib/inquiries.ts";
+import { jsonResponse } from "../lib/json_response.ts";
+import { buildOperationRoutes, type RouteDefinition } from "../lib/route.ts";
+import type { Services } from "../lib/services.ts";
+
+/** The ContactSuccess body (spec, Resources). */
+export const CONTACT_SUCCESS = '{"ok":true}';
+
+/** The routes of contact inquiries. */
+export function contactRoutes(services: Services): RouteDefinition[] {
+  return buildOperationRoutes("createContactInquiry", async (request, context) => {
+    const fields = validateInquiry(await readInquiryBody(request));
+    await submitInquiry(services, fields, {
+      clientAddress: context.clientKey,
+      userAgent: request.headers.get("User-Agent") ?? undefined,
+      referrer: request.headers.get("Referer") ?? undefined,
+    });
+    return jsonResponse(CONTACT_SUCCESS, { headers: { "Cache-Control": "no-store" } });
+  });
+}
