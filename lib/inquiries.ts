@@ -138,6 +138,14 @@ export async function readInquiryBody(request: Request): Promise<Record<string, 
   if (mediaType === "application/x-www-form-urlencoded") {
     return readFormFields(new URLSearchParams(decodeUtf8(bytes)));
   }
+  // The contact form has no file inputs, so the whole body must be UTF-8 text, as JSON and
+  // urlencoded bodies must; formData() would quietly turn bad bytes into U+FFFD.
+  const text = decodeUtf8(bytes);
+  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
+  // A body cut short before its closing delimiter parses as an empty form in some runtimes.
+  if (!boundary || !text.includes(`--${boundary}--`)) {
+    throw badForm("The multipart body does not parse");
+  }
   let form: FormData;
   try {
     form = await new Response(bytes, { headers: { "Content-Type": contentType } }).formData();

@@ -5,6 +5,10 @@
  * several processes on one store do not send a message twice: each delivery first takes a lease
  * with an atomic check.
  *
+ * Keys: `["outbox", id]` holds a waiting message; `["outbox_due", epochMilliseconds, id]` indexes
+ * it by the time it is due, so a delivery pass reads only what is due; `["outbox_sent", id]`
+ * records a delivered message for 90 days.
+ *
  * @module
  */
 import { ulid } from "ulid";
@@ -15,11 +19,27 @@ import type { AtomicOperation, KvEntry, Store } from "./store.ts";
 /** Key prefix of mail waiting for delivery: `["outbox", id]`. */
 export const OUTBOX_PREFIX = ["outbox"] as const;
 
+/** Key prefix of the due-time index: `["outbox_due", epochMilliseconds, id]`. */
+export const DUE_PREFIX = ["outbox_due"] as const;
+
 /** Key prefix of delivered mail, kept for the record: `["outbox_sent", id]`. */
 export const SENT_PREFIX = ["outbox_sent"] as const;
 
 /** How long a delivery record is kept after sending, in milliseconds (90 days). */
 export const SENT_RECORD_MILLISECONDS = 90 * 24 * 3600 * 1000;
+
+/**
+ * A message as stored: its text parts as UTF-8 bytes. Deno KV limits a value to 64 KiB of V8
+ * serialisation, in which one non-Latin-1 character makes a whole string two bytes per character;
+ * UTF-8 bytes keep a 5000-character inquiry with its escaped HTML copy well under the limit.
+ */
+export interface StoredMail
+  extends Omit<OutgoingMail, "text" | "html" | "calendar" | "attachments"> {
+  text: Uint8Array;
+  html?: Uint8Array;
+  calendar?: { method: "REQUEST" | "CANCEL"; content: Uint8Array };
+  attachments?: Array<{ filename: string; contentType: string; content: Uint8Array }>;
+}
 
 /** A message waiting in the outbox. */
 export interface OutboxEntry {
@@ -30,7 +50,7 @@ export interface OutboxEntry {
   /** The record the message belongs to, e.g. the inquiry's id. */
   recordId: string;
   /** The message. */
-  mail: OutgoingMail;
+  mail: StoredMail;
   /** When it was accepted, ISO 8601 UTC. */
   createdAt: string;
   /** Failed delivery attempts so far. */
@@ -72,6 +92,8 @@ export interface OutboxOptions {
   pollSeconds?: number;
   /** Seconds a process may hold a message while sending it. @default {120} */
   leaseSeconds?: number;
+  /** Messages sent at once. @default {4} */
+  concurrency?: number;
 }
 
 /** The outcome of one delivery pass. */
@@ -80,8 +102,8 @@ export interface DeliveryReport {
   sent: number;
   /** Messages that failed this time and wait for a retry. */
   failed: number;
-  /** Messages not yet due, held by another process, or kept for want of a mailer. */
-  waiting: number;
+  /** Due messages another process held. */
+  skipped: number;
 }
 
 /** The outbox of a service. */
@@ -97,7 +119,7 @@ export interface Outbox {
     operation: AtomicOperation,
     messages: Array<{ topic: string; recordId: string; mail: OutgoingMail }>,
   ): string[];
-  /** Tries to deliver every due message once. Never rejects; store failures are logged. */
+  /** Delivers every due message once. Never rejects; store failures are logged. */
   deliverDue(): Promise<DeliveryReport>;
   /** Asks for a delivery pass soon, e.g. right after a commit that added messages. */
   wake(): void;
@@ -109,8 +131,49 @@ export interface Outbox {
   idle(): Promise<void>;
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Converts a message to its stored form (text parts as UTF-8). */
+export function toStoredMail(mail: OutgoingMail): StoredMail {
+  const { text, html, calendar, attachments, ...headers } = mail;
+  const stored: StoredMail = { ...headers, text: encoder.encode(text) };
+  if (html !== undefined) stored.html = encoder.encode(html);
+  if (calendar) {
+    stored.calendar = { method: calendar.method, content: encoder.encode(calendar.content) };
+  }
+  if (attachments) {
+    stored.attachments = attachments.map((attachment) => ({
+      ...attachment,
+      content: encoder.encode(attachment.content),
+    }));
+  }
+  return stored;
+}
+
+/** Converts a stored message back to the message that was accepted. */
+export function fromStoredMail(mail: StoredMail): OutgoingMail {
+  const { text, html, calendar, attachments, ...headers } = mail;
+  const result: OutgoingMail = { ...headers, text: decoder.decode(text) };
+  if (html) result.html = decoder.decode(html);
+  if (calendar) {
+    result.calendar = { method: calendar.method, content: decoder.decode(calendar.content) };
+  }
+  if (attachments) {
+    result.attachments = attachments.map((attachment) => ({
+      ...attachment,
+      content: decoder.decode(attachment.content),
+    }));
+  }
+  return result;
+}
+
 function describe(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).slice(0, 500);
+}
+
+function dueKey(instant: string, id: string) {
+  return [...DUE_PREFIX, Temporal.Instant.from(instant).epochMilliseconds, id] as const;
 }
 
 /**
@@ -124,92 +187,103 @@ export function createOutbox(options: OutboxOptions): Outbox {
   const retryMaxSeconds = options.retryMaxSeconds ?? 600;
   const pollMilliseconds = (options.pollSeconds ?? 5) * 1000;
   const leaseSeconds = options.leaseSeconds ?? 120;
+  const concurrency = options.concurrency ?? 4;
+  const batchSize = 64;
   let toldNoMailer = false;
   let running: Promise<DeliveryReport> | undefined;
   let again = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let started = false;
 
-  async function deliverOne(entry: KvEntry<OutboxEntry>, report: DeliveryReport): Promise<void> {
-    const now = clock.now();
-    const held = {
-      ...entry.value,
-      nextAttemptAt: now.add({ seconds: leaseSeconds }).toString(),
-    };
-    const lease = await store.atomic().check(entry).set(entry.key, held).commit();
+  async function deliverOne(id: string, report: DeliveryReport, send: Mailer): Promise<void> {
+    const entry = await store.get<OutboxEntry>([...OUTBOX_PREFIX, id]);
+    if (entry.value === null) return; // Delivered meanwhile by another process.
+    const waiting = entry.value;
+    const heldUntil = clock.now().add({ seconds: leaseSeconds }).toString();
+    const lease = await store.atomic().check(entry)
+      .delete(dueKey(waiting.nextAttemptAt, id))
+      .set(entry.key, { ...waiting, nextAttemptAt: heldUntil })
+      .set(dueKey(heldUntil, id), id)
+      .commit();
     if (!lease.ok) {
-      report.waiting++;
+      report.skipped++;
       return;
     }
     try {
-      await (mailer as Mailer).send(entry.value.mail);
+      await send.send(fromStoredMail(waiting.mail));
     } catch (error) {
-      const attempts = entry.value.attempts + 1;
+      const attempts = waiting.attempts + 1;
       const delaySeconds = Math.min(retryMaxSeconds, retryBaseSeconds * 2 ** (attempts - 1));
-      const retry: OutboxEntry = {
-        ...entry.value,
-        attempts,
-        nextAttemptAt: clock.now().add({ milliseconds: Math.round(delaySeconds * 1000) })
-          .toString(),
-        lastError: describe(error),
-      };
-      await store.set(entry.key, retry);
+      const retryAt = clock.now().add({ milliseconds: Math.round(delaySeconds * 1000) })
+        .toString();
+      await store.atomic()
+        .delete(dueKey(heldUntil, id))
+        .set(entry.key, {
+          ...waiting,
+          attempts,
+          nextAttemptAt: retryAt,
+          lastError: describe(error),
+        })
+        .set(dueKey(retryAt, id), id)
+        .commit();
       report.failed++;
       logger.warn("Mail delivery failed; will retry", {
-        id: entry.value.id,
-        topic: entry.value.topic,
+        id,
+        topic: waiting.topic,
         attempts,
         retryInSeconds: delaySeconds,
-        error: retry.lastError,
+        error: describe(error),
       });
       return;
     }
     const sent: SentRecord = {
-      id: entry.value.id,
-      topic: entry.value.topic,
-      recordId: entry.value.recordId,
-      to: entry.value.mail.to,
-      subject: entry.value.mail.subject,
+      id,
+      topic: waiting.topic,
+      recordId: waiting.recordId,
+      to: waiting.mail.to,
+      subject: waiting.mail.subject,
       sentAt: clock.now().toString(),
-      attempts: entry.value.attempts + 1,
+      attempts: waiting.attempts + 1,
     };
-    await store.atomic().delete(entry.key)
-      .set([...SENT_PREFIX, entry.value.id], sent, { expireIn: SENT_RECORD_MILLISECONDS })
+    await store.atomic().delete(entry.key).delete(dueKey(heldUntil, id))
+      .set([...SENT_PREFIX, id], sent, { expireIn: SENT_RECORD_MILLISECONDS })
       .commit();
     report.sent++;
-    logger.info("Mail delivered", {
-      id: entry.value.id,
-      topic: entry.value.topic,
-      attempts: sent.attempts,
-    });
+    logger.info("Mail delivered", { id, topic: waiting.topic, attempts: sent.attempts });
   }
 
   async function pass(): Promise<DeliveryReport> {
-    const report: DeliveryReport = { sent: 0, failed: 0, waiting: 0 };
+    const report: DeliveryReport = { sent: 0, failed: 0, skipped: 0 };
     try {
-      const due: KvEntry<OutboxEntry>[] = [];
-      const now = clock.now();
-      for await (const entry of store.list<OutboxEntry>({ prefix: OUTBOX_PREFIX })) {
-        if (!mailer) {
-          report.waiting++;
-        } else if (
-          Temporal.Instant.compare(Temporal.Instant.from(entry.value.nextAttemptAt), now) <= 0
-        ) {
-          due.push(entry);
-        } else {
-          report.waiting++;
-        }
-      }
       if (!mailer) {
-        if (report.waiting && !toldNoMailer) {
-          toldNoMailer = true;
-          logger.info("STUDIO_SMTP_URL is unset: outgoing mail waits in the outbox", {
-            waiting: report.waiting,
-          });
+        if (!toldNoMailer) {
+          for await (const _ of store.list({ prefix: OUTBOX_PREFIX }, { limit: 1 })) {
+            toldNoMailer = true;
+            logger.info("STUDIO_SMTP_URL is unset: outgoing mail waits in the outbox");
+          }
         }
         return report;
       }
-      for (const entry of due) await deliverOne(entry, report);
+      const seen = new Set<string>();
+      for (;;) {
+        const now = clock.now().epochMilliseconds;
+        const due: string[] = [];
+        const range = { start: [...DUE_PREFIX], end: [...DUE_PREFIX, now + 1] };
+        for await (const item of store.list<string>(range, { limit: batchSize })) {
+          if (!seen.has(item.value)) due.push(item.value);
+        }
+        if (!due.length) break;
+        for (const id of due) seen.add(id);
+        for (let index = 0; index < due.length; index += concurrency) {
+          await Promise.all(
+            due.slice(index, index + concurrency).map((id) =>
+              deliverOne(id, report, mailer).catch((error) => {
+                logger.error("Outbox delivery failed", { id, error: describe(error) });
+              })
+            ),
+          );
+        }
+      }
     } catch (error) {
       logger.error("Outbox delivery pass failed", { error: describe(error) });
     }
@@ -240,12 +314,12 @@ export function createOutbox(options: OutboxOptions): Outbox {
           id,
           topic,
           recordId,
-          mail,
+          mail: toStoredMail(mail),
           createdAt,
           attempts: 0,
           nextAttemptAt: createdAt,
         };
-        operation.set([...OUTBOX_PREFIX, id], entry);
+        operation.set([...OUTBOX_PREFIX, id], entry).set(dueKey(createdAt, id), id);
         return id;
       });
     },

@@ -12,6 +12,8 @@ import type { Mailer, OutgoingMail } from "./mail.ts";
 export interface SmtpMailerOptions {
   /** Seconds to wait for the connection, the greeting and each reply. @default {15} */
   timeoutSeconds?: number;
+  /** Connections kept open to the server at most. @default {4} */
+  maxConnections?: number;
 }
 
 /**
@@ -27,6 +29,10 @@ export function createSmtpMailer(url: string, options: SmtpMailerOptions = {}): 
   const timeout = (options.timeoutSeconds ?? 15) * 1000;
   const transport = nodemailer.createTransport({
     url,
+    // Reuse a few connections instead of a TCP and SMTP handshake per message.
+    pool: true,
+    maxConnections: options.maxConnections ?? 4,
+    maxMessages: 100,
     connectionTimeout: timeout,
     greetingTimeout: timeout,
     socketTimeout: timeout,
