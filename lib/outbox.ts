@@ -14,7 +14,7 @@
 import { ulid } from "ulid";
 import type { Mailer, OutgoingMail } from "./mail.ts";
 import type { Clock, Logger } from "./services.ts";
-import type { AtomicOperation, KvEntry, Store } from "./store.ts";
+import type { AtomicOperation, Store } from "./store.ts";
 
 /** Key prefix of mail waiting for delivery: `["outbox", id]`. */
 export const OUTBOX_PREFIX = ["outbox"] as const;
