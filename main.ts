@@ -9,6 +9,8 @@ import { readOrCreateSecret } from "./lib/secret.ts";
 import { CONSOLE_LOGGER, createHandler, type Handler } from "./mod.ts";
 import { createOutbox } from "./lib/outbox.ts";
 import { createSmtpMailer } from "./lib/smtp_mailer.ts";
+import { createIcsCalendar } from "./lib/busy_calendar.ts";
+import { DEFAULT_SCHEDULE } from "./lib/schedule.ts";
 
 /** A started application: the handler and how to release what it holds. */
 export interface App {
@@ -41,8 +43,17 @@ export async function createApp(env: Record<string, string | undefined>): Promis
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
   const outbox = createOutbox({ store, mailer, clock, logger });
   outbox.start();
+  const busyCalendar = config.busyCalendars.length
+    ? createIcsCalendar({
+      urls: config.busyCalendars,
+      defaultTimeZone: DEFAULT_SCHEDULE.timeZone,
+      clock,
+      logger,
+    })
+    : undefined;
   const handler = createHandler({
     baseUrl: config.baseUrl,
+    busyCalendar,
     store,
     clock,
     logger,

@@ -29,6 +29,10 @@ import { apiIndexRoutes } from "../routes/api_index.ts";
 import { discoveryRoutes } from "../routes/discovery.ts";
 import { healthRoutes } from "../routes/health.ts";
 import { contactRoutes } from "../routes/contact.ts";
+import { bookingRoutes } from "../routes/booking.ts";
+import { type BusyCalendar, NO_BUSY_CALENDAR } from "./busy_calendar.ts";
+import { DEFAULT_SCHEDULE, readSchedule, type ScheduleSettings } from "./schedule.ts";
+import { createSlotFinder } from "./slots.ts";
 import { createMemoryMailer, type Mailer } from "./mail.ts";
 import { createOutbox, type Outbox } from "./outbox.ts";
 
@@ -67,6 +71,12 @@ export interface HandlerOptions {
    * delivers right after each commit.
    */
   outbox?: Outbox;
+  /** The booking schedule. @default {the settings of `content/schedule.json`} */
+  schedule?: ScheduleSettings;
+  /**
+   * The calendars whose events block slots (see `createIcsCalendar`). @default {no calendar}
+   */
+  busyCalendar?: BusyCalendar;
   /** From address of outgoing e-mail. @default {"studio@localhost"} */
   mailFrom?: string;
   /** The studio's inbox for inquiries and booking notices. @default {"studio@localhost"} */
@@ -138,6 +148,8 @@ export function resolveServices(options: HandlerOptions): Services {
   const baseUrl = readBaseUrl(options.baseUrl ?? "http://localhost:8000");
   const store = options.store ?? createMemoryStore();
   const logger = options.logger ?? CONSOLE_LOGGER;
+  const schedule = options.schedule ? readSchedule(options.schedule) : DEFAULT_SCHEDULE;
+  const busyCalendar = options.busyCalendar ?? NO_BUSY_CALENDAR;
   return Object.freeze({
     baseUrl,
     docsUrl: baseUrl + OPENAPI_PATH,
@@ -145,6 +157,9 @@ export function resolveServices(options: HandlerOptions): Services {
     clock,
     nowMilliseconds,
     logger,
+    schedule,
+    busyCalendar,
+    slotFinder: createSlotFinder({ settings: schedule, busyCalendar, store, clock }),
     outbox: options.outbox ??
       createOutbox({ store, mailer: options.mailer ?? createMemoryMailer(), clock, logger }),
     mail: {
@@ -172,6 +187,7 @@ export function buildRouteTable(services: Services): RouteDefinition[] {
     ...apiIndexRoutes(services, table),
     ...healthRoutes(services),
     ...contactRoutes(services),
+    ...bookingRoutes(services),
     ...discoveryRoutes(services),
   );
   return table;

@@ -9,6 +9,9 @@ import type { TrustedProxyHeader } from "./client_address.ts";
 import type { RateLimiter } from "./rate_limit.ts";
 import type { Store } from "./store.ts";
 import type { Outbox } from "./outbox.ts";
+import type { ScheduleSettings } from "./schedule.ts";
+import type { BusyCalendar } from "./busy_calendar.ts";
+import type { SlotFinder } from "./slots.ts";
 
 /** The source of the current time. Tests pass a fake one. */
 export interface Clock {
@@ -49,6 +52,12 @@ export interface Services {
   policies: Readonly<Record<PolicyName, RateLimitPolicy>>;
   /** The header trusted for the client address, if any. */
   trustProxy?: TrustedProxyHeader;
+  /** The booking schedule. */
+  schedule: ScheduleSettings;
+  /** The calendars whose events block slots. */
+  busyCalendar: BusyCalendar;
+  /** The availability service (listing and booking check). */
+  slotFinder: SlotFinder;
   /** The outbox that delivers e-mail. */
   outbox: Outbox;
   /** Mail addresses: From, the studio inbox, and the domain of generated Message-IDs. */
