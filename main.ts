@@ -37,7 +37,6 @@ export async function createApp(env: Record<string, string | undefined>): Promis
     if (folder && folder !== config.kvPath) await Deno.mkdir(folder, { recursive: true });
   }
   const store = await Deno.openKv(config.kvPath);
-  await readOrCreateSecret(store, config.secret);
   const clock = { now: () => Temporal.Now.instant() };
   const logger = CONSOLE_LOGGER;
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
@@ -58,6 +57,9 @@ export async function createApp(env: Record<string, string | undefined>): Promis
     clock,
     logger,
     outbox,
+    confirmation: config.confirmation,
+    allowedOrigins: config.allowedOrigins,
+    secret: await readOrCreateSecret(store, config.secret),
     mailFrom: config.mailFrom,
     inbox: config.inbox,
     trustProxy: config.trustProxy,

@@ -30,9 +30,12 @@ import { discoveryRoutes } from "../routes/discovery.ts";
 import { healthRoutes } from "../routes/health.ts";
 import { contactRoutes } from "../routes/contact.ts";
 import { bookingRoutes } from "../routes/booking.ts";
+import { bookingActionRoutes } from "../routes/booking_actions.ts";
 import { type BusyCalendar, NO_BUSY_CALENDAR } from "./busy_calendar.ts";
 import { DEFAULT_SCHEDULE, readSchedule, type ScheduleSettings } from "./schedule.ts";
 import { createSlotFinder } from "./slots.ts";
+import { createLinkSigner } from "./signed_links.ts";
+import { readOrCreateSecret } from "./secret.ts";
 import { createMemoryMailer, type Mailer } from "./mail.ts";
 import { createOutbox, type Outbox } from "./outbox.ts";
 
@@ -77,6 +80,18 @@ export interface HandlerOptions {
    * The calendars whose events block slots (see `createIcsCalendar`). @default {no calendar}
    */
   busyCalendar?: BusyCalendar;
+  /** `auto`: bookings are accepted at once; `manual`: they wait for the team. @default {"auto"} */
+  confirmation?: "auto" | "manual";
+  /**
+   * Origins whose browsers may book; a request without `Origin` is always accepted.
+   * @default {[the origin of baseUrl]}
+   */
+  allowedOrigins?: readonly string[];
+  /**
+   * The key that signs confirm, decline and cancel links (at least 32 characters).
+   * @default {one generated once and kept in the store}
+   */
+  secret?: string;
   /** From address of outgoing e-mail. @default {"studio@localhost"} */
   mailFrom?: string;
   /** The studio's inbox for inquiries and booking notices. @default {"studio@localhost"} */
@@ -160,6 +175,11 @@ export function resolveServices(options: HandlerOptions): Services {
     schedule,
     busyCalendar,
     slotFinder: createSlotFinder({ settings: schedule, busyCalendar, store, clock }),
+    booking: {
+      confirmation: options.confirmation ?? "auto",
+      allowedOrigins: new Set(options.allowedOrigins ?? [baseUrl]),
+    },
+    linkSigner: createLinkSigner(() => readOrCreateSecret(store, options.secret)),
     outbox: options.outbox ??
       createOutbox({ store, mailer: options.mailer ?? createMemoryMailer(), clock, logger }),
     mail: {
@@ -188,6 +208,7 @@ export function buildRouteTable(services: Services): RouteDefinition[] {
     ...healthRoutes(services),
     ...contactRoutes(services),
     ...bookingRoutes(services),
+    ...bookingActionRoutes(services),
     ...discoveryRoutes(services),
   );
   return table;

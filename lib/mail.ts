@@ -34,7 +34,10 @@ export interface OutgoingMail {
   text: string;
   /** An HTML alternative, with every interpolated value escaped. */
   html?: string;
-  /** An iMIP calendar part (`text/calendar; method=…`), for invites. */
+  /**
+   * An invite, sent as iMIP (RFC 6047): a `text/calendar; method=…` alternative part and the same
+   * content as an `.ics` attachment (`invite.ics`, or `cancel.ics` for CANCEL).
+   */
   calendar?: { method: "REQUEST" | "CANCEL"; content: string };
   /** Attachments. */
   attachments?: MailAttachment[];

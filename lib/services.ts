@@ -12,6 +12,7 @@ import type { Outbox } from "./outbox.ts";
 import type { ScheduleSettings } from "./schedule.ts";
 import type { BusyCalendar } from "./busy_calendar.ts";
 import type { SlotFinder } from "./slots.ts";
+import type { LinkSigner } from "./signed_links.ts";
 
 /** The source of the current time. Tests pass a fake one. */
 export interface Clock {
@@ -58,6 +59,10 @@ export interface Services {
   busyCalendar: BusyCalendar;
   /** The availability service (listing and booking check). */
   slotFinder: SlotFinder;
+  /** Booking rules: confirmation mode and the origins browsers may book from. */
+  booking: { confirmation: "auto" | "manual"; allowedOrigins: ReadonlySet<string> };
+  /** Signs and checks the links of booking e-mails. */
+  linkSigner: LinkSigner;
   /** The outbox that delivers e-mail. */
   outbox: Outbox;
   /** Mail addresses: From, the studio inbox, and the domain of generated Message-IDs. */

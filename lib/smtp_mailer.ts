@@ -49,8 +49,13 @@ export function createSmtpMailer(url: string, options: SmtpMailerOptions = {}): 
         subject: mail.subject,
         text: mail.text,
         html: mail.html,
+        // nodemailer sends icalEvent both as the text/calendar alternative and as an attachment.
         icalEvent: mail.calendar
-          ? { method: mail.calendar.method, content: mail.calendar.content }
+          ? {
+            method: mail.calendar.method,
+            content: mail.calendar.content,
+            filename: mail.calendar.method === "CANCEL" ? "cancel.ics" : "invite.ics",
+          }
           : undefined,
         attachments: mail.attachments?.map((attachment) => ({
           filename: attachment.filename,

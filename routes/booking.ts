@@ -1,9 +1,14 @@
 /**
- * Booking: `GET /api/v1/booking/slots` (availability) — spec, Endpoints.
+ * Booking: `GET /api/v1/booking/slots` (availability) and `POST /api/v1/booking` (a booking of a
+ * 30 minute conversation) — spec, Endpoints.
  *
  * @module
  */
 import { ApiError } from "../lib/api_error.ts";
+import { createBooking } from "../lib/bookings.ts";
+import { BOOKING_FIELDS, BookingRequest, MAX_BODY_BYTES } from "../lib/contract.ts";
+import { validateFields } from "../lib/fields.ts";
+import { BodyError, readBody } from "../lib/read_body.ts";
 import { CalendarUnavailableError } from "../lib/busy_calendar.ts";
 import { jsonResponse } from "../lib/json_response.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/route.ts";
@@ -53,10 +58,105 @@ export function readMonth(url: URL, now: Temporal.Instant, timeZone: string): st
   return value;
 }
 
+function badForm(message: string): ApiError {
+  return new ApiError("bad-form", {
+    status: 400,
+    message,
+    hint: "Send the BookingRequest as a JSON object with Content-Type: application/json",
+  });
+}
+
+/**
+ * Reads and checks a BookingRequest body: `application/json` (UTF-8) only, at most 8 KiB — a
+ * larger body is refused before it is read whole, chunked or not.
+ *
+ * @throws {ApiError} 400 `bad-form`, 413 `bad-form` or 400 `validation-failed` (the hint names
+ * the first failing field; a non-empty `website` fails too).
+ */
+export async function readBookingRequest(request: Request): Promise<BookingRequest> {
+  const [essence, ...parameters] = (request.headers.get("Content-Type") ?? "").split(";");
+  const charset = parameters.map((parameter) => parameter.trim().toLowerCase())
+    .find((parameter) => parameter.startsWith("charset="))?.slice(8).replace(/"/g, "");
+  if (
+    essence.trim().toLowerCase() !== "application/json" ||
+    (charset && charset !== "utf-8" && charset !== "utf8")
+  ) {
+    await request.body?.cancel().catch(() => {});
+    throw badForm("Content-Type must be application/json (UTF-8)");
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBody(request, MAX_BODY_BYTES.createBooking);
+  } catch (error) {
+    if (error instanceof BodyError && error.problem === "too-large") {
+      throw new ApiError("bad-form", {
+        status: 413,
+        message: `The body is larger than ${MAX_BODY_BYTES.createBooking / 1024} KiB`,
+        hint: "Send only the BookingRequest fields; the topic is at most 2000 characters",
+      });
+    }
+    throw badForm("The body could not be read");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw badForm("The body is not valid UTF-8 JSON");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw badForm("The JSON body is not an object");
+  }
+  const fields: Record<string, unknown> = {};
+  for (const name of Object.keys(BOOKING_FIELDS)) {
+    if (Object.hasOwn(value, name)) fields[name] = (value as Record<string, unknown>)[name];
+  }
+  const result = validateFields(BOOKING_FIELDS, BookingRequest, fields);
+  if (!result.ok) {
+    const [first] = result.problems;
+    throw new ApiError("validation-failed", {
+      status: 400,
+      message: `Field "${first.field}" is invalid`,
+      hint: first.hint,
+      details: result.problems,
+    });
+  }
+  return result.value;
+}
+
+/** An Idempotency-Key: 1 to 200 visible ASCII characters. */
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
+
 /** The routes of booking. */
 export function bookingRoutes(services: Services): RouteDefinition[] {
   const { schedule, slotFinder } = services;
-  return buildOperationRoutes("listBookingSlots", async (request) => {
+  const book = buildOperationRoutes("createBooking", async (request, context) => {
+    const origin = request.headers.get("Origin");
+    if (origin !== null && !services.booking.allowedOrigins.has(origin)) {
+      await request.body?.cancel().catch(() => {});
+      throw new ApiError("validation-failed", {
+        status: 403,
+        message: `Origin ${JSON.stringify(origin.slice(0, 200))} is not allowed to book`,
+        hint:
+          `Book from the studio's site (${services.baseUrl}/), or from software that sends no Origin`,
+      });
+    }
+    const idempotencyKey = request.headers.get("Idempotency-Key")?.trim();
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+      await request.body?.cancel().catch(() => {});
+      throw new ApiError("validation-failed", {
+        status: 400,
+        message: "Header Idempotency-Key is invalid",
+        hint: "Use 1 to 200 visible ASCII characters, e.g. a UUID",
+      });
+    }
+    const fields = await readBookingRequest(request);
+    const result = await createBooking(services, fields, {
+      origin: { clientAddress: context.clientKey },
+      idempotencyKey,
+    });
+    return jsonResponse(result, { status: 201, headers: { "Cache-Control": "no-store" } });
+  });
+  const list = buildOperationRoutes("listBookingSlots", async (request) => {
     const month = readMonth(new URL(request.url), services.clock.now(), schedule.timeZone);
     let available;
     try {
@@ -78,4 +178,5 @@ export function bookingRoutes(services: Services): RouteDefinition[] {
       { headers: { "Cache-Control": "no-store" } },
     );
   });
+  return [...list, ...book];
 }

@@ -1,12 +1,15 @@
 /**
- * Operator tool: lists stored inquiries, newest first, with the delivery state of their e-mail,
- * reading the same Deno KV file as the service (`STUDIO_KV_PATH`, default `data/studio.kv`).
+ * Operator tool: lists stored inquiries and bookings, newest first, with their state and the
+ * delivery state of their e-mail, reading the same Deno KV file as the service (`STUDIO_KV_PATH`,
+ * default `data/studio.kv`).
  *
  * Usage: `deno task inbox [--limit 50]`
  *
  * @module
  */
 import { INQUIRY_PREFIX, type InquiryRecord } from "../lib/inquiries.ts";
+import { BOOKING_PREFIX } from "../lib/bookings.ts";
+import type { BookingRecord } from "../lib/booking_mail.ts";
 import { OUTBOX_PREFIX, type OutboxEntry, SENT_PREFIX, type SentRecord } from "../lib/outbox.ts";
 
 const limitIndex = Deno.args.indexOf("--limit");
@@ -52,4 +55,26 @@ for await (
   console.log("");
 }
 console.log(`${count} inquir${count === 1 ? "y" : "ies"}`);
+
+let bookings = 0;
+console.log("\nBookings, newest first:\n");
+for await (
+  const entry of kv.list<BookingRecord>({ prefix: BOOKING_PREFIX }, { reverse: true, limit })
+) {
+  const booking = entry.value;
+  bookings++;
+  const states = await Promise.all(booking.mailIds.map(describeDelivery));
+  console.log(`${booking.start}  ${booking.id}  ${booking.status}`);
+  console.log(
+    `  with:     ${booking.name} <${booking.email}>${
+      booking.company ? `, ${booking.company}` : ""
+    }`,
+  );
+  console.log(`  booked:   ${booking.createdAt} (${booking.locale})`);
+  const topic = booking.topic.replace(/\s+/g, " ");
+  console.log(`  topic:    ${topic.length > 100 ? topic.slice(0, 99) + "…" : topic}`);
+  console.log(`  e-mail:   ${states.join("; ")}`);
+  console.log("");
+}
+console.log(`${bookings} booking${bookings === 1 ? "" : "s"}`);
 kv.close();

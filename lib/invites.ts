@@ -1,0 +1,82 @@
+/**
+ * Calendar invites for bookings (RFC 5545 with iTIP methods, RFC 5546), built with
+ * ical-generator, with a VTIMEZONE for the schedule's zone so that calendar programs place the
+ * meeting at the right instant.
+ *
+ * @module
+ */
+import ical, {
+  ICalAttendeeRole,
+  ICalAttendeeStatus,
+  ICalCalendarMethod,
+  ICalEventStatus,
+} from "ical-generator";
+import { tzlib_get_ical_block } from "timezones-ical-library";
+
+/** What an invite says. */
+export interface InviteDetails {
+  /** The event's stable UID, e.g. `booking-01J…@studio.example`. */
+  uid: string;
+  /** The revision: 0 first, higher for each change (RFC 5545, 3.8.7.4). */
+  sequence: number;
+  /** `REQUEST` to invite, `CANCEL` to call off. */
+  method: "REQUEST" | "CANCEL";
+  /** Start, in the schedule's zone. */
+  start: Temporal.ZonedDateTime;
+  /** Length in minutes. */
+  durationMinutes: number;
+  /** One line, in the booking's locale. */
+  summary: string;
+  /** Several lines, in the booking's locale. */
+  description: string;
+  /** Where it takes place or the video link. */
+  location: string;
+  /** The studio. */
+  organizer: { name: string; email: string };
+  /** The person who booked. */
+  attendee: { name: string; email: string };
+  /** When the invite is issued (DTSTAMP). */
+  issuedAt: Temporal.Instant;
+}
+
+function generateTimezone(timeZone: string): string | null {
+  const block = tzlib_get_ical_block(timeZone);
+  return Array.isArray(block) && typeof block[0] === "string" && block[0] ? block[0] : null;
+}
+
+/**
+ * Builds the iCalendar text of an invite: one VEVENT with DTSTART/DTEND in the start's zone
+ * (with its VTIMEZONE), ORGANIZER the studio and ATTENDEE the person with `RSVP=TRUE`.
+ *
+ * @param details What the invite says.
+ * @returns The `.ics` text, with the METHOD property set.
+ */
+export function buildInvite(details: InviteDetails): string {
+  const calendar = ical({
+    prodId: { company: "studio-website", product: "booking", language: "EN" },
+    method: details.method === "REQUEST" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL,
+  });
+  // A null name writes DTSTAMP in UTC while the generator adds the zone's VTIMEZONE.
+  calendar.timezone({ name: null, generator: generateTimezone });
+  const event = calendar.createEvent({
+    id: details.uid,
+    sequence: details.sequence,
+    stamp: details.issuedAt,
+    start: details.start,
+    end: details.start.add({ minutes: details.durationMinutes }),
+    timezone: details.start.timeZoneId,
+    summary: details.summary,
+    description: details.description,
+    location: details.location,
+    organizer: details.organizer,
+    status: details.method === "CANCEL" ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
+  });
+  event.createAttendee({
+    email: details.attendee.email,
+    name: details.attendee.name,
+    rsvp: true,
+    role: ICalAttendeeRole.REQ,
+    status: ICalAttendeeStatus.NEEDSACTION,
+  });
+  return calendar.toString();
+}

@@ -1,0 +1,82 @@
+/**
+ * Signed links for booking actions (confirm, decline, cancel): an HMAC-SHA-256 (Web Crypto) of
+ * the action and the booking's id, so a link cannot be forged or turned to another booking or
+ * action. The page a link opens only shows a button; only the POST it sends acts, so mail
+ * scanners that prefetch links change nothing.
+ *
+ * @module
+ */
+
+/** The actions a signed link can carry. */
+export const BOOKING_ACTIONS = ["confirm", "decline", "cancel"] as const;
+
+/** One of the actions. */
+export type BookingAction = typeof BOOKING_ACTIONS[number];
+
+/** Where the action pages live: `/booking/<action>?id=…&sig=…`. */
+export const ACTION_PATH_PREFIX = "/booking/";
+
+const encoder = new TextEncoder();
+
+function toBase64Url(bytes: ArrayBuffer): string {
+  return btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, "-")
+    .replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(text)) return undefined;
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=");
+  return Uint8Array.from(binary, (character) => character.charCodeAt(0));
+}
+
+/** Signs and checks booking links with one secret. */
+export interface LinkSigner {
+  /** The signature of an action on a booking, base64url (43 characters). */
+  sign(action: BookingAction, bookingId: string): Promise<string>;
+  /** Whether `signature` is that of the action on the booking (compared in constant time). */
+  verify(action: BookingAction, bookingId: string, signature: string): Promise<boolean>;
+  /** The absolute URL of the action's page. */
+  buildUrl(baseUrl: string, action: BookingAction, bookingId: string): Promise<string>;
+}
+
+/**
+ * Creates a signer over a secret that is read once, when first needed.
+ *
+ * @param readSecret Resolves to the secret (e.g. `STUDIO_SECRET`, or one kept in the store).
+ */
+export function createLinkSigner(readSecret: () => Promise<string>): LinkSigner {
+  let key: Promise<CryptoKey> | undefined;
+  const readKey = () =>
+    key ??= readSecret().then((secret) =>
+      crypto.subtle.importKey(
+        "raw",
+        encoder.encode(secret),
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign", "verify"],
+      )
+    ).catch((error) => {
+      key = undefined;
+      throw error;
+    });
+  const message = (action: BookingAction, bookingId: string) =>
+    encoder.encode(`studio-website:booking:${action}:${bookingId}`);
+  const signer: LinkSigner = {
+    async sign(action, bookingId) {
+      return toBase64Url(
+        await crypto.subtle.sign("HMAC", await readKey(), message(action, bookingId)),
+      );
+    },
+    async verify(action, bookingId, signature) {
+      const bytes = fromBase64Url(signature);
+      if (!bytes) return false;
+      return await crypto.subtle.verify("HMAC", await readKey(), bytes, message(action, bookingId));
+    },
+    async buildUrl(baseUrl, action, bookingId) {
+      const signature = await signer.sign(action, bookingId);
+      const query = new URLSearchParams({ id: bookingId, sig: signature });
+      return `${baseUrl}${ACTION_PATH_PREFIX}${action}?${query}`;
+    },
+  };
+  return signer;
+}
