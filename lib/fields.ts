@@ -6,6 +6,7 @@
  * @module
  */
 import { coerce, define, type Failure, string, type Struct, type, validate } from "superstruct";
+import { ApiError } from "./api_error.ts";
 
 /** A text field of a request body: every field of ContactInquiry and BookingRequest is one. */
 export interface TextField {
@@ -208,4 +209,27 @@ export function validateFields<F extends FieldSet>(
   const problems = error.failures().map((failure) => describeFailure(fields, failure))
     .sort((a, b) => order.indexOf(a.field) - order.indexOf(b.field));
   return { ok: false, problems };
+}
+
+/**
+ * Validates like {@linkcode validateFields} and throws the API's answer to a failure.
+ *
+ * @returns The typed value.
+ * @throws {ApiError} 400 `validation-failed` whose hint names the first failing field, with every
+ * failing field in `details`.
+ */
+export function requireFields<F extends FieldSet>(
+  fields: F,
+  struct: Struct<FieldValues<F>, unknown>,
+  input: Record<string, unknown>,
+): FieldValues<F> {
+  const result = validateFields(fields, struct, input);
+  if (result.ok) return result.value;
+  const [first] = result.problems;
+  throw new ApiError("validation-failed", {
+    status: 400,
+    message: `Field "${first.field}" is invalid`,
+    hint: first.hint,
+    details: result.problems,
+  });
 }

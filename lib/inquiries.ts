@@ -7,9 +7,16 @@
 import { ulid } from "ulid";
 import { ApiError } from "./api_error.ts";
 import { CONTACT_FIELDS, ContactInquiry, MAX_BODY_BYTES } from "./contract.ts";
-import { validateFields } from "./fields.ts";
+import { requireFields } from "./fields.ts";
 import { escapeHtml, type OutgoingMail, toHeaderText } from "./mail.ts";
-import { BodyError, readBody } from "./read_body.ts";
+import {
+  BodyError,
+  isUtf8,
+  JSON_BODY_PROBLEMS,
+  parseJsonMembers,
+  readBody,
+  readMediaType,
+} from "./read_body.ts";
 import type { Services } from "./services.ts";
 
 /** The media types a contact body may have (spec, POST /api/v1/contact). */
@@ -79,7 +86,7 @@ function decodeUtf8(bytes: Uint8Array): string {
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
-    throw badForm("The body is not valid UTF-8");
+    throw badForm(JSON_BODY_PROBLEMS.encoding);
   }
 }
 
@@ -93,8 +100,7 @@ function decodeUtf8(bytes: Uint8Array): string {
  */
 export async function readInquiryBody(request: Request): Promise<Record<string, unknown>> {
   const contentType = request.headers.get("Content-Type") ?? "";
-  const [essence, ...parameters] = contentType.split(";");
-  const mediaType = essence.trim().toLowerCase();
+  const { mediaType, charset } = readMediaType(request);
   if (!(CONTACT_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
     await request.body?.cancel().catch(() => {});
     throw badForm(
@@ -103,11 +109,9 @@ export async function readInquiryBody(request: Request): Promise<Record<string, 
         : "Content-Type is missing",
     );
   }
-  const charset = parameters.map((parameter) => parameter.trim().toLowerCase())
-    .find((parameter) => parameter.startsWith("charset="))?.slice(8).replace(/"/g, "");
-  if (charset && charset !== "utf-8" && charset !== "utf8") {
+  if (!isUtf8(charset)) {
     await request.body?.cancel().catch(() => {});
-    throw badForm(`Charset "${toHeaderText(charset, 40)}" is not accepted`);
+    throw badForm(`Charset "${toHeaderText(charset ?? "", 40)}" is not accepted`);
   }
   let bytes: Uint8Array<ArrayBuffer>;
   try {
@@ -119,21 +123,9 @@ export async function readInquiryBody(request: Request): Promise<Record<string, 
     throw badForm("The body could not be read");
   }
   if (mediaType === "application/json") {
-    let value: unknown;
-    try {
-      value = JSON.parse(decodeUtf8(bytes));
-    } catch (error) {
-      if (error instanceof ApiError) throw error;
-      throw badForm("The body is not valid JSON");
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw badForm("The JSON body is not an object");
-    }
-    const fields: Record<string, unknown> = {};
-    for (const name of Object.keys(CONTACT_FIELDS)) {
-      if (Object.hasOwn(value, name)) fields[name] = (value as Record<string, unknown>)[name];
-    }
-    return fields;
+    const parsed = parseJsonMembers(bytes, Object.keys(CONTACT_FIELDS));
+    if (!parsed.ok) throw badForm(JSON_BODY_PROBLEMS[parsed.problem]);
+    return parsed.members;
   }
   if (mediaType === "application/x-www-form-urlencoded") {
     return readFormFields(new URLSearchParams(decodeUtf8(bytes)));
@@ -163,15 +155,7 @@ export async function readInquiryBody(request: Request): Promise<Record<string, 
  * every failing field in `details`.
  */
 export function validateInquiry(fields: Record<string, unknown>): ContactInquiry {
-  const result = validateFields(CONTACT_FIELDS, ContactInquiry, fields);
-  if (result.ok) return result.value;
-  const [first] = result.problems;
-  throw new ApiError("validation-failed", {
-    status: 400,
-    message: `Field "${first.field}" is invalid`,
-    hint: first.hint,
-    details: result.problems,
-  });
+  return requireFields(CONTACT_FIELDS, ContactInquiry, fields);
 }
 
 const ATTRIBUTION_FIELDS = [

@@ -73,3 +73,68 @@ export async function readBody(
   }
   return body;
 }
+
+/** A request's media type, lower-cased, and its `charset` parameter if any (RFC 9110, 8.3). */
+export interface MediaType {
+  /** E.g. `application/json`; empty when the header is missing. */
+  mediaType: string;
+  /** E.g. `utf-8`, lower-cased and unquoted. */
+  charset?: string;
+}
+
+/** Reads the `Content-Type` of a request. */
+export function readMediaType(request: Request): MediaType {
+  const [essence, ...parameters] = (request.headers.get("Content-Type") ?? "").split(";");
+  const charset = parameters.map((parameter) => parameter.trim().toLowerCase())
+    .find((parameter) => parameter.startsWith("charset="))?.slice(8).replace(/"/g, "");
+  return { mediaType: essence.trim().toLowerCase(), ...(charset ? { charset } : {}) };
+}
+
+/** Whether a charset parameter allows UTF-8 (absent, `utf-8` or `utf8`). */
+export function isUtf8(charset: string | undefined): boolean {
+  return charset === undefined || charset === "utf-8" || charset === "utf8";
+}
+
+/** Why a JSON body was not usable, as a sentence for ErrorResponse `message`. */
+export const JSON_BODY_PROBLEMS = {
+  encoding: "The body is not valid UTF-8",
+  syntax: "The body is not valid JSON",
+  shape: "The JSON body is not an object",
+} as const;
+
+/**
+ * Decodes UTF-8 bytes strictly and parses them as JSON, keeping only the named members of an
+ * object.
+ *
+ * @param bytes The body.
+ * @param names The members to keep; others are ignored.
+ * @returns The named members present, or the problem: not UTF-8, not JSON, or not an object.
+ */
+export function parseJsonMembers(
+  bytes: Uint8Array,
+  names: readonly string[],
+): { ok: true; members: Record<string, unknown> } | {
+  ok: false;
+  problem: keyof typeof JSON_BODY_PROBLEMS;
+} {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return { ok: false, problem: "encoding" };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: "syntax" };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ok: false, problem: "shape" };
+  }
+  const members: Record<string, unknown> = {};
+  for (const name of names) {
+    if (Object.hasOwn(value, name)) members[name] = (value as Record<string, unknown>)[name];
+  }
+  return { ok: true, members };
+}

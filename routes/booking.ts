@@ -7,8 +7,15 @@
 import { ApiError } from "../lib/api_error.ts";
 import { createBooking } from "../lib/bookings.ts";
 import { BOOKING_FIELDS, BookingRequest, MAX_BODY_BYTES } from "../lib/contract.ts";
-import { validateFields } from "../lib/fields.ts";
-import { BodyError, readBody } from "../lib/read_body.ts";
+import { requireFields } from "../lib/fields.ts";
+import {
+  BodyError,
+  isUtf8,
+  JSON_BODY_PROBLEMS,
+  parseJsonMembers,
+  readBody,
+  readMediaType,
+} from "../lib/read_body.ts";
 import { CalendarUnavailableError } from "../lib/busy_calendar.ts";
 import { jsonResponse } from "../lib/json_response.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/route.ts";
@@ -74,13 +81,8 @@ function badForm(message: string): ApiError {
  * the first failing field; a non-empty `website` fails too).
  */
 export async function readBookingRequest(request: Request): Promise<BookingRequest> {
-  const [essence, ...parameters] = (request.headers.get("Content-Type") ?? "").split(";");
-  const charset = parameters.map((parameter) => parameter.trim().toLowerCase())
-    .find((parameter) => parameter.startsWith("charset="))?.slice(8).replace(/"/g, "");
-  if (
-    essence.trim().toLowerCase() !== "application/json" ||
-    (charset && charset !== "utf-8" && charset !== "utf8")
-  ) {
+  const { mediaType, charset } = readMediaType(request);
+  if (mediaType !== "application/json" || !isUtf8(charset)) {
     await request.body?.cancel().catch(() => {});
     throw badForm("Content-Type must be application/json (UTF-8)");
   }
@@ -97,30 +99,10 @@ export async function readBookingRequest(request: Request): Promise<BookingReque
     }
     throw badForm("The body could not be read");
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch {
-    throw badForm("The body is not valid UTF-8 JSON");
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw badForm("The JSON body is not an object");
-  }
-  const fields: Record<string, unknown> = {};
-  for (const name of Object.keys(BOOKING_FIELDS)) {
-    if (Object.hasOwn(value, name)) fields[name] = (value as Record<string, unknown>)[name];
-  }
-  const result = validateFields(BOOKING_FIELDS, BookingRequest, fields);
-  if (!result.ok) {
-    const [first] = result.problems;
-    throw new ApiError("validation-failed", {
-      status: 400,
-      message: `Field "${first.field}" is invalid`,
-      hint: first.hint,
-      details: result.problems,
-    });
-  }
-  return result.value;
+  const parsed = parseJsonMembers(bytes, Object.keys(BOOKING_FIELDS));
+  if (!parsed.ok) throw badForm(JSON_BODY_PROBLEMS[parsed.problem]);
+  const fields = parsed.members;
+  return requireFields(BOOKING_FIELDS, BookingRequest, fields);
 }
 
 /** An Idempotency-Key: 1 to 200 visible ASCII characters. */
