@@ -15,10 +15,13 @@ import {
 } from "./booking_mail.ts";
 import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "./booking_store.ts";
 import { CalendarUnavailableError } from "./busy_calendar.ts";
-import type { BookingRequest } from "./contract.ts";
+import { type BookingRequest, RETENTION_DAYS } from "./contract.ts";
 import type { Services } from "./services.ts";
 import type { BookingAction } from "./signed_links.ts";
 import type { AtomicOperation } from "./store.ts";
+
+/** How long a booking is kept after its last change, in milliseconds. */
+const RETENTION_MILLISECONDS = RETENTION_DAYS * 86_400_000;
 
 /** Key prefix of bookings: `["booking", id]`. */
 export const BOOKING_PREFIX = ["booking"] as const;
@@ -215,8 +218,9 @@ export async function createBooking(
     record,
     status === "accepted" ? ["attendee-booked", "studio-new"] : ["attendee-pending", "studio-new"],
   );
-  operation.set(slotKey, hold)
-    .set([...BOOKING_PREFIX, id], record)
+  const holdMilliseconds = slot.endEpochMs - now.epochMilliseconds + 86_400_000;
+  operation.set(slotKey, hold, { expireIn: holdMilliseconds })
+    .set([...BOOKING_PREFIX, id], record, { expireIn: RETENTION_MILLISECONDS })
     .set(SLOTS_VERSION_KEY, crypto.randomUUID());
   if (idempotencyKey) {
     const kept: IdempotencyRecord = {
@@ -309,7 +313,7 @@ export async function applyBookingAction(
     const operation = store.atomic().check(entry);
     const mailIds = await queueMails(services, operation, next, kinds);
     next.mailIds = [...current.mailIds, ...mailIds];
-    operation.set(entry.key, next);
+    operation.set(entry.key, next, { expireIn: RETENTION_MILLISECONDS });
     if (action !== "confirm") {
       operation.delete([...SLOT_PREFIX, current.startEpochMs]).set(
         SLOTS_VERSION_KEY,

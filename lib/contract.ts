@@ -95,6 +95,12 @@ export const MAX_BODY_BYTES = {
   createBooking: 8 * 1024,
 } as const;
 
+/**
+ * How long inquiries and bookings are kept, in days (then the store deletes them). Published in
+ * SECURITY.md and the privacy page.
+ */
+export const RETENTION_DAYS = 730;
+
 /** Names of the rate-limit policies (spec, Limits). */
 export type PolicyName = "read" | "write" | "booking";
 

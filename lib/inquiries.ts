@@ -6,7 +6,7 @@
  */
 import { ulid } from "ulid";
 import { ApiError } from "./api_error.ts";
-import { CONTACT_FIELDS, ContactInquiry, MAX_BODY_BYTES } from "./contract.ts";
+import { CONTACT_FIELDS, ContactInquiry, MAX_BODY_BYTES, RETENTION_DAYS } from "./contract.ts";
 import { requireFields } from "./fields.ts";
 import { escapeHtml, type OutgoingMail, toHeaderText } from "./mail.ts";
 import {
@@ -119,6 +119,9 @@ export async function readInquiryBody(request: Request): Promise<Record<string, 
   } catch (error) {
     if (error instanceof BodyError && error.problem === "too-large") {
       throw badForm(`The body is larger than ${MAX_BODY_BYTES.createContactInquiry / 1024} KiB`);
+    }
+    if (error instanceof BodyError && error.problem === "too-slow") {
+      throw badForm("The body did not arrive in time");
     }
     throw badForm("The body could not be read");
   }
@@ -265,7 +268,7 @@ export async function submitInquiry(
     ]);
     const record: InquiryRecord = { ...base, mailIds };
     operation.check({ key: [...INQUIRY_PREFIX, base.id], versionstamp: null })
-      .set([...INQUIRY_PREFIX, base.id], record);
+      .set([...INQUIRY_PREFIX, base.id], record, { expireIn: RETENTION_DAYS * 86_400_000 });
     const result = await operation.commit();
     if (!result.ok) throw new Error("Inquiry id collision");
     services.outbox.wake();

@@ -7,11 +7,14 @@
  */
 
 /** Why a body could not be read. */
-export type BodyProblem = "too-large" | "unreadable";
+export type BodyProblem = "too-large" | "too-slow" | "unreadable";
+
+/** The longest a body may take to arrive, in milliseconds (a defence against slow senders). */
+export const BODY_TIMEOUT_MILLISECONDS = 10_000;
 
 /** A body that could not be read within the limit. */
 export class BodyError extends Error {
-  /** `too-large`: over the limit; `unreadable`: the stream failed or was aborted. */
+  /** `too-large`: over the limit; `too-slow`: not complete in time; `unreadable`: the stream failed. */
   readonly problem: BodyProblem;
   /** The limit in bytes. */
   readonly maxBytes: number;
@@ -21,7 +24,13 @@ export class BodyError extends Error {
    * @param maxBytes The limit in bytes.
    */
   constructor(problem: BodyProblem, maxBytes: number) {
-    super(problem === "too-large" ? `Body exceeds ${maxBytes} bytes` : "Body could not be read");
+    super(
+      problem === "too-large"
+        ? `Body exceeds ${maxBytes} bytes`
+        : problem === "too-slow"
+        ? "Body did not arrive in time"
+        : "Body could not be read",
+    );
     this.name = "BodyError";
     this.problem = problem;
     this.maxBytes = maxBytes;
@@ -31,15 +40,17 @@ export class BodyError extends Error {
 /**
  * Reads a request body as bytes, refusing anything larger than `maxBytes`.
  *
- * @param request The request; its body is consumed (or cancelled when too large).
+ * @param request The request; its body is consumed (or cancelled when too large or too slow).
  * @param maxBytes The largest body accepted, in bytes.
+ * @param timeoutMilliseconds The longest the whole body may take to arrive.
  * @returns The body; empty when there is none.
  * @throws {BodyError} `too-large` when the declared or streamed size passes `maxBytes`;
- * `unreadable` when the stream fails.
+ * `too-slow` when it has not arrived in time; `unreadable` when the stream fails.
  */
 export async function readBody(
   request: Request,
   maxBytes: number,
+  timeoutMilliseconds: number = BODY_TIMEOUT_MILLISECONDS,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const declared = request.headers.get("Content-Length");
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
@@ -48,22 +59,32 @@ export async function readBody(
   }
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    reader.cancel().catch(() => {});
+  }, timeoutMilliseconds);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    let result: ReadableStreamReadResult<Uint8Array>;
-    try {
-      result = await reader.read();
-    } catch {
-      throw new BodyError("unreadable", maxBytes);
+  try {
+    for (;;) {
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await reader.read();
+      } catch {
+        throw new BodyError(late ? "too-slow" : "unreadable", maxBytes);
+      }
+      if (late) throw new BodyError("too-slow", maxBytes);
+      if (result.done) break;
+      size += result.value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => {});
+        throw new BodyError("too-large", maxBytes);
+      }
+      chunks.push(result.value);
     }
-    if (result.done) break;
-    size += result.value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new BodyError("too-large", maxBytes);
-    }
-    chunks.push(result.value);
+  } finally {
+    clearTimeout(timer);
   }
   const body = new Uint8Array(size);
   let offset = 0;

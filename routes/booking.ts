@@ -97,6 +97,9 @@ export async function readBookingRequest(request: Request): Promise<BookingReque
         hint: "Send only the BookingRequest fields; the topic is at most 2000 characters",
       });
     }
+    if (error instanceof BodyError && error.problem === "too-slow") {
+      throw badForm("The body did not arrive in time");
+    }
     throw badForm("The body could not be read");
   }
   const parsed = parseJsonMembers(bytes, Object.keys(BOOKING_FIELDS));
