@@ -7,6 +7,7 @@
  * @module
  */
 import ICAL from "ical.js";
+import { tzlib_get_ical_block } from "timezones-ical-library";
 import type { BusyInterval } from "./availability.ts";
 import type { Clock, Logger } from "./services.ts";
 
@@ -37,8 +38,11 @@ export interface BusyCalendar {
 /** A calendar with no events: the default when no feed is configured. */
 export const NO_BUSY_CALENDAR: BusyCalendar = { read: () => Promise.resolve([]) };
 
-/** The most occurrences expanded from one recurring event (a guard against endless rules). */
+/** The most occurrences of one recurring event kept in a span (a guard against endless rules). */
 const MAX_OCCURRENCES = 5000;
+
+/** The most occurrences of one recurring event stepped through in all (old daily or hourly series). */
+const MAX_STEPS = 200_000;
 
 /**
  * The epoch milliseconds of an iCalendar time. `tzid` is the TZID parameter of the property the
@@ -61,13 +65,14 @@ function toEpochMs(time: ICAL.Time, tzid: string | undefined, defaultTimeZone: s
   const known = time.zone?.tzid && time.zone.tzid !== "floating" ? time.zone.tzid : undefined;
   const zone = time.isDate ? defaultTimeZone : (known ?? tzid ?? defaultTimeZone);
   try {
-    return Temporal.PlainDateTime.from(wall).toZonedDateTime(zone, { disambiguation: "earlier" })
+    // "compatible": a time in a skipped hour takes the offset before the gap (RFC 5545, 3.3.5).
+    return Temporal.PlainDateTime.from(wall).toZonedDateTime(zone, { disambiguation: "compatible" })
       .epochMilliseconds;
   } catch {
     // Not an IANA name (e.g. a Windows zone name): use the feed's own VTIMEZONE if it has one.
     if (known && ICAL.TimezoneService.has(known)) return time.toUnixTime() * 1000;
     return Temporal.PlainDateTime.from(wall).toZonedDateTime(defaultTimeZone, {
-      disambiguation: "earlier",
+      disambiguation: "compatible",
     }).epochMilliseconds;
   }
 }
@@ -107,10 +112,39 @@ function toInterval(
 export interface ParsedCalendar {
   /** The recurring or single events, with their exceptions related. */
   events: ICAL.Event[];
+  /** Events that could not be read (e.g. no DTSTART), by UID, skipped. */
+  skipped: string[];
+  /**
+   * RDATEs given as periods (`RDATE;VALUE=PERIOD:start/end`), by event: ical.js cannot expand
+   * them, so they are taken out of the event and expanded here.
+   */
+  periods: Map<ICAL.Event, ICAL.Period[]>;
 }
 
 /**
- * Parses an iCalendar text and registers its VTIMEZONEs.
+ * Registers with ical.js a VTIMEZONE for every IANA zone the feed names in a TZID parameter but
+ * does not define, so that its times, recurrences and overrides (a RECURRENCE-ID or EXDATE in UTC
+ * against a series in that zone) are matched as instants rather than as floating times.
+ */
+function registerNamedZones(text: string): void {
+  for (const match of text.matchAll(/TZID=("?)([^;:"\r\n]+)\1/g)) {
+    const tzid = match[2];
+    if (ICAL.TimezoneService.has(tzid)) continue;
+    const block = tzlib_get_ical_block(tzid);
+    const definition = Array.isArray(block) ? block[0] : undefined;
+    if (typeof definition !== "string" || !definition) continue;
+    try {
+      ICAL.TimezoneService.register(new ICAL.Component(ICAL.parse(definition)));
+    } catch {
+      // Not a zone the library knows: times in it are read with Temporal, or as the studio's.
+    }
+  }
+}
+
+/**
+ * Parses an iCalendar text and registers its VTIMEZONEs (and those of IANA zones it only names).
+ * An event that cannot be read is skipped and listed in `skipped`, so one broken event does not
+ * take the whole calendar down.
  *
  * @param text The feed.
  * @throws {Error} When the text is not iCalendar.
@@ -123,30 +157,112 @@ export function parseCalendar(text: string): ParsedCalendar {
     const tzid = String(zone.getFirstPropertyValue("tzid") ?? "");
     if (tzid && !ICAL.TimezoneService.has(tzid)) ICAL.TimezoneService.register(zone);
   }
+  registerNamedZones(text);
   const masters = new Map<string, ICAL.Event>();
   const exceptions: ICAL.Component[] = [];
   const singles: ICAL.Event[] = [];
+  const skipped: string[] = [];
+  const periods = new Map<ICAL.Event, ICAL.Period[]>();
   for (const component of calendar.getAllSubcomponents("vevent")) {
-    if (component.hasProperty("recurrence-id")) {
-      exceptions.push(component);
-      continue;
+    const uid = String(component.getFirstPropertyValue("uid") ?? "");
+    try {
+      if (!component.hasProperty("dtstart")) throw new Error("No DTSTART");
+      if (component.hasProperty("recurrence-id")) {
+        exceptions.push(component);
+        continue;
+      }
+      const periodDates: ICAL.Period[] = [];
+      for (const property of component.getAllProperties("rdate")) {
+        if (property.type !== "period") continue;
+        for (const value of property.getValues()) {
+          if (value instanceof ICAL.Period) periodDates.push(value);
+        }
+        component.removeProperty(property);
+      }
+      const event = new ICAL.Event(component);
+      if (periodDates.length) periods.set(event, periodDates);
+      if (uid && !masters.has(uid)) masters.set(uid, event);
+      else singles.push(event);
+    } catch {
+      skipped.push(uid || "(no UID)");
     }
-    const event = new ICAL.Event(component);
-    const uid = event.uid;
-    if (uid && !masters.has(uid)) masters.set(uid, event);
-    else singles.push(event);
   }
   for (const exception of exceptions) {
     const uid = String(exception.getFirstPropertyValue("uid") ?? "");
-    const master = masters.get(uid);
-    if (master?.isRecurring()) master.relateException(exception);
-    else singles.push(new ICAL.Event(exception)); // An orphan override is an event of its own.
+    try {
+      const master = masters.get(uid);
+      if (master?.isRecurring()) master.relateException(exception);
+      else singles.push(new ICAL.Event(exception)); // An orphan override is an event of its own.
+    } catch {
+      skipped.push(uid || "(no UID)");
+    }
   }
-  return { events: [...masters.values(), ...singles] };
+  return { events: [...masters.values(), ...singles], skipped, periods };
+}
+
+function expandEvent(
+  event: ICAL.Event,
+  periods: readonly ICAL.Period[],
+  span: BusyInterval,
+  defaultTimeZone: string,
+  keep: (interval: BusyInterval | undefined) => void,
+): void {
+  if (periods.length && isBlocking(event.component)) {
+    for (const period of periods) {
+      keep(toInterval(event.component, period.start, period.getEnd(), defaultTimeZone));
+    }
+  }
+  if (!event.isRecurring()) {
+    if (isBlocking(event.component)) {
+      keep(toInterval(event.component, event.startDate, event.endDate, defaultTimeZone));
+    }
+    return;
+  }
+  // Occurrences may be moved by an override by up to this much and still land in the span.
+  const slackMs = 14 * 86_400_000;
+  const masterZone = readTzid(event.component, "dtstart");
+  const startMs = toEpochMs(event.startDate, masterZone, defaultTimeZone);
+  const occurrence = (time: ICAL.Time) => {
+    // Each instance answers for itself: an override may be busy in a free series, or cancelled.
+    const details = event.getOccurrenceDetails(time);
+    if (isBlocking(details.item.component)) {
+      keep(toInterval(details.item.component, details.startDate, details.endDate, defaultTimeZone));
+    }
+  };
+  const iterator = event.iterator();
+  const rule = event.component.getFirstPropertyValue("rrule");
+  const count = rule instanceof ICAL.Recur && rule.count ? rule.count : undefined;
+  let sawStart = false;
+  let kept = 0;
+  for (let step = 0; step < MAX_STEPS && kept < MAX_OCCURRENCES; step++) {
+    const time = iterator.next();
+    if (!time) break;
+    const timeMs = toEpochMs(time, masterZone, defaultTimeZone);
+    if (timeMs === startMs) sawStart = true;
+    // A COUNT includes DTSTART (RFC 5545, 3.3.10), which ical.js skips when the rule does not
+    // match it: then the rule's own instances are one fewer.
+    if (count !== undefined && !sawStart && step >= count - 1) break;
+    if (timeMs > span.endEpochMs + slackMs) break;
+    if (timeMs < span.startEpochMs - slackMs) continue;
+    kept++;
+    occurrence(time);
+  }
+  // RFC 5545 counts DTSTART as the first instance even when the rule does not match it (or
+  // there is only an RDATE); ical.js does not yield it then.
+  const excluded = event.component.getAllProperties("exdate").some((property) =>
+    property.getValues().some((value) =>
+      value instanceof ICAL.Time && toEpochMs(value, masterZone, defaultTimeZone) === startMs
+    )
+  );
+  if (
+    !sawStart && !excluded && startMs <= span.endEpochMs + slackMs &&
+    startMs >= span.startEpochMs - slackMs
+  ) occurrence(event.startDate);
 }
 
 /**
- * Expands a parsed calendar into the busy intervals that overlap `span`.
+ * Expands a parsed calendar into the busy intervals that overlap `span`. An event whose
+ * expansion fails is skipped and its UID added to `skipped`.
  *
  * @param calendar From {@linkcode parseCalendar}.
  * @param span The time of interest.
@@ -156,6 +272,7 @@ export function expandCalendar(
   calendar: ParsedCalendar,
   span: BusyInterval,
   defaultTimeZone: string,
+  skipped: string[] = [],
 ): BusyInterval[] {
   const busy: BusyInterval[] = [];
   const keep = (interval: BusyInterval | undefined) => {
@@ -164,25 +281,13 @@ export function expandCalendar(
       interval.endEpochMs > span.startEpochMs
     ) busy.push(interval);
   };
-  // Occurrences may be moved by an override by up to this much and still land in the span.
-  const slackMs = 14 * 86_400_000;
   for (const event of calendar.events) {
-    if (!isBlocking(event.component)) continue;
-    if (!event.isRecurring()) {
-      keep(toInterval(event.component, event.startDate, event.endDate, defaultTimeZone));
-      continue;
-    }
-    const iterator = event.iterator();
-    const masterZone = readTzid(event.component, "dtstart");
-    for (let count = 0; count < MAX_OCCURRENCES; count++) {
-      const occurrence = iterator.next();
-      if (!occurrence) break;
-      const occurrenceMs = toEpochMs(occurrence, masterZone, defaultTimeZone);
-      if (occurrenceMs > span.endEpochMs + slackMs) break;
-      if (occurrenceMs < span.startEpochMs - slackMs) continue;
-      const details = event.getOccurrenceDetails(occurrence);
-      if (!isBlocking(details.item.component)) continue;
-      keep(toInterval(details.item.component, details.startDate, details.endDate, defaultTimeZone));
+    const before = busy.length;
+    try {
+      expandEvent(event, calendar.periods.get(event) ?? [], span, defaultTimeZone, keep);
+    } catch {
+      busy.length = before; // Keep nothing of an event that failed half-way.
+      skipped.push(event.uid || "(no UID)");
     }
   }
   return busy;
@@ -208,6 +313,8 @@ export interface IcsCalendarOptions {
 
 interface FeedCopy {
   fetchedAtMs: number;
+  /** The feed's text, to recognise an unchanged feed and keep its parsed form. */
+  text: string;
   calendar: ParsedCalendar;
   /** Expansions of this copy by span, so a warm copy is expanded once per month listed. */
   expansions: Map<string, BusyInterval[]>;
@@ -251,6 +358,7 @@ export function createIcsCalendar(options: IcsCalendarOptions): BusyCalendar {
   const timeoutMs = options.timeoutMs ?? 5000;
   const maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
   const copies = new Map<string, FeedCopy>();
+  const combined = new Map<string, { parts: BusyInterval[][]; busy: BusyInterval[] }>();
   const inFlight = new Map<string, Promise<FeedCopy>>();
 
   async function download(url: string): Promise<FeedCopy> {
@@ -263,12 +371,16 @@ export function createIcsCalendar(options: IcsCalendarOptions): BusyCalendar {
       await response.body?.cancel().catch(() => {});
       throw new Error(`HTTP ${response.status}`);
     }
-    const calendar = parseCalendar(await readLimited(response, maxBytes));
-    const copy = {
-      fetchedAtMs: options.clock.now().epochMilliseconds,
-      calendar,
-      expansions: new Map(),
-    };
+    const text = await readLimited(response, maxBytes);
+    const fetchedAtMs = options.clock.now().epochMilliseconds;
+    const previous = copies.get(url);
+    if (previous && previous.text === text) {
+      // Unchanged: keep the parsed calendar and its expansions (parsing a large feed is costly).
+      previous.fetchedAtMs = fetchedAtMs;
+      return previous;
+    }
+    const calendar = parseCalendar(text);
+    const copy: FeedCopy = { fetchedAtMs, text, calendar, expansions: new Map() };
     copies.set(url, copy);
     return copy;
   }
@@ -294,17 +406,34 @@ export function createIcsCalendar(options: IcsCalendarOptions): BusyCalendar {
   return {
     async read(span, { maxAgeSeconds }) {
       const key = `${span.startEpochMs}:${span.endEpochMs}`;
-      const results = await Promise.all(options.urls.map(async (url) => {
+      const parts = await Promise.all(options.urls.map(async (url) => {
         const copy = await readFeed(url, maxAgeSeconds);
         let busy = copy.expansions.get(key);
         if (!busy) {
-          busy = expandCalendar(copy.calendar, span, options.defaultTimeZone);
+          const skipped = [...copy.calendar.skipped];
+          busy = expandCalendar(copy.calendar, span, options.defaultTimeZone, skipped);
+          if (skipped.length) {
+            options.logger.warn("Busy calendar events skipped: they could not be read", {
+              url: redact(url),
+              uids: skipped.slice(0, 20),
+              count: skipped.length,
+            });
+          }
           if (copy.expansions.size >= 16) copy.expansions.clear();
           copy.expansions.set(key, busy);
         }
         return busy;
       }));
-      return results.flat();
+      // The same parts give the same array, so callers can cache what they derive from it.
+      const previous = combined.get(key);
+      if (
+        previous && previous.parts.length === parts.length &&
+        previous.parts.every((part, index) => part === parts[index])
+      ) return previous.busy;
+      const busy = parts.length === 1 ? parts[0] : parts.flat();
+      if (combined.size >= 16) combined.clear();
+      combined.set(key, { parts, busy });
+      return busy;
     },
   };
 }

@@ -135,12 +135,30 @@ export function readSchedule(value: unknown): ScheduleSettings {
     throw new TypeError(`Invalid schedule setting "timeZone": "${settings.timeZone}" is unknown`);
   }
   for (const day of WEEKDAYS) {
-    for (const [open, close] of settings.weeklyHours[day]) {
+    const intervals = [...settings.weeklyHours[day]].sort(([a], [b]) => a.localeCompare(b));
+    for (const [index, [open, close]] of intervals.entries()) {
       if (open >= close) {
         throw new TypeError(
           `Invalid schedule setting "weeklyHours.${day}": ${open}–${close} does not end after it starts`,
         );
       }
+      const next = intervals[index + 1];
+      if (next && next[0] < close) {
+        throw new TypeError(
+          `Invalid schedule setting "weeklyHours.${day}": ${open}–${close} overlaps ${next[0]}–${
+            next[1]
+          }`,
+        );
+      }
+    }
+  }
+  for (const [index, date] of settings.closedDates.entries()) {
+    try {
+      Temporal.PlainDate.from(date, { overflow: "reject" });
+    } catch {
+      throw new TypeError(
+        `Invalid schedule setting "closedDates.${index}": "${date}" is not a date`,
+      );
     }
   }
   return settings;

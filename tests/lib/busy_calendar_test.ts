@@ -239,10 +239,7 @@ test("expandCalendar() reads a time in the repeated hour as its first occurrence
 
 test(
   "expandCalendar() reads a time in the skipped hour with the offset before the gap (RFC 5545, 3.3.5)",
-  {
-    todo:
-      "lib/busy_calendar.ts toEpochMs uses disambiguation 'earlier' (00:30Z); RFC 5545 and Temporal's 'compatible' give 01:30Z",
-  },
+  {},
   () => {
     const text = buildCalendar(
       buildEvent(
@@ -381,10 +378,7 @@ test("expandCalendar() adds RDATE instances to a rule, in UTC and in a TZID", ()
 
 test(
   "expandCalendar() keeps the DTSTART instance of an event with RDATE and no RRULE",
-  {
-    todo:
-      "ical.js 2.2.1 iterator skips DTSTART when there is no RRULE (kewisch/ical.js#534): 2026-12-02 10:00Z is left free",
-  },
+  {},
   () => {
     const text = buildCalendar(
       buildEvent(
@@ -404,10 +398,7 @@ test(
 
 test(
   "expandCalendar() keeps a DTSTART instance that the RRULE does not match",
-  {
-    todo:
-      "ical.js 2.2.1 drops it (kewisch/ical.js#294); RFC 5545 counts DTSTART as the first instance and Google and Apple show it: Wednesday 2026-12-02 is left free",
-  },
+  {},
   () => {
     const text = buildCalendar(
       buildEvent(
@@ -426,10 +417,7 @@ test(
 
 test(
   "expandCalendar() adds an RDATE;VALUE=PERIOD instance for its period",
-  {
-    todo:
-      "lib/busy_calendar.ts passes ical.js's Period to toEpochMs: RangeError 'Expected finite integer', and every listing answers 500",
-  },
+  {},
   () => {
     const text = buildCalendar(
       buildEvent(
@@ -525,10 +513,7 @@ test("expandCalendar() applies a RECURRENCE-ID in a TZID without VTIMEZONE and i
 
 test(
   "expandCalendar() matches a UTC RECURRENCE-ID to a TZID series without VTIMEZONE",
-  {
-    todo:
-      "lib/busy_calendar.ts relies on ical.js, which reads an unregistered TZID as floating, so the UTC id never matches: the moved instance stays at 15:00Z and 18:00Z is left free",
-  },
+  {},
   () => {
     const text = buildCalendar(
       buildEvent(
@@ -553,10 +538,7 @@ test(
 
 test(
   "expandCalendar() honours a UTC EXDATE of a TZID series without VTIMEZONE",
-  {
-    todo:
-      "lib/busy_calendar.ts relies on ical.js, which compares the UTC EXDATE with a floating start: the excluded instance still blocks",
-  },
+  {},
   () => {
     const text = buildCalendar(
       buildEvent(
@@ -600,10 +582,7 @@ test("expandCalendar() blocks with an orphan override and skips cancelled or fre
 
 test(
   "expandCalendar() blocks an instance marked busy in a series shown as free",
-  {
-    todo:
-      "lib/busy_calendar.ts skips the whole series when the master is TRANSPARENT, before looking at its overrides",
-  },
+  {},
   () => {
     const text = buildCalendar(
       buildEvent(
@@ -646,10 +625,7 @@ test("expandCalendar() expands a weekly series that began years before the span"
 
 test(
   "expandCalendar() expands a daily series that began more than 5,000 days before the span",
-  {
-    todo:
-      "lib/busy_calendar.ts counts skipped occurrences before the span toward MAX_OCCURRENCES (5000), so a daily series from 2012 (or an hourly one from January) blocks nothing",
-  },
+  {},
   () => {
     const text = buildCalendar(
       buildEvent(
@@ -696,10 +672,7 @@ test("parseCalendar() reads LF-only line endings and folded lines", () => {
 
 test(
   "expandCalendar() skips a malformed event and keeps the others",
-  {
-    todo:
-      "lib/busy_calendar.ts throws TypeError (no DTSTART) or Error (bad date-time) from expandCalendar; read() passes it on and every listing answers 500",
-  },
+  {},
   () => {
     const text = buildCalendar(
       buildEvent("no-start", "SUMMARY:Broken"),
