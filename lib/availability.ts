@@ -135,25 +135,22 @@ export function overlapsAny(
 }
 
 /**
- * Filters candidate slots down to the available ones: after the minimum notice, within the
- * horizon, clear of busy time and of existing bookings (each widened by the buffers), and on days
- * below the daily limit.
+ * Removes the candidates that busy time or existing bookings block: a slot widened by the buffers
+ * must not overlap busy time nor a booking widened by the buffers, and its day must be below the
+ * daily limit. It does not depend on the current instant, so callers may keep its result while
+ * busy time and bookings are unchanged.
  *
  * @param candidates Candidates from {@linkcode buildCandidateSlots}.
- * @param input The schedule, the current instant, busy time and existing bookings.
- * @returns The available slots, in time order.
+ * @param input The schedule, busy time and existing bookings.
+ * @returns The free candidates, in time order.
  */
-export function filterAvailableSlots(
+export function excludeBusySlots(
   candidates: readonly CandidateSlot[],
-  input: AvailabilityInput,
+  input: Omit<AvailabilityInput, "now">,
 ): CandidateSlot[] {
   const { settings } = input;
   const beforeMs = settings.bufferBeforeMinutes * 60_000;
   const afterMs = settings.bufferAfterMinutes * 60_000;
-  const nowMs = input.now.epochMilliseconds;
-  const earliestMs = nowMs + settings.minimumNoticeHours * 3_600_000;
-  const latestMs = input.now.toZonedDateTimeISO(settings.timeZone)
-    .add({ days: settings.horizonDays }).epochMilliseconds;
   const blocked = mergeIntervals([
     ...input.busy,
     ...input.bookings.map((booking) => ({
@@ -170,11 +167,53 @@ export function filterAvailableSlots(
     }
   }
   return candidates.filter((slot) =>
-    slot.startEpochMs >= earliestMs &&
-    slot.startEpochMs <= latestMs &&
     (settings.maxMeetingsPerDay === null ||
       (perDay.get(slot.date) ?? 0) < settings.maxMeetingsPerDay) &&
     !overlapsAny(blocked, slot.startEpochMs - beforeMs, slot.endEpochMs + afterMs)
+  );
+}
+
+/**
+ * The bookable window at an instant: from the minimum notice to the horizon (calendar days in
+ * the schedule's zone), as epoch milliseconds, both inclusive.
+ */
+export function buildBookingWindow(
+  settings: ScheduleSettings,
+  now: Temporal.Instant,
+): { earliestEpochMs: number; latestEpochMs: number } {
+  return {
+    earliestEpochMs: now.epochMilliseconds + settings.minimumNoticeHours * 3_600_000,
+    latestEpochMs: now.toZonedDateTimeISO(settings.timeZone).add({ days: settings.horizonDays })
+      .epochMilliseconds,
+  };
+}
+
+/** Keeps the slots that start within a booking window. */
+export function keepWithinWindow(
+  slots: readonly CandidateSlot[],
+  window: { earliestEpochMs: number; latestEpochMs: number },
+): CandidateSlot[] {
+  return slots.filter((slot) =>
+    slot.startEpochMs >= window.earliestEpochMs && slot.startEpochMs <= window.latestEpochMs
+  );
+}
+
+/**
+ * Filters candidate slots down to the available ones: after the minimum notice, within the
+ * horizon, clear of busy time and of existing bookings (each widened by the buffers), and on days
+ * below the daily limit. The listing and the booking check both come down to this.
+ *
+ * @param candidates Candidates from {@linkcode buildCandidateSlots}.
+ * @param input The schedule, the current instant, busy time and existing bookings.
+ * @returns The available slots, in time order.
+ */
+export function filterAvailableSlots(
+  candidates: readonly CandidateSlot[],
+  input: AvailabilityInput,
+): CandidateSlot[] {
+  return keepWithinWindow(
+    excludeBusySlots(candidates, input),
+    buildBookingWindow(input.settings, input.now),
   );
 }
 

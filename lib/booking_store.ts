@@ -29,34 +29,59 @@ export interface SlotHold {
 
 /** Reads the slot holds, reusing the last read while the store's version token is unchanged. */
 export interface HoldsReader {
-  /** Every hold that ends after `fromEpochMs`. @throws Whatever the store throws. */
-  read(fromEpochMs: number): Promise<BusyInterval[]>;
+  /**
+   * Every hold that ends after `fromEpochMs`. The array is the same object as long as the holds
+   * are unchanged, so callers can cache what they derive from it.
+   *
+   * @param fromEpochMs The earliest end of interest.
+   * @param options `nowEpochMs`, and `maxAgeMilliseconds`: how long a check of the version token
+   * may be reused without asking the store again (0: ask now).
+   * @throws Whatever the store throws.
+   */
+  read(
+    fromEpochMs: number,
+    options: { nowEpochMs: number; maxAgeMilliseconds: number },
+  ): Promise<BusyInterval[]>;
+  /** Forgets the cached holds, e.g. right after this process changed them. */
+  forget(): void;
 }
 
 /**
  * Creates a reader of slot holds over a store, with a cache keyed by the version token: one `get`
- * per listing while no booking changes, a full read after any change (from any process).
+ * per read while no booking changes (none at all within `maxAgeMilliseconds` of the last check),
+ * a full read after any change (from any process).
  *
  * @param store The store.
  */
 export function createHoldsReader(store: Store): HoldsReader {
-  let cached: { version: string | null; fromEpochMs: number; holds: BusyInterval[] } | undefined;
+  let cached:
+    | { version: string | null; fromEpochMs: number; checkedAtMs: number; holds: BusyInterval[] }
+    | undefined;
   return {
-    async read(fromEpochMs) {
+    async read(fromEpochMs, { nowEpochMs, maxAgeMilliseconds }) {
+      if (
+        cached && cached.fromEpochMs <= fromEpochMs &&
+        nowEpochMs - cached.checkedAtMs < maxAgeMilliseconds
+      ) return cached.holds;
       const version = (await store.get<string>(SLOTS_VERSION_KEY)).value;
       if (cached && cached.version === version && cached.fromEpochMs <= fromEpochMs) {
+        cached.checkedAtMs = nowEpochMs;
         return cached.holds;
       }
       const holds: BusyInterval[] = [];
+      const start = fromEpochMs - 86_400_000;
       const selector = {
-        start: [...SLOT_PREFIX, fromEpochMs - 86_400_000],
+        start: [...SLOT_PREFIX, start],
         end: [...SLOT_PREFIX, Number.MAX_SAFE_INTEGER],
       };
       for await (const entry of store.list<SlotHold>(selector)) {
         holds.push({ startEpochMs: entry.value.startEpochMs, endEpochMs: entry.value.endEpochMs });
       }
-      cached = { version, fromEpochMs: fromEpochMs - 86_400_000, holds };
+      cached = { version, fromEpochMs: start, checkedAtMs: nowEpochMs, holds };
       return holds;
+    },
+    forget() {
+      cached = undefined;
     },
   };
 }

@@ -251,6 +251,7 @@ export async function createBooking(
     if (again) return again;
     throw conflict();
   }
+  services.slotFinder.forgetHolds();
   services.outbox.wake();
   services.logger.info("Booking created", { id, status, start: slot.start });
   return result;
@@ -321,6 +322,7 @@ export async function applyBookingAction(
       );
     }
     if ((await operation.commit()).ok) {
+      if (action !== "confirm") services.slotFinder.forgetHolds();
       services.outbox.wake();
       services.logger.info("Booking changed", { id: bookingId, action, status: next.status });
       return { kind: "done", record: next };

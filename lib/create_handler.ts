@@ -174,7 +174,7 @@ export function resolveServices(options: HandlerOptions): Services {
     logger,
     schedule,
     busyCalendar,
-    slotFinder: createSlotFinder({ settings: schedule, busyCalendar, store, clock }),
+    slotFinder: createSlotFinder({ settings: schedule, busyCalendar, store, nowMilliseconds }),
     booking: {
       confirmation: options.confirmation ?? "auto",
       allowedOrigins: new Set(options.allowedOrigins ?? [baseUrl]),

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { HOLDS_CHECK_MILLISECONDS } from "../../lib/slots.ts";
 import { createHandler, type Handler } from "../../lib/create_handler.ts";
 import { type BusyInterval, describeMonth } from "../../lib/availability.ts";
 import {
@@ -271,7 +272,9 @@ test("GET /api/v1/booking/slots removes the slots under events of an iCalendar f
 });
 
 test("GET /api/v1/booking/slots drops held slots and sees new holds once the version token changes", async () => {
-  const { handler, store } = setup("2026-11-21T10:00:00Z");
+  const { handler, store, clock } = setup("2026-11-21T10:00:00Z");
+  // Another process's holds are seen once the listing checks the token again (at most 1 s).
+  const later = () => clock.advance({ seconds: HOLDS_CHECK_MILLISECONDS / 1000 });
   const before = await readSlots(handler, "2026-12");
   assert.equal(before.slots["2026-12-02"].length, WEEKDAY_TIMES.length);
 
@@ -279,6 +282,9 @@ test("GET /api/v1/booking/slots drops held slots and sees new holds once the ver
     { start: "2026-12-02T10:00:00+00:00", bookingId: "b1" },
     { start: "2026-12-02T15:30:00+00:00", bookingId: "b2" },
   ], "v1");
+  const stale = await readSlots(handler, "2026-12");
+  assert.equal(stale.slots["2026-12-02"].length, WEEKDAY_TIMES.length, "within 1 s of the check");
+  later();
   const held = await readSlots(handler, "2026-12");
   assert.deepEqual(
     held.slots["2026-12-02"].map((slot) => slot.start.slice(11, 16)),
@@ -292,8 +298,10 @@ test("GET /api/v1/booking/slots drops held slots and sees new holds once the ver
     startEpochMs: Date.UTC(2026, 11, 3, 9, 30),
     endEpochMs: Date.UTC(2026, 11, 3, 10, 0),
   });
+  later();
   assert.equal((await readSlots(handler, "2026-12")).slots["2026-12-03"].length, 14);
   await store.set(SLOTS_VERSION_KEY, "v2");
+  later();
   assert.equal(
     (await readSlots(handler, "2026-12")).slots["2026-12-03"][0].start,
     "2026-12-03T10:00:00+00:00",
@@ -304,6 +312,7 @@ test("GET /api/v1/booking/slots drops held slots and sees new holds once the ver
   release.delete([...SLOT_PREFIX, Date.UTC(2026, 11, 2, 10)]);
   release.set(SLOTS_VERSION_KEY, "v3");
   await release.commit();
+  later();
   const released = await readSlots(handler, "2026-12");
   assert.ok(
     released.slots["2026-12-02"].some((slot) => slot.start === "2026-12-02T10:00:00+00:00"),
