@@ -30,58 +30,61 @@ export interface SlotHold {
 /** Reads the slot holds, reusing the last read while the store's version token is unchanged. */
 export interface HoldsReader {
   /**
-   * Every hold that ends after `fromEpochMs`. The array is the same object as long as the holds
-   * are unchanged, so callers can cache what they derive from it.
+   * The holds that start within `span` (widened by a day on each side). The array is the same
+   * object as long as the holds are unchanged, so callers can cache what they derive from it.
    *
-   * @param fromEpochMs The earliest end of interest.
+   * @param span The time of interest, e.g. a month.
    * @param options `nowEpochMs`, and `maxAgeMilliseconds`: how long a check of the version token
    * may be reused without asking the store again (0: ask now).
    * @throws Whatever the store throws.
    */
   read(
-    fromEpochMs: number,
+    span: BusyInterval,
     options: { nowEpochMs: number; maxAgeMilliseconds: number },
   ): Promise<BusyInterval[]>;
   /** Forgets the cached holds, e.g. right after this process changed them. */
   forget(): void;
 }
 
+interface CachedHolds {
+  version: string | null;
+  checkedAtMs: number;
+  holds: BusyInterval[];
+}
+
 /**
- * Creates a reader of slot holds over a store, with a cache keyed by the version token: one `get`
- * per read while no booking changes (none at all within `maxAgeMilliseconds` of the last check),
- * a full read after any change (from any process).
+ * Creates a reader of slot holds over a store, with a cache per span keyed by the version token:
+ * one `get` per read while no booking changes (none at all within `maxAgeMilliseconds` of the
+ * last check), and after any change (from any process) a read of that span's holds only.
  *
  * @param store The store.
  */
 export function createHoldsReader(store: Store): HoldsReader {
-  let cached:
-    | { version: string | null; fromEpochMs: number; checkedAtMs: number; holds: BusyInterval[] }
-    | undefined;
+  const cache = new Map<string, CachedHolds>();
   return {
-    async read(fromEpochMs, { nowEpochMs, maxAgeMilliseconds }) {
-      if (
-        cached && cached.fromEpochMs <= fromEpochMs &&
-        nowEpochMs - cached.checkedAtMs < maxAgeMilliseconds
-      ) return cached.holds;
+    async read(span, { nowEpochMs, maxAgeMilliseconds }) {
+      const key = `${span.startEpochMs}:${span.endEpochMs}`;
+      const cached = cache.get(key);
+      if (cached && nowEpochMs - cached.checkedAtMs < maxAgeMilliseconds) return cached.holds;
       const version = (await store.get<string>(SLOTS_VERSION_KEY)).value;
-      if (cached && cached.version === version && cached.fromEpochMs <= fromEpochMs) {
+      if (cached && cached.version === version) {
         cached.checkedAtMs = nowEpochMs;
         return cached.holds;
       }
       const holds: BusyInterval[] = [];
-      const start = fromEpochMs - 86_400_000;
       const selector = {
-        start: [...SLOT_PREFIX, start],
-        end: [...SLOT_PREFIX, Number.MAX_SAFE_INTEGER],
+        start: [...SLOT_PREFIX, span.startEpochMs - 86_400_000],
+        end: [...SLOT_PREFIX, span.endEpochMs + 86_400_000],
       };
       for await (const entry of store.list<SlotHold>(selector)) {
         holds.push({ startEpochMs: entry.value.startEpochMs, endEpochMs: entry.value.endEpochMs });
       }
-      cached = { version, fromEpochMs: start, checkedAtMs: nowEpochMs, holds };
+      if (cache.size >= 16) cache.clear();
+      cache.set(key, { version, checkedAtMs: nowEpochMs, holds });
       return holds;
     },
     forget() {
-      cached = undefined;
+      cache.clear();
     },
   };
 }

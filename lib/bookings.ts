@@ -212,12 +212,19 @@ export async function createBooking(
 
   const operation = store.atomic().check({ key: slotKey, versionstamp: null });
   if (idempotencyKey) operation.check({ key: idempotencyKey, versionstamp: null });
-  record.mailIds = await queueMails(
-    services,
-    operation,
-    record,
-    status === "accepted" ? ["attendee-booked", "studio-new"] : ["attendee-pending", "studio-new"],
-  );
+  try {
+    // Signing the e-mails' links may need the store (for a generated secret).
+    record.mailIds = await queueMails(
+      services,
+      operation,
+      record,
+      status === "accepted"
+        ? ["attendee-booked", "studio-new"]
+        : ["attendee-pending", "studio-new"],
+    );
+  } catch {
+    throw unavailable("The booking store is unavailable", "Retry in a minute; nothing was booked");
+  }
   const holdMilliseconds = slot.endEpochMs - now.epochMilliseconds + 86_400_000;
   operation.set(slotKey, hold, { expireIn: holdMilliseconds })
     .set([...BOOKING_PREFIX, id], record, { expireIn: RETENTION_MILLISECONDS })

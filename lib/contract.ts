@@ -74,7 +74,7 @@ export const ERROR_STATUS_CODES: ReadonlyArray<
   {
     status: 413,
     code: "bad-form",
-    condition: "A booking body is larger than 8 KiB (a larger contact body is a 400 bad-form)",
+    condition: "A booking body is larger than 32 KiB (a larger contact body is a 400 bad-form)",
   },
   { status: 429, code: "rate-limited", condition: "A rate-limit quota is exhausted" },
   { status: 500, code: "no-backend", condition: "The store could not keep the request" },
@@ -92,7 +92,9 @@ export const ERROR_STATUS_CODES: ReadonlyArray<
  */
 export const MAX_BODY_BYTES = {
   createContactInquiry: 64 * 1024,
-  createBooking: 8 * 1024,
+  // The largest valid BookingRequest, every character outside the BMP and written as JSON
+  // escapes (\uXXXX\uXXXX, 12 bytes each), is about 28 KiB.
+  createBooking: 32 * 1024,
 } as const;
 
 /**

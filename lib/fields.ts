@@ -61,7 +61,10 @@ export function isDateTime(value: string): boolean {
   const match = DATE_TIME_PATTERN.exec(value);
   if (!match) return false;
   const [, year, month, day, hour, minute, second] = match.map(Number);
-  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  // setUTCFullYear, unlike Date.UTC, takes years 0 to 99 as they are.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second);
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 &&
     date.getUTCDate() === day && date.getUTCHours() === hour && date.getUTCMinutes() === minute;
 }

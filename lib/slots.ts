@@ -124,7 +124,7 @@ export function createSlotFinder(options: SlotFinderOptions): SlotFinder {
       const entry = readMonth(month);
       const [busy, held] = await Promise.all([
         busyCalendar.read(entry.span, { maxAgeSeconds }),
-        holds.read(nowMs, {
+        holds.read(entry.span, {
           nowEpochMs: nowMs,
           maxAgeMilliseconds: maxAgeSeconds > 0 ? HOLDS_CHECK_MILLISECONDS : 0,
         }),

@@ -74,7 +74,7 @@ function badForm(message: string): ApiError {
 }
 
 /**
- * Reads and checks a BookingRequest body: `application/json` (UTF-8) only, at most 8 KiB — a
+ * Reads and checks a BookingRequest body: `application/json` (UTF-8) only, at most 32 KiB — a
  * larger body is refused before it is read whole, chunked or not.
  *
  * @throws {ApiError} 400 `bad-form`, 413 `bad-form` or 400 `validation-failed` (the hint names

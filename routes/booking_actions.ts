@@ -145,10 +145,12 @@ export function bookingActionRoutes(services: Services): RouteDefinition[] {
         if (method === "GET") {
           const state = record.status === "pending" || record.status === "accepted"
             ? `<form method="post"><button type="submit">${words.button[action]}</button></form>`
-            : `<p>${words.already[action === "confirm" ? "confirm" : "cancel"]}</p>`;
+            : `<p>${words.already[record.status === "declined" ? "decline" : "cancel"]}</p>`;
           return page(locale, 200, title, details(record, locale, schedule.timeZone) + state);
         }
-        const decision = services.rateLimiter.consume(context.clientKey, [services.policies.write]);
+        const decision = await services.rateLimiter.consume(context.clientKey, [
+          services.policies.write,
+        ]);
         if (decision.exceeded) return page(locale, 429, title, `<p>${words.limited}</p>`);
         let outcome;
         try {
