@@ -37,5 +37,20 @@ export type {
 export { createMemoryStore, type MemoryStoreOptions } from "./lib/memory_store.ts";
 export type { DeprecationNotice } from "./lib/versioning.ts";
 export type { TrustedProxyHeader } from "./lib/client_address.ts";
-export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from "./lib/rate_limit.ts";
+export {
+  createRateLimiter,
+  type LocalRateLimiter,
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimiterOptions,
+} from "./lib/rate_limit.ts";
+export { createKvRateLimiter, type KvRateLimiterOptions } from "./lib/kv_rate_limit.ts";
+export {
+  createMemoryMailer,
+  type MailAttachment,
+  type Mailer,
+  type MemoryMailer,
+  type OutgoingMail,
+} from "./lib/mail.ts";
 export { buildOpenApiDocument } from "./lib/openapi.ts";
+export type { Corpus, CorpusPage, LanguageSettings, PageText } from "./lib/corpus.ts";

@@ -74,6 +74,9 @@ function unavailable(message: string, hint: string): ApiError {
   return new ApiError("no-backend", { status: 503, message, hint });
 }
 
+/** How often the booking check reads the store before giving up. */
+const READ_ATTEMPTS = 3;
+
 const UNCERTAIN_HINT =
   "The booking may or may not have been made: check the attendee's mailbox for a confirmation before any retry";
 
@@ -168,16 +171,31 @@ export async function createBooking(
 
   const startInstant = Temporal.Instant.from(request.start);
   let slot;
-  try {
-    slot = await services.slotFinder.findSlot(startInstant, { maxAgeSeconds: 0 });
-  } catch (error) {
-    if (error instanceof CalendarUnavailableError) {
+  for (let attempt = 1;; attempt++) {
+    try {
+      slot = await services.slotFinder.findSlot(startInstant, { maxAgeSeconds: 0 });
+      break;
+    } catch (error) {
+      if (error instanceof CalendarUnavailableError) {
+        throw unavailable(
+          "The studio's calendar is temporarily unavailable",
+          "Retry in a minute; nothing was booked",
+        );
+      }
+      // Reads change nothing: a store that is briefly busy (e.g. a file locked by another
+      // process) is asked again before the client is told to retry.
+      if (attempt < READ_ATTEMPTS) {
+        await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
+        continue;
+      }
+      services.logger.error("Booking check could not read the store", {
+        error: error instanceof Error ? error.message : String(error),
+      });
       throw unavailable(
-        "The studio's calendar is temporarily unavailable",
+        "The booking store is unavailable",
         "Retry in a minute; nothing was booked",
       );
     }
-    throw unavailable("The booking store is unavailable", "Retry in a minute; nothing was booked");
   }
   if (!slot) throw conflict();
 
@@ -242,10 +260,22 @@ export async function createBooking(
   try {
     committed = await operation.commit();
   } catch (error) {
-    services.logger.error("Booking commit failed; outcome unknown", {
+    // The commit is atomic: if the booking's record is there, it happened. Its absence proves
+    // nothing (a commit that timed out may still land), so that stays uncertain.
+    const written = await store.get([...BOOKING_PREFIX, id]).then(
+      (entry) => entry.value !== null,
+      () => false,
+    );
+    if (!written) {
+      services.logger.error("Booking commit failed; outcome unknown", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw unavailable("The booking's outcome is uncertain", UNCERTAIN_HINT);
+    }
+    services.logger.warn("Booking commit reported a failure but was written", {
       error: error instanceof Error ? error.message : String(error),
     });
-    throw unavailable("The booking's outcome is uncertain", UNCERTAIN_HINT);
+    committed = { ok: true as const };
   }
   if (!committed.ok) {
     // The slot was taken meanwhile, or a concurrent repeat with the same key won the race.

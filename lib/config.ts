@@ -31,7 +31,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     name: "STUDIO_KV_PATH",
     defaultValue: "data/studio.kv",
     description:
-      "Deno KV database file, created on first start; on Deno Deploy, unset means the platform's KV",
+      "Deno KV database file, created on first start, or the http(s) URL of a KV Connect server (denokv); on Deno Deploy, unset means the platform's KV",
   },
   {
     name: "STUDIO_SMTP_URL",
@@ -88,6 +88,12 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     name: "STUDIO_RATE_LIMIT_BOOKING",
     defaultValue: "5",
     description: "Bookings per 300 s window per client, in addition to the write quota",
+  },
+  {
+    name: "STUDIO_RATE_LIMIT_STORE",
+    defaultValue: "memory",
+    description:
+      "memory: each instance counts its own clients; kv: counters live in the store, shared by every instance on it",
   },
   {
     name: "STUDIO_DEPRECATION",
@@ -151,6 +157,8 @@ export interface Config {
   trustProxy?: TrustedProxyHeader;
   /** Quotas per window. */
   rateLimits: { read: number; write: number; booking: number };
+  /** Where rate-limit counters live: in the process, or in the store (shared by instances). */
+  rateLimitStore: "memory" | "kv";
   /** Deprecation notice of v1. */
   deprecation?: DeprecationNotice;
 }
@@ -295,6 +303,10 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
       `"${trustProxy}" is not one of ${TRUSTED_PROXY_HEADERS.join(", ")}`,
     );
   }
+  const rateLimitStore = readText(env, "STUDIO_RATE_LIMIT_STORE")?.toLowerCase() ?? "memory";
+  if (rateLimitStore !== "memory" && rateLimitStore !== "kv") {
+    throw new ConfigError("STUDIO_RATE_LIMIT_STORE", `"${rateLimitStore}" is not "memory" or "kv"`);
+  }
   return {
     port,
     host,
@@ -313,6 +325,7 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
       write: readWhole(env, "STUDIO_RATE_LIMIT_WRITE", 10, 1, 1_000_000_000),
       booking: readWhole(env, "STUDIO_RATE_LIMIT_BOOKING", 5, 1, 1_000_000_000),
     },
+    rateLimitStore,
     deprecation: readDeprecation(env),
   };
 }

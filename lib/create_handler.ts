@@ -18,6 +18,7 @@ import { createMemoryStore } from "./memory_store.ts";
 import {
   buildPolicyHeader,
   createRateLimiter,
+  type RateLimitDecision,
   type RateLimiter,
   setRateLimitHeaders,
 } from "./rate_limit.ts";
@@ -38,6 +39,10 @@ import { createLinkSigner } from "./signed_links.ts";
 import { readOrCreateSecret } from "./secret.ts";
 import { createMemoryMailer, type Mailer } from "./mail.ts";
 import { createOutbox, type Outbox } from "./outbox.ts";
+import { checkCorpus, type Corpus } from "./corpus.ts";
+import { CORPUS } from "../content/corpus.generated.ts";
+import { answerSiteFallback, contentRoutes } from "../routes/content.ts";
+import { contactFormRoutes } from "../routes/contact_form.ts";
 
 /** Options of {@linkcode createHandler}; every one is optional. */
 export interface HandlerOptions {
@@ -59,7 +64,10 @@ export interface HandlerOptions {
   trustProxy?: TrustedProxyHeader;
   /** Quotas per window, by policy name. @default {{ read: 120, write: 10, booking: 5 }} */
   rateLimits?: Partial<Record<PolicyName, number>>;
-  /** A rate limiter of your own, for example one shared across instances. */
+  /**
+   * A rate limiter of your own, for example `createKvRateLimiter({ store })`, whose counters the
+   * instances on one store share. @default {createRateLimiter()} (counts in the process)
+   */
   rateLimiter?: RateLimiter;
   /** Announces the deprecation of v1 (RFC 9745, RFC 8594). */
   deprecation?: DeprecationNotice;
@@ -96,6 +104,11 @@ export interface HandlerOptions {
   mailFrom?: string;
   /** The studio's inbox for inquiries and booking notices. @default {"studio@localhost"} */
   inbox?: string;
+  /**
+   * The site's content (see `Corpus`), checked once here.
+   * @default {the studio's corpus, compiled from content/ into content/corpus.generated.ts}
+   */
+  content?: Corpus;
 }
 
 /** Connection details a server passes with each request (as `Deno.ServeHandlerInfo` does). */
@@ -191,6 +204,7 @@ export function resolveServices(options: HandlerOptions): Services {
     policies: Object.freeze(resolvePolicies(options.rateLimits)),
     trustProxy: options.trustProxy,
     versionHeaders: Object.freeze(buildVersionHeaders(options.deprecation)),
+    content: options.content ? checkCorpus(options.content) : CORPUS,
   });
 }
 
@@ -210,6 +224,8 @@ export function buildRouteTable(services: Services): RouteDefinition[] {
     ...bookingRoutes(services),
     ...bookingActionRoutes(services),
     ...discoveryRoutes(services),
+    ...contactFormRoutes(services),
+    ...contentRoutes(services),
   );
   return table;
 }
@@ -247,9 +263,20 @@ export function createHandler(options: HandlerOptions = {}): Handler {
   const readQuota = buildQuota([services.policies.read]);
   const writeQuota = buildQuota([services.policies.write]);
 
-  /** Counts the request against a quota; throws 429 `rate-limited` when one is exhausted. */
-  function countRequest(quota: Quota, context: RequestContext): void {
+  /**
+   * Counts the request against a quota; throws (or, with a shared limiter, rejects) 429
+   * `rate-limited` when one is exhausted. The in-process limiter decides synchronously, and this
+   * hot path then awaits nothing.
+   */
+  function countRequest(quota: Quota, context: RequestContext): void | Promise<void> {
     const decision = services.rateLimiter.consume(context.clientKey, quota.policies);
+    if (decision instanceof Promise) {
+      return decision.then((settled) => applyDecision(quota, context, settled));
+    }
+    applyDecision(quota, context, decision);
+  }
+
+  function applyDecision(quota: Quota, context: RequestContext, decision: RateLimitDecision) {
     context.rateLimit = decision;
     context.rateLimitPolicy = quota.policyHeader;
     if (decision.exceeded) {
@@ -307,8 +334,8 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     // stage, and each await costs measurably on this hot path.
     const serve = (request: Request, context: RequestContext) => {
       context.route = route;
-      if (quota) countRequest(quota, context);
-      return handle(request, context);
+      const counting = quota && countRequest(quota, context);
+      return counting ? counting.then(() => handle(request, context)) : handle(request, context);
     };
     if (route.method === "GET") {
       router.get(route.path, serve);
@@ -325,18 +352,17 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       if (method !== "ALL" && pattern.test(pathname)) allowed.add(method);
     }
     const allow = [...allowed].join(", ");
-    if (!isApiPath(pathname)) {
-      return new Response(allowed.size ? "Method not allowed" : "Not found", {
-        status: allowed.size ? 405 : 404,
-        headers: {
-          "Content-Type": "text/plain; charset=utf-8",
-          ...(allowed.size ? { Allow: allow } : {}),
-        },
-      });
-    }
+    if (!isApiPath(pathname)) return answerSiteFallback(services, request, context, allow);
     const safe = request.method === "GET" || request.method === "HEAD";
-    countRequest(safe ? readQuota : writeQuota, context);
-    if (allowed.size) {
+    const counting = countRequest(safe ? readQuota : writeQuota, context);
+    return counting
+      ? counting.then(() => refuse(request, pathname, allow))
+      : refuse(request, pathname, allow);
+  });
+
+  /** Answers a path of the API without an operation: 405 when other methods exist, else 404. */
+  function refuse(request: Request, pathname: string, allow: string): never {
+    if (allow) {
       throw new ApiError("not-found", {
         status: 405,
         message: `Method ${request.method} is not allowed at "${pathname}"`,
@@ -349,7 +375,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
       message: `No operation at "${pathname}"`,
       hint: "See /api/v1 for every operation of the API",
     });
-  });
+  }
 
   const answerFailure = (error: unknown): Response => {
     // Only a failure of the catch or finally stage itself lands here: answer, never reject.

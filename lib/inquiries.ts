@@ -11,6 +11,7 @@ import { requireFields } from "./fields.ts";
 import { escapeHtml, type OutgoingMail, toHeaderText } from "./mail.ts";
 import {
   BodyError,
+  discardBody,
   isUtf8,
   JSON_BODY_PROBLEMS,
   parseJsonMembers,
@@ -102,7 +103,7 @@ export async function readInquiryBody(request: Request): Promise<Record<string, 
   const contentType = request.headers.get("Content-Type") ?? "";
   const { mediaType, charset } = readMediaType(request);
   if (!(CONTACT_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
-    await request.body?.cancel().catch(() => {});
+    discardBody(request);
     throw badForm(
       mediaType
         ? `Content-Type "${toHeaderText(mediaType, 100)}" is not accepted`
@@ -110,7 +111,7 @@ export async function readInquiryBody(request: Request): Promise<Record<string, 
     );
   }
   if (!isUtf8(charset)) {
-    await request.body?.cancel().catch(() => {});
+    discardBody(request);
     throw badForm(`Charset "${toHeaderText(charset ?? "", 40)}" is not accepted`);
   }
   let bytes: Uint8Array<ArrayBuffer>;

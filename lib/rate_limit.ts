@@ -27,13 +27,32 @@ export interface RateLimitDecision {
   exceeded: boolean;
 }
 
-/** Counts requests per client and policy. */
+/**
+ * Counts requests per client and policy: in the process ({@linkcode createRateLimiter}, which
+ * decides at once) or in a shared store (`createKvRateLimiter`, which answers with a promise).
+ */
 export interface RateLimiter {
   /**
    * Counts one request of `clientKey` against each policy.
    *
    * @param clientKey The client, from `readClientKey`.
    * @param policies The policies that apply to the request.
+   * @returns The decision, or a promise of it when the counters live elsewhere.
+   */
+  consume(
+    clientKey: string,
+    policies: readonly RateLimitPolicy[],
+  ): RateLimitDecision | Promise<RateLimitDecision>;
+}
+
+/** A {@linkcode RateLimiter} that counts in the process and so decides synchronously. */
+export interface LocalRateLimiter extends RateLimiter {
+  /**
+   * Counts one request of `clientKey` against each policy.
+   *
+   * @param clientKey The client, from `readClientKey`.
+   * @param policies The policies that apply to the request.
+   * @returns The decision.
    */
   consume(clientKey: string, policies: readonly RateLimitPolicy[]): RateLimitDecision;
 }
@@ -67,7 +86,7 @@ interface Window {
  * @param options The clock and the memory bound.
  * @returns The limiter.
  */
-export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
+export function createRateLimiter(options: RateLimiterOptions = {}): LocalRateLimiter {
   const now = options.nowMilliseconds ?? Date.now;
   const maxClients = options.maxClients ?? 100_000;
   const windows = new Map<string, Window>();
@@ -84,13 +103,7 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       : OVERFLOW_CLIENT;
     const count = (window.counts.get(key) ?? 0) + 1;
     window.counts.set(key, count);
-    const windowEnd = (index + 1) * policy.windowSeconds;
-    return {
-      policy,
-      remaining: Math.max(0, policy.limit - count),
-      resetSeconds: Math.max(1, Math.ceil(windowEnd - nowSeconds)),
-      exceeded: count > policy.limit,
-    };
+    return toPolicyState(policy, count, nowSeconds);
   }
 
   return {
@@ -99,6 +112,29 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       const states = policies.map((policy) => countOne(clientKey, policy, nowSeconds));
       return { states, exceeded: states.some((state) => state.exceeded) };
     },
+  };
+}
+
+/**
+ * The state of a policy for a client whose request is the `count`th of the current window.
+ *
+ * @param policy The policy.
+ * @param count The requests counted in the window, this one included.
+ * @param nowSeconds The current time in epoch seconds.
+ * @returns Remaining quota, seconds until the window (aligned to the epoch) ends, and whether
+ * the quota is exceeded.
+ */
+export function toPolicyState(
+  policy: RateLimitPolicy,
+  count: number,
+  nowSeconds: number,
+): PolicyState {
+  const windowEnd = (Math.floor(nowSeconds / policy.windowSeconds) + 1) * policy.windowSeconds;
+  return {
+    policy,
+    remaining: Math.max(0, policy.limit - count),
+    resetSeconds: Math.max(1, Math.ceil(windowEnd - nowSeconds)),
+    exceeded: count > policy.limit,
   };
 }
 

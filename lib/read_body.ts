@@ -54,7 +54,7 @@ export async function readBody(
 ): Promise<Uint8Array<ArrayBuffer>> {
   const declared = request.headers.get("Content-Length");
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
-    await request.body?.cancel().catch(() => {});
+    discardBody(request);
     throw new BodyError("too-large", maxBytes);
   }
   if (!request.body) return new Uint8Array(0);
@@ -93,6 +93,14 @@ export async function readBody(
     offset += chunk.byteLength;
   }
   return body;
+}
+
+/**
+ * Lets go of a body that will not be read, without waiting: a cancelled stream that was cloned
+ * settles only once every clone is cancelled, and a handler must not hang on that.
+ */
+export function discardBody(request: Request): void {
+  request.body?.cancel().catch(() => {});
 }
 
 /** A request's media type, lower-cased, and its `charset` parameter if any (RFC 9110, 8.3). */

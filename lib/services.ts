@@ -9,6 +9,7 @@ import type { TrustedProxyHeader } from "./client_address.ts";
 import type { RateLimiter } from "./rate_limit.ts";
 import type { Store } from "./store.ts";
 import type { Outbox } from "./outbox.ts";
+import type { Corpus } from "./corpus.ts";
 import type { ScheduleSettings } from "./schedule.ts";
 import type { BusyCalendar } from "./busy_calendar.ts";
 import type { SlotFinder } from "./slots.ts";
@@ -69,4 +70,6 @@ export interface Services {
   mail: { from: string; inbox: string; messageIdDomain: string };
   /** Headers every `/api/` response carries: `API-Version` and any deprecation notice. */
   versionHeaders: ReadonlyArray<readonly [string, string]>;
+  /** The site's content: pages of both languages, settings and assets. */
+  content: Corpus;
 }

@@ -10,6 +10,7 @@ import { BOOKING_FIELDS, BookingRequest, MAX_BODY_BYTES } from "../lib/contract.
 import { requireFields } from "../lib/fields.ts";
 import {
   BodyError,
+  discardBody,
   isUtf8,
   JSON_BODY_PROBLEMS,
   parseJsonMembers,
@@ -83,7 +84,7 @@ function badForm(message: string): ApiError {
 export async function readBookingRequest(request: Request): Promise<BookingRequest> {
   const { mediaType, charset } = readMediaType(request);
   if (mediaType !== "application/json" || !isUtf8(charset)) {
-    await request.body?.cancel().catch(() => {});
+    discardBody(request);
     throw badForm("Content-Type must be application/json (UTF-8)");
   }
   let bytes: Uint8Array;
@@ -117,7 +118,7 @@ export function bookingRoutes(services: Services): RouteDefinition[] {
   const book = buildOperationRoutes("createBooking", async (request, context) => {
     const origin = request.headers.get("Origin");
     if (origin !== null && !services.booking.allowedOrigins.has(origin)) {
-      await request.body?.cancel().catch(() => {});
+      discardBody(request);
       throw new ApiError("validation-failed", {
         status: 403,
         message: `Origin ${JSON.stringify(origin.slice(0, 200))} is not allowed to book`,
@@ -127,7 +128,7 @@ export function bookingRoutes(services: Services): RouteDefinition[] {
     }
     const idempotencyKey = request.headers.get("Idempotency-Key")?.trim();
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
-      await request.body?.cancel().catch(() => {});
+      discardBody(request);
       throw new ApiError("validation-failed", {
         status: 400,
         message: "Header Idempotency-Key is invalid",

@@ -59,7 +59,14 @@ export function fromAddress(address: string): { remoteAddr: { hostname: string }
   return { remoteAddr: { hostname: address } };
 }
 
-/** Builds a request to `path` on the test origin. */
+/**
+ * Builds a request to `path` on the test origin. A streamed body gets `duplex: "half"`, which
+ * Node's `Request` requires (Deno and Bun accept it).
+ */
 export function buildRequest(path: string, init: RequestInit = {}): Request {
-  return new Request(`http://localhost:8000${path}`, init);
+  const streamed = init.body instanceof ReadableStream;
+  return new Request(
+    `http://localhost:8000${path}`,
+    streamed ? { ...init, duplex: "half" } as RequestInit : init,
+  );
 }

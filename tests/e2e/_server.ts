@@ -1,12 +1,14 @@
 /**
- * Starts the real service (`main.ts`) as a child process on a free loopback port, for end-to-end
- * tests. Internal to tests/.
+ * Starts the real service as a child process on a free loopback port, for end-to-end tests: on
+ * Deno `main.ts` from source (`deno run`), on Node and Bun the npm package's executable
+ * (`cli.js`, beside the compiled tests in npm-tests/) under the same runtime. Internal to tests/.
  *
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { RUNTIME } from "../_kv.ts";
 
 /** A running service. */
 export interface RunningServer {
@@ -22,17 +24,27 @@ export interface RunningServer {
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
+/** The program and arguments that start the service on the running runtime. */
+export const SERVER_COMMAND: readonly string[] = RUNTIME === "deno"
+  ? [process.execPath, "run", "--allow-all", "--quiet", "main.ts"]
+  : [process.execPath, "cli.js"];
+
+/** Where the service's command runs: the repository on Deno, npm-tests/ on Node and Bun. */
+export const SERVER_FOLDER: string = ROOT;
+
 /**
- * Starts `main.ts` with `env` on top of the current environment, PORT=0 and HOST=127.0.0.1.
+ * Starts the service ({@linkcode SERVER_COMMAND}) with `env` on top of the current environment,
+ * PORT=0 and HOST=127.0.0.1.
  *
  * @param env Extra environment variables (STUDIO_KV_PATH and the like).
  * @returns Once the service logged that it listens.
  * @throws {Error} When the process exits or does not listen within 30 s; the error holds its output.
  */
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const [program, ...args] = SERVER_COMMAND;
   const child = spawn(
-    process.execPath,
-    ["run", "--allow-all", "--quiet", "main.ts"],
+    program,
+    args,
     {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: "1", PORT: "0", HOST: "127.0.0.1", ...env },
@@ -71,14 +83,15 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
 }
 
 /**
- * Runs `main.ts` expecting it to refuse to start, and returns its exit code and output.
+ * Runs the service expecting it to refuse to start, and returns its exit code and output.
  *
  * @param env Extra environment variables.
  */
 export async function runServerExpectingFailure(
   env: Record<string, string>,
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ["run", "--allow-all", "--quiet", "main.ts"], {
+  const [program, ...args] = SERVER_COMMAND;
+  const child = spawn(program, args, {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: "1", PORT: "0", HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -90,4 +103,32 @@ export async function runServerExpectingFailure(
   const [code] = await once(child, "exit");
   clearTimeout(timer);
   return { code, output };
+}
+
+/**
+ * Runs the operator's inbox listing on a KV file — `deno task inbox` on Deno,
+ * `studio-website inbox` (the package's executable) on Node and Bun — and returns its exit code
+ * and standard output.
+ *
+ * @param kvPath The KV file (`STUDIO_KV_PATH`).
+ */
+export async function runInbox(
+  kvPath: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const [program, ...args] = RUNTIME === "deno"
+    ? [process.execPath, "task", "--quiet", "inbox"]
+    : [...SERVER_COMMAND, "inbox"];
+  const child = spawn(program, args, {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1", STUDIO_KV_PATH: kvPath },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => stdout += chunk);
+  child.stderr?.on("data", (chunk) => stderr += chunk);
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const [code] = await once(child, "exit");
+  clearTimeout(timer);
+  return { code, stdout, stderr };
 }

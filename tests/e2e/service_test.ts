@@ -4,18 +4,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runServerExpectingFailure, startServer } from "./_server.ts";
+import { withKvFile } from "../_kv.ts";
 
 /** Reads the generated link-signing secret straight from the KV file. */
-async function readSecret(path: string): Promise<string | null> {
-  const kv = await Deno.openKv(path);
-  try {
-    return (await kv.get<string>(["settings", "secret"])).value;
-  } finally {
-    kv.close();
-  }
+function readSecret(path: string): Promise<string | null> {
+  return withKvFile(path, async (kv) => (await kv.get<string>(["settings", "secret"])).value);
 }
 
-test("main.ts serves health, the index, 404, 405 and 429 on a loopback port", async () => {
+test("the service serves health, the index, 404, 405 and 429 on a loopback port", async () => {
   const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));
   const server = await startServer({
     STUDIO_KV_PATH: join(folder, "studio.kv"),
@@ -72,7 +68,7 @@ test("main.ts serves health, the index, 404, 405 and 429 on a loopback port", as
   }
 });
 
-test("main.ts keeps its data in the KV file across a restart", async () => {
+test("the service keeps its data in the KV file across a restart", async () => {
   const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));
   const path = join(folder, "nested", "studio.kv");
   try {
@@ -95,7 +91,7 @@ test("main.ts keeps its data in the KV file across a restart", async () => {
   }
 });
 
-test("main.ts refuses to start on a bad variable and names it", async () => {
+test("the service refuses to start on a bad variable and names it", async () => {
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: "eighty" }, /Invalid PORT: "eighty"/],
     [{ STUDIO_TRUST_PROXY: "forwarded" }, /Invalid STUDIO_TRUST_PROXY/],
@@ -105,5 +101,30 @@ test("main.ts refuses to start on a bad variable and names it", async () => {
     const result = await runServerExpectingFailure(env);
     assert.equal(result.code, 1, result.output);
     assert.match(result.output, message);
+  }
+});
+
+test("two instances on one KV file with STUDIO_RATE_LIMIT_STORE=kv share a client's quota", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));
+  const env = {
+    STUDIO_KV_PATH: join(folder, "studio.kv"),
+    STUDIO_RATE_LIMIT_READ: "4",
+    STUDIO_RATE_LIMIT_STORE: "kv",
+  };
+  const first = await startServer(env);
+  const second = await startServer(env);
+  try {
+    const statuses: number[] = [];
+    for (const server of [first, second, first, second, first, second]) {
+      const response = await fetch(`${server.origin}/api/v1/health`);
+      statuses.push(response.status);
+      await response.body?.cancel();
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
+    assert.match(first.output(), /"rateLimitStore":"kv"/);
+  } finally {
+    await first.stop();
+    await second.stop();
+    rmSync(folder, { recursive: true, force: true });
   }
 });

@@ -52,6 +52,7 @@ test("readConfig() applies every default to an empty environment", () => {
     secret: undefined,
     trustProxy: undefined,
     rateLimits: { read: 120, write: 10, booking: 5 },
+    rateLimitStore: "memory",
     deprecation: undefined,
   };
   assert.deepEqual(readConfig({}), expected);
@@ -225,6 +226,7 @@ test("readConfig() parses every variable set to a good value", () => {
     STUDIO_RATE_LIMIT_READ: "60",
     STUDIO_RATE_LIMIT_WRITE: "3",
     STUDIO_RATE_LIMIT_BOOKING: "2",
+    STUDIO_RATE_LIMIT_STORE: "KV",
     ...DEPRECATION_ENV,
   };
   const expected: Config = {
@@ -249,6 +251,7 @@ test("readConfig() parses every variable set to a good value", () => {
     secret: "0123456789abcdef0123456789abcdef",
     trustProxy: "x-forwarded-for",
     rateLimits: { read: 60, write: 3, booking: 2 },
+    rateLimitStore: "kv",
     deprecation: {
       deprecatedAt: "2027-01-01T00:00:00Z",
       sunsetAt: "2027-07-01T00:00:00Z",
@@ -269,7 +272,20 @@ test("readConfig() rejects an allowed origin or busy calendar that is not an htt
   );
 });
 
-test("ENVIRONMENT_VARIABLES lists the 18 variables readConfig() reads, each once", () => {
+test("readConfig() rejects a rate-limit store other than memory or kv", () => {
+  const message = assertConfigError(
+    { STUDIO_RATE_LIMIT_STORE: "redis" },
+    "STUDIO_RATE_LIMIT_STORE",
+  );
+  assert.match(message, /"redis" is not "memory" or "kv"/);
+});
+
+test("readConfig() takes a KV Connect URL in STUDIO_KV_PATH as it is", () => {
+  const config = readConfig({ STUDIO_KV_PATH: "http://127.0.0.1:4512" });
+  assert.equal(config.kvPath, "http://127.0.0.1:4512");
+});
+
+test("ENVIRONMENT_VARIABLES lists the 19 variables readConfig() reads, each once", () => {
   const names = ENVIRONMENT_VARIABLES.map((variable) => variable.name);
   assert.equal(new Set(names).size, names.length);
   assert.deepEqual(names, [
@@ -288,6 +304,7 @@ test("ENVIRONMENT_VARIABLES lists the 18 variables readConfig() reads, each once
     "STUDIO_RATE_LIMIT_READ",
     "STUDIO_RATE_LIMIT_WRITE",
     "STUDIO_RATE_LIMIT_BOOKING",
+    "STUDIO_RATE_LIMIT_STORE",
     "STUDIO_DEPRECATION",
     "STUDIO_SUNSET",
     "STUDIO_SUNSET_LINK",

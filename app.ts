@@ -1,0 +1,181 @@
+/**
+ * The runtime-neutral composition root: environment → configuration → store, mailer, outbox and
+ * busy calendars → handler, and the server's life (listen, log where, stop on a signal). What
+ * differs between runtimes comes in through {@linkcode AppHost}: how to open the store, how to
+ * serve, how to hear signals and exit. The runtime entries (`main.ts` for Deno, `node.ts`,
+ * `bun.ts`) are a few lines each around it.
+ *
+ * @module
+ */
+import { type Config, ConfigError, type Environment, readConfig } from "./lib/config.ts";
+import { readOrCreateSecret } from "./lib/secret.ts";
+import { CONSOLE_LOGGER, createHandler, type Handler } from "./lib/create_handler.ts";
+import { createOutbox, type Outbox } from "./lib/outbox.ts";
+import { createSmtpMailer } from "./lib/smtp_mailer.ts";
+import { createIcsCalendar } from "./lib/busy_calendar.ts";
+import { DEFAULT_SCHEDULE } from "./lib/schedule.ts";
+import { createKvRateLimiter } from "./lib/kv_rate_limit.ts";
+import type { Store } from "./lib/store.ts";
+import type { Logger } from "./lib/services.ts";
+
+/** Opens the store: a file path, a KV Connect URL, or `undefined` for the platform's KV. */
+export type OpenStore = (path: string | undefined) => Promise<Store>;
+
+/** What {@linkcode createApp} needs from the runtime. */
+export interface AppRuntime {
+  /** Opens the store named by `STUDIO_KV_PATH` (creating a file's folder where needed). */
+  openStore: OpenStore;
+  /** Whether this is Deno Deploy, where an unset `STUDIO_KV_PATH` means the platform's KV. */
+  onDenoDeploy?: boolean;
+  /** The logger. @default {CONSOLE_LOGGER} */
+  logger?: Logger;
+}
+
+/** A started application: the handler and what it holds. */
+export interface App {
+  /** The checked configuration. */
+  config: Config;
+  /** The fetch handler. */
+  handler: Handler;
+  /** The store the handler keeps its data in. */
+  store: Store;
+  /** The outbox, already delivering in the background (e.g. for `Deno.cron` to nudge). */
+  outbox: Outbox;
+  /** Stops background delivery and closes the mailer and the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the application from environment variables: the checked configuration, the store
+ * (`STUDIO_KV_PATH`: a local file by default, created on first start, or a KV Connect URL), the
+ * SMTP mailer and outbox (started), the busy calendars and the handler.
+ *
+ * @param env The environment, e.g. `Deno.env.toObject()` or `process.env`.
+ * @param runtime How this runtime opens the store.
+ * @returns The application; call `close()` to release it.
+ * @throws {ConfigError} When a variable is invalid.
+ */
+export async function createApp(env: Environment, runtime: AppRuntime): Promise<App> {
+  const config = readConfig(env, { onDenoDeploy: runtime.onDenoDeploy });
+  const store = await runtime.openStore(config.kvPath);
+  try {
+    const clock = { now: () => Temporal.Now.instant() };
+    const logger = runtime.logger ?? CONSOLE_LOGGER;
+    const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
+    const outbox = createOutbox({ store, mailer, clock, logger });
+    const busyCalendar = config.busyCalendars.length
+      ? createIcsCalendar({
+        urls: config.busyCalendars,
+        defaultTimeZone: DEFAULT_SCHEDULE.timeZone,
+        clock,
+        logger,
+      })
+      : undefined;
+    const handler = createHandler({
+      baseUrl: config.baseUrl,
+      busyCalendar,
+      store,
+      clock,
+      logger,
+      outbox,
+      confirmation: config.confirmation,
+      allowedOrigins: config.allowedOrigins,
+      secret: await readOrCreateSecret(store, config.secret),
+      mailFrom: config.mailFrom,
+      inbox: config.inbox,
+      trustProxy: config.trustProxy,
+      rateLimits: config.rateLimits,
+      rateLimiter: config.rateLimitStore === "kv"
+        ? createKvRateLimiter({ store, logger })
+        : undefined,
+      deprecation: config.deprecation,
+    });
+    outbox.start();
+    return {
+      config,
+      handler,
+      store,
+      outbox,
+      async close() {
+        await outbox.stop();
+        mailer?.close();
+        store.close();
+      },
+    };
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+}
+
+/** Where a server listens. */
+export interface ServeOptions {
+  /** TCP port, 0 for a free one. */
+  port: number;
+  /** Address to listen on. */
+  hostname: string;
+}
+
+/** A server that listens. */
+export interface Listening {
+  /** The port it listens on. */
+  port: number;
+  /** The address it listens on. */
+  hostname: string;
+  /** Stops accepting connections and waits for open requests to finish. */
+  shutdown(): Promise<void>;
+}
+
+/** What {@linkcode runApp} needs from the runtime besides {@linkcode AppRuntime}. */
+export interface AppHost extends AppRuntime {
+  /** The environment. */
+  env: Environment;
+  /** Serves a handler; resolves once it listens. */
+  serve(handler: Handler, options: ServeOptions): Promise<Listening>;
+  /** Calls `listener` on SIGINT and SIGTERM (where the platform has signals). */
+  onSignal(listener: () => void): void;
+  /** Ends the process. */
+  exit(code: number): void;
+}
+
+/**
+ * Starts the service: builds the application, serves it where `PORT` and `HOST` say, logs one
+ * JSON line `{"message":"Listening","url",…,"port"}`, and on SIGINT or SIGTERM stops serving,
+ * closes the application and exits 0. A bad variable prints `studio-website: Invalid …` and
+ * exits 1.
+ *
+ * @param host The runtime's ways to open the store, serve, hear signals and exit.
+ * @returns The running application, or `undefined` when the configuration was refused.
+ */
+export async function runApp(host: AppHost): Promise<App | undefined> {
+  let app: App;
+  try {
+    app = await createApp(host.env, host);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`studio-website: ${error.message}`);
+    host.exit(1);
+    return undefined;
+  }
+  const { config } = app;
+  const server = await host.serve(app.handler, { port: config.port, hostname: config.host });
+  const { port, hostname } = server;
+  console.log(JSON.stringify({
+    level: "info",
+    message: "Listening",
+    url: `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}/`,
+    port,
+    baseUrl: config.baseUrl,
+    kvPath: config.kvPath ?? "(platform default)",
+    rateLimitStore: config.rateLimitStore,
+  }));
+  let stopping = false;
+  host.onSignal(async () => {
+    if (stopping) return;
+    stopping = true;
+    await server.shutdown();
+    await app.close();
+    host.exit(0);
+  });
+  return app;
+}

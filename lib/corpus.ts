@@ -1,0 +1,416 @@
+/**
+ * The site's content as data: the Markdown pages of both languages, the studio's facts and the
+ * interface text, as `scripts/build_content.ts` compiles them from `content/` into
+ * `content/corpus.generated.ts`. A library user may pass a corpus of their own to
+ * `createHandler({ content })`; it is checked once, when the handler is created.
+ *
+ * @module
+ */
+import {
+  array,
+  assert,
+  boolean,
+  type Describe,
+  enums,
+  nonempty,
+  number,
+  object,
+  pattern,
+  record,
+  string,
+  type Struct,
+} from "superstruct";
+
+/** The site's languages: Portuguese (PT-PT) at bare paths, English under `/en`. */
+export const LANGUAGES = ["pt", "en"] as const;
+
+/** One of the site's languages. */
+export type Language = typeof LANGUAGES[number];
+
+/** The llms.txt section a page is listed under (`optional` is llmstxt.org's "Optional"). */
+export const PAGE_SECTIONS = ["studio", "services", "contact", "agents", "optional"] as const;
+
+/** An llms.txt section. */
+export type PageSection = typeof PAGE_SECTIONS[number];
+
+/** What the HTML template adds after a page's Markdown: nothing, the contact form or the booking widget. */
+export const PAGE_LAYOUTS = ["page", "contact", "booking"] as const;
+
+/** A page layout. */
+export type PageLayout = typeof PAGE_LAYOUTS[number];
+
+const PATH: Struct<string, null> = pattern(
+  string(),
+  /^\/(?:[a-z0-9]+(?:-[a-z0-9]+)*(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)*)?$/,
+);
+const DATE: Struct<string, null> = pattern(string(), /^\d{4}-\d{2}-\d{2}$/);
+const TEXT: Struct<string, null> = nonempty(string());
+
+/** One page in one language. */
+export interface CorpusPage {
+  /** Identifier shared by a page and its translation, e.g. `services`. */
+  id: string;
+  /** The page's language. */
+  language: Language;
+  /** The page's path: bare for Portuguese (`/servicos`), under `/en` for English. */
+  path: string;
+  /** The `<title>`, usually the H1's text too. */
+  title: string;
+  /** A short name for navigation and links (the title, unless the front matter gives one). */
+  label: string;
+  /** One or two sentences: the meta description and the note in llms.txt. */
+  description: string;
+  /** Last change of the page, `YYYY-MM-DD` (the sitemap's `lastmod`). */
+  updated: string;
+  /** Position in listings (llms.txt, llms-full.txt, sitemap). */
+  order: number;
+  /** The llms.txt section it is listed under. */
+  section: PageSection;
+  /** What the HTML template adds after the Markdown. */
+  layout: PageLayout;
+  /** Whether it is listed in the sitemap and llms.txt and may be indexed (a thank-you page is not). */
+  indexed: boolean;
+  /** The body in Markdown, starting with its H1. */
+  markdown: string;
+}
+
+/** The validator of {@linkcode CorpusPage}. */
+export const CorpusPage: Describe<CorpusPage> = object({
+  id: TEXT,
+  language: enums(LANGUAGES),
+  path: PATH,
+  title: TEXT,
+  label: TEXT,
+  description: TEXT,
+  updated: DATE,
+  order: number(),
+  section: enums(PAGE_SECTIONS),
+  layout: enums(PAGE_LAYOUTS),
+  indexed: boolean(),
+  markdown: TEXT,
+});
+
+/** The text of a page that has no path of its own (the 404 page). */
+export interface PageText {
+  /** The `<title>`. */
+  title: string;
+  /** The meta description. */
+  description: string;
+  /** The body in Markdown, starting with its H1. */
+  markdown: string;
+}
+
+/** The validator of {@linkcode PageText}. */
+export const PageText: Describe<PageText> = object({
+  title: TEXT,
+  description: TEXT,
+  markdown: TEXT,
+});
+
+/** A titled message shown to people, its text in inline Markdown. */
+export interface Notice {
+  /** The page's title and H1. */
+  title: string;
+  /** One paragraph of inline Markdown; `{name}` placeholders are filled when it is shown. */
+  text: string;
+}
+
+const Notice: Describe<Notice> = object({ title: TEXT, text: TEXT });
+
+/** The contact form's labels and messages. */
+export interface ContactFormText {
+  /** The id of the page a person sees after sending the form. */
+  thanksPage: string;
+  legend: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  category: string;
+  /** The label of the empty choice of `Category`. */
+  categoryNone: string;
+  /** The choices of `Category`: the value sent and its label. */
+  categories: Array<{ value: string; label: string }>;
+  message: string;
+  messageHint: string;
+  /** The word after a required field's label. */
+  required: string;
+  submit: string;
+  /** Inline Markdown under the form. */
+  privacy: string;
+  /** The heading of the list of problems after a failed submission. */
+  errorSummary: string;
+  /** Messages per kind of field problem; `{min}` and `{max}` are replaced by the bounds. */
+  problems: Record<"missing" | "type" | "length" | "format" | "enum", string>;
+  /** The body did not parse. */
+  badForm: Notice;
+  /** The write quota is exhausted; `{seconds}` is the wait. */
+  rateLimited: Notice;
+  /** The inquiry could not be stored. */
+  noBackend: Notice;
+}
+
+/** The validator of {@linkcode ContactFormText}. */
+export const ContactFormText: Describe<ContactFormText> = object({
+  thanksPage: string(),
+  legend: string(),
+  firstName: string(),
+  lastName: string(),
+  email: string(),
+  category: string(),
+  categoryNone: string(),
+  categories: array(object({ value: string(), label: string() })),
+  message: string(),
+  messageHint: string(),
+  required: string(),
+  submit: string(),
+  privacy: string(),
+  errorSummary: string(),
+  problems: object({
+    missing: string(),
+    type: string(),
+    length: string(),
+    format: string(),
+    enum: string(),
+  }),
+  badForm: Notice,
+  rateLimited: Notice,
+  noBackend: Notice,
+});
+
+/** The booking widget's labels and messages (its script reads them from a JSON data block). */
+export interface BookingText {
+  /** While a month's free times load. */
+  loading: string;
+  month: string;
+  previousMonth: string;
+  nextMonth: string;
+  days: string;
+  /** A month without free times. */
+  noSlots: string;
+  /** The free times could not be read. */
+  slotsFailed: string;
+  /** The widget's heading. */
+  chooseTime: string;
+  /** The note that times are Lisbon's. */
+  timeZone: string;
+  name: string;
+  email: string;
+  company: string;
+  topic: string;
+  topicHint: string;
+  /** The word after an optional field's label. */
+  optional: string;
+  submit: string;
+  sending: string;
+  /** 201 `accepted`; `{time}` and `{attendee}` are filled in. */
+  accepted: string;
+  /** 201 `pending`; `{time}` and `{attendee}` are filled in. */
+  pending: string;
+  /** 409: the time was taken. */
+  conflict: string;
+  /** 503 or a lost answer: check the mailbox before any retry. */
+  uncertain: string;
+  /** 400; `{fields}` names the fields. */
+  invalid: string;
+  /** 403; `{base}` is the site's origin. */
+  originRejected: string;
+  /** 429; `{seconds}` is the wait. */
+  rateLimited: string;
+  /** Any other failure. */
+  failed: string;
+  /** Sent without a time chosen. */
+  missingTime: string;
+}
+
+/** The validator of {@linkcode BookingText}. */
+export const BookingText: Describe<BookingText> = object({
+  loading: string(),
+  month: string(),
+  previousMonth: string(),
+  nextMonth: string(),
+  days: string(),
+  noSlots: string(),
+  slotsFailed: string(),
+  chooseTime: string(),
+  timeZone: string(),
+  name: string(),
+  email: string(),
+  company: string(),
+  topic: string(),
+  topicHint: string(),
+  optional: string(),
+  submit: string(),
+  sending: string(),
+  accepted: string(),
+  pending: string(),
+  conflict: string(),
+  uncertain: string(),
+  invalid: string(),
+  originRejected: string(),
+  rateLimited: string(),
+  failed: string(),
+  missingTime: string(),
+});
+
+/** Everything the site says in one language besides its pages. */
+export interface LanguageSettings {
+  /** BCP 47 tag for `lang`, `hreflang` and the sitemap: `pt-PT`, `en`. */
+  tag: string;
+  /** The language's name in itself, for the language switch: `Português`, `English`. */
+  label: string;
+  /** One line under the studio's name. */
+  tagline: string;
+  /** The site summary: llms.txt's blockquote. */
+  summary: string;
+  /** Page ids in the main navigation. */
+  nav: string[];
+  /** The page id of the navigation's call to action (booking). */
+  callToAction: string;
+  /** Page ids linked in the footer. */
+  footer: string[];
+  /** Interface text of the template. */
+  text: {
+    skipLink: string;
+    navLabel: string;
+    markdownLink: string;
+    machineLinks: string;
+    methodNotAllowed: Notice;
+  };
+  /** The contact form. */
+  form: ContactFormText;
+  /** The booking widget. */
+  booking: BookingText;
+  /** llms.txt: the free-form part after the summary, each section's H2, the API links' titles. */
+  llms: {
+    intro: string;
+    sections: Record<PageSection, string>;
+    apiLinks: Record<"openapi" | "index" | "catalog" | "full" | "otherLanguage", string>;
+  };
+  /** The 404 page. */
+  notFound: PageText;
+}
+
+/** The validator of {@linkcode LanguageSettings}. */
+export const LanguageSettings: Describe<LanguageSettings> = object({
+  tag: TEXT,
+  label: TEXT,
+  tagline: TEXT,
+  summary: TEXT,
+  nav: array(string()),
+  callToAction: string(),
+  footer: array(string()),
+  text: object({
+    skipLink: string(),
+    navLabel: string(),
+    markdownLink: string(),
+    machineLinks: string(),
+    methodNotAllowed: Notice,
+  }),
+  form: ContactFormText,
+  booking: BookingText,
+  llms: object({
+    intro: TEXT,
+    sections: object({
+      studio: string(),
+      services: string(),
+      contact: string(),
+      agents: string(),
+      optional: string(),
+    }),
+    apiLinks: object({
+      openapi: string(),
+      index: string(),
+      catalog: string(),
+      full: string(),
+      otherLanguage: string(),
+    }),
+  }),
+  notFound: PageText,
+});
+
+/** The whole corpus: the studio's facts, both languages' settings, every page and the assets. */
+export interface Corpus {
+  /** The studio's name. */
+  name: string;
+  /** The studio's public e-mail address. */
+  email: string;
+  /** The studio's postal address, as written in Portugal. */
+  address: string;
+  /** Settings per language. */
+  languages: Record<Language, LanguageSettings>;
+  /** Every page of both languages, in a stable order (Portuguese first, then by `order`). */
+  pages: CorpusPage[];
+  /** Static files served under `/assets/`, by file name (`site.css`, `booking.js`). */
+  assets: Record<string, { type: string; body: string }>;
+}
+
+/** The validator of {@linkcode Corpus}. */
+export const Corpus: Describe<Corpus> = object({
+  name: TEXT,
+  email: TEXT,
+  address: TEXT,
+  languages: object({ pt: LanguageSettings, en: LanguageSettings }),
+  pages: array(CorpusPage),
+  assets: record(string(), object({ type: string(), body: string() })),
+});
+
+/** Problems with a corpus that its schema cannot see. */
+export class CorpusError extends Error {
+  /** @param message What is wrong. */
+  constructor(message: string) {
+    super(message);
+    this.name = "CorpusError";
+  }
+}
+
+/**
+ * Checks a corpus: its shape, then that every page has its translation, paths are unique and in
+ * the right language's space (`/en…` for English only), and every page id named by the settings
+ * exists in both languages.
+ *
+ * @param corpus The corpus to check.
+ * @returns The same corpus, typed.
+ * @throws {CorpusError} On the first problem found.
+ */
+export function checkCorpus(corpus: unknown): Corpus {
+  try {
+    assert(corpus, Corpus);
+  } catch (error) {
+    throw new CorpusError(`Invalid corpus: ${error instanceof Error ? error.message : error}`);
+  }
+  const paths = new Set<string>();
+  const ids: Record<Language, Set<string>> = { pt: new Set(), en: new Set() };
+  for (const page of corpus.pages) {
+    if (paths.has(page.path)) throw new CorpusError(`Duplicate path "${page.path}"`);
+    paths.add(page.path);
+    const english = page.path === "/en" || page.path.startsWith("/en/");
+    if (english !== (page.language === "en")) {
+      throw new CorpusError(
+        `Page "${page.id}" (${page.language}) has path "${page.path}" outside its language's space`,
+      );
+    }
+    if (ids[page.language].has(page.id)) {
+      throw new CorpusError(`Duplicate page "${page.id}" in "${page.language}"`);
+    }
+    ids[page.language].add(page.id);
+  }
+  for (const language of LANGUAGES) {
+    const other = language === "pt" ? "en" : "pt";
+    for (const id of ids[language]) {
+      if (!ids[other].has(id)) {
+        throw new CorpusError(`Page "${id}" has no "${other}" translation`);
+      }
+    }
+    const settings = corpus.languages[language];
+    const named = [...settings.nav, settings.callToAction, ...settings.footer];
+    for (const id of [...named, settings.form.thanksPage]) {
+      if (!ids[language].has(id)) {
+        throw new CorpusError(`Settings of "${language}" name page "${id}", which does not exist`);
+      }
+    }
+  }
+  for (const home of ["/", "/en"]) {
+    if (!paths.has(home)) throw new CorpusError(`The corpus has no home page at "${home}"`);
+  }
+  return corpus;
+}

@@ -1,0 +1,48 @@
+/**
+ * Content negotiation of the site's pages (spec, "The site also serves content for software
+ * without JavaScript"): HTML by default, Markdown when the request's `Accept` prefers it, under
+ * the q-value rules of RFC 9110, section 12.5.1 (npm `negotiator`).
+ *
+ * @module
+ */
+import Negotiator from "negotiator";
+
+/** The two representations of every page. */
+export type ContentFormat = "html" | "markdown";
+
+/**
+ * The media types offered, in order of the server's preference: a tie (`*\/*`, `text/*`, or equal
+ * q-values) goes to HTML. `text/markdown;charset=utf-8` is listed so that an `Accept` naming the
+ * charset parameter still matches.
+ */
+const OFFERED = ["text/html", "text/markdown", "text/markdown;charset=utf-8"];
+
+/** Most distinct `Accept` values remembered; a flood of odd values only clears the memory. */
+const MAX_REMEMBERED = 256;
+
+const remembered = new Map<string, ContentFormat>();
+
+/**
+ * Chooses the representation of a page for an `Accept` header.
+ *
+ * @param accept The request's `Accept` value, or `null` when it has none.
+ * @returns `"markdown"` when `text/markdown` has the highest preference, else `"html"` (also when
+ * neither is acceptable: a page is better than a 406 for people and crawlers alike).
+ *
+ * @example
+ * ```ts
+ * import { negotiateFormat } from "./negotiate_format.ts";
+ * console.log(negotiateFormat("text/markdown;q=0.1, text/html")); // "html"
+ * console.log(negotiateFormat("text/markdown, *\/*;q=0.8")); // "markdown"
+ * ```
+ */
+export function negotiateFormat(accept: string | null): ContentFormat {
+  if (!accept) return "html";
+  let format = remembered.get(accept);
+  if (format) return format;
+  const chosen = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
+  format = chosen?.startsWith("text/markdown") ? "markdown" : "html";
+  if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+  remembered.set(accept, format);
+  return format;
+}

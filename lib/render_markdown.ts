@@ -1,0 +1,56 @@
+/**
+ * Markdown to HTML for the site's pages (npm `marked`, GitHub-flavoured Markdown), with an `id` on
+ * every heading so sections can be linked to.
+ *
+ * @module
+ */
+import { Marked } from "marked";
+
+/**
+ * Builds a heading's `id` from its text: lower case, accents dropped, runs of anything else than
+ * letters and digits turned into one hyphen (`Condições de pagamento` → `condicoes-de-pagamento`).
+ *
+ * @param text The heading's plain text.
+ */
+export function toSlug(text: string): string {
+  return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "section";
+}
+
+const usedSlugs = new Set<string>();
+
+const marked = new Marked({
+  gfm: true,
+  renderer: {
+    heading({ tokens, depth, text }) {
+      // Link syntax is dropped from the text: "[Websites](/servicos/websites)" → "websites".
+      const base = toSlug(text.replace(/\[([^\]]*)\]\([^)]*\)/g, "$1"));
+      let slug = base;
+      for (let suffix = 2; usedSlugs.has(slug); suffix++) slug = `${base}-${suffix}`;
+      usedSlugs.add(slug);
+      return `<h${depth} id="${slug}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
+    },
+  },
+});
+
+/**
+ * Renders a Markdown document as HTML. Raw HTML in the Markdown passes through: the corpus is
+ * trusted content, never user input.
+ *
+ * @param markdown The document.
+ * @returns The HTML fragment.
+ */
+export function renderMarkdown(markdown: string): string {
+  usedSlugs.clear();
+  return marked.parse(markdown, { async: false });
+}
+
+/**
+ * Renders one paragraph's worth of inline Markdown (links, emphasis, code) as HTML.
+ *
+ * @param markdown Inline Markdown.
+ * @returns The HTML, without a wrapping paragraph.
+ */
+export function renderInlineMarkdown(markdown: string): string {
+  return marked.parseInline(markdown, { async: false });
+}

@@ -1,0 +1,141 @@
+/**
+ * The contact form of the site, for people without JavaScript: `POST /contacto` and
+ * `POST /en/contact` take the form's `multipart/form-data` through the same contact service as
+ * `POST /api/v1/contact`, counted against the same write quota, and answer with pages in the
+ * form's language, never JSON: a 303 to the thank-you page, the form again with a message per
+ * field (400), or a page saying what went wrong (400, 429, 500).
+ *
+ * @module
+ */
+import { ApiError } from "../lib/api_error.ts";
+import { buildNoticePage, readSite, type Site, type SitePage } from "../lib/build_site.ts";
+import { findPage } from "../lib/render_page.ts";
+import type { FieldProblem } from "../lib/fields.ts";
+import { type Attribution, ATTRIBUTION_FIELDS } from "../lib/first_touch.ts";
+import { readInquiryBody, submitInquiry, validateInquiry } from "../lib/inquiries.ts";
+import { type ContactFormState, renderContactForm } from "../lib/render_contact_form.ts";
+import { respond, toRepresentation } from "../lib/representation.ts";
+import type { RequestContext, RouteDefinition } from "../lib/route.ts";
+import type { Services } from "../lib/services.ts";
+import { discardBody } from "../lib/read_body.ts";
+
+/** Reads what the person typed from a copy of the request, to show the form again. */
+async function readFormState(copy: Request): Promise<ContactFormState> {
+  let form: FormData;
+  try {
+    form = await copy.formData();
+  } catch {
+    return {};
+  }
+  const text = (name: string) => {
+    const value = form.get(name);
+    return typeof value === "string" ? value : undefined;
+  };
+  const [firstName, lastName] = form.getAll("Name").map((value) => String(value));
+  const attribution: Attribution = {};
+  for (const name of ATTRIBUTION_FIELDS) {
+    const value = text(name);
+    if (value) attribution[name] = value;
+  }
+  return {
+    firstName,
+    lastName,
+    values: { Email: text("Email"), Message: text("Message"), Category: text("Category") },
+    attribution,
+  };
+}
+
+/** Answers the contact page again, with the person's values and the problems found. */
+function answerInvalid(
+  site: Site,
+  entry: SitePage,
+  request: Request,
+  state: ContactFormState,
+  problems: readonly FieldProblem[],
+): Response {
+  const settings = site.corpus.languages[entry.page.language];
+  const html = site.renderHtml({
+    language: entry.page.language,
+    title: `${settings.form.errorSummary.replace(/:$/, "")} · ${entry.page.title}`,
+    description: entry.page.description,
+    mainHtml: entry.bodyHtml +
+      renderContactForm(settings.form, entry.page.path, { ...state, problems }),
+    page: entry.page,
+    translation: entry.translation,
+    markdownPath: entry.markdownPath,
+  });
+  const headers = entry.html.headers.filter(([name]) =>
+    name !== "ETag" && name !== "Cache-Control" && name !== "Vary"
+  );
+  return respond(request, toRepresentation(html, [...headers, ["Cache-Control", "no-store"]]), {
+    status: 400,
+  });
+}
+
+async function submitContactForm(
+  services: Services,
+  site: Site,
+  entry: SitePage,
+  request: Request,
+  context: RequestContext,
+): Promise<Response> {
+  const language = entry.page.language;
+  const text = site.corpus.languages[language].form;
+  const decision = await services.rateLimiter.consume(context.clientKey, [services.policies.write]);
+  if (decision.exceeded) {
+    discardBody(request);
+    const seconds = Math.max(
+      1,
+      ...decision.states.filter((state) => state.exceeded).map((state) => state.resetSeconds),
+    );
+    return respond(
+      request,
+      buildNoticePage(site, language, text.rateLimited, { seconds: String(seconds) }),
+      { status: 429, headers: [["Retry-After", String(seconds)]] },
+    );
+  }
+  const copy = request.clone();
+  let fields;
+  try {
+    fields = validateInquiry(await readInquiryBody(request));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.code === "validation-failed" && error.details) {
+      return answerInvalid(site, entry, request, await readFormState(copy), error.details);
+    }
+    discardBody(copy);
+    return respond(request, buildNoticePage(site, language, text.badForm), { status: 400 });
+  }
+  discardBody(copy);
+  try {
+    await submitInquiry(services, fields, {
+      clientAddress: context.clientKey,
+      userAgent: request.headers.get("User-Agent") ?? undefined,
+      referrer: request.headers.get("Referer") ?? undefined,
+    });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return respond(request, buildNoticePage(site, language, text.noBackend), { status: 500 });
+  }
+  const thanks = findPage(site.corpus, text.thanksPage, language);
+  return new Response(null, {
+    status: 303,
+    headers: { Location: thanks.path, "Cache-Control": "no-store" },
+  });
+}
+
+/** The routes of the contact form: one `POST` per page whose layout is `contact`. */
+export function contactFormRoutes(services: Services): RouteDefinition[] {
+  return services.content.pages
+    .filter((page) => page.layout === "contact")
+    .map((page) => ({
+      method: "POST",
+      path: page.path,
+      handle: (request, context) => {
+        const site = readSite(services);
+        const entry = site.pages.get(page.path);
+        if (!entry) throw new Error(`No prepared page at "${page.path}"`);
+        return submitContactForm(services, site, entry, request, context);
+      },
+    }));
+}

@@ -1,0 +1,180 @@
+/**
+ * The site for people and agents (spec, "The site also serves content for software without
+ * JavaScript"): every page as HTML, or as Markdown when `Accept` prefers it; the Markdown twins
+ * under `/md/`; `/llms.txt`, `/en/llms.txt`, `/llms-full.txt`, `/sitemap.xml`, `/robots.txt` and
+ * the assets; and the 404 page of unknown paths, in the path's language. Every answer is prepared
+ * once (see `buildSite`), carries an `ETag` and answers `If-None-Match` with 304. None is rate
+ * limited.
+ *
+ * @module
+ */
+import { LLMS_FULL_PATH, toLlmsPath } from "../lib/build_llms_txt.ts";
+import {
+  buildNoticePage,
+  readSite,
+  type Site,
+  type SitePage,
+  toLanguage,
+  toPagePath,
+} from "../lib/build_site.ts";
+import { buildFirstTouchCookie, readFirstTouch, readQueryAttribution } from "../lib/first_touch.ts";
+import { LLMS_PATH } from "../lib/contract.ts";
+import { negotiateFormat } from "../lib/negotiate_format.ts";
+import { renderContactForm } from "../lib/render_contact_form.ts";
+import {
+  type HeaderPair,
+  type Representation,
+  respond,
+  toRepresentation,
+} from "../lib/representation.ts";
+import type { RequestContext, RouteDefinition } from "../lib/route.ts";
+import type { Services } from "../lib/services.ts";
+
+/** Headers of an answer that depends on the visitor (a cookie set or read). */
+const PRIVATE: HeaderPair = ["Cache-Control", "private, no-store"];
+
+/**
+ * Answers a page's HTML with the visitor's campaign attribution: the first landing with
+ * `utm_*` or `gclid` in its query sets the first-touch cookie, and a contact page fills its
+ * hidden campaign fields from that cookie (or, on the first landing itself, from the query).
+ */
+function answerWithAttribution(site: Site, entry: SitePage, request: Request): Response {
+  const fromQuery = readQueryAttribution(request.url);
+  const kept = readFirstTouch(request.headers.get("Cookie"));
+  const headers: HeaderPair[] = [];
+  if (fromQuery && !kept) {
+    headers.push([
+      "Set-Cookie",
+      buildFirstTouchCookie(fromQuery, site.baseUrl.startsWith("https:")),
+    ]);
+  }
+  const attribution = kept ?? fromQuery;
+  if (entry.page.layout !== "contact" || !attribution) {
+    if (headers.length) headers.push(PRIVATE);
+    return respond(request, entry.html, { headers });
+  }
+  const settings = site.corpus.languages[entry.page.language];
+  const html = site.renderHtml({
+    language: entry.page.language,
+    title: entry.page.title,
+    description: entry.page.description,
+    mainHtml: entry.bodyHtml + renderContactForm(settings.form, entry.page.path, { attribution }),
+    page: entry.page,
+    translation: entry.translation,
+    markdownPath: entry.markdownPath,
+  });
+  const representation = toRepresentation(
+    html,
+    entry.html.headers.filter(([name]) => name !== "ETag"),
+  );
+  return respond(request, representation, { headers: [...headers, PRIVATE] });
+}
+
+function servePage(
+  site: Site,
+  entry: SitePage,
+  request: Request,
+  context: RequestContext,
+): Response {
+  if (context.pathname !== entry.page.path) {
+    // itty-router also matches a trailing slash: send it to the one canonical address.
+    const query = request.url.indexOf("?");
+    return new Response(null, {
+      status: 301,
+      headers: { Location: entry.page.path + (query < 0 ? "" : request.url.slice(query)) },
+    });
+  }
+  if (negotiateFormat(request.headers.get("Accept")) === "markdown") {
+    return respond(request, entry.markdown);
+  }
+  if (
+    request.url.includes("?") || (entry.page.layout === "contact" && request.headers.has("Cookie"))
+  ) {
+    return answerWithAttribution(site, entry, request);
+  }
+  return respond(request, entry.html);
+}
+
+/**
+ * Answers an unknown path outside `/api/`: the 404 page in the path's language, as Markdown when
+ * `Accept` prefers it; or, when the path exists with other methods, a 405 page with `Allow`.
+ *
+ * @param services The resolved services.
+ * @param request The request.
+ * @param context The request's context.
+ * @param allow The methods the path accepts, comma-separated, or empty.
+ */
+export function answerSiteFallback(
+  services: Services,
+  request: Request,
+  context: RequestContext,
+  allow: string,
+): Response {
+  const site = readSite(services);
+  const language = toLanguage(context.pathname);
+  if (allow) {
+    const notice = site.corpus.languages[language].text.methodNotAllowed;
+    return respond(request, buildNoticePage(site, language, notice), {
+      status: 405,
+      headers: [["Allow", allow]],
+    });
+  }
+  const format = context.pathname.startsWith("/md/")
+    ? "markdown"
+    : negotiateFormat(request.headers.get("Accept"));
+  return respond(request, site.notFound[language][format], { status: 404 });
+}
+
+/**
+ * The routes of the site's content. The paths come from the corpus; the site itself is rendered
+ * on the first content request and kept (see `readSite`), so a handler that only serves the API
+ * never pays for it.
+ */
+export function contentRoutes(services: Services): RouteDefinition[] {
+  const routes: RouteDefinition[] = services.content.pages.map((page) => ({
+    method: "GET",
+    path: page.path,
+    handle: (request, context) => {
+      const site = readSite(services);
+      const entry = site.pages.get(page.path);
+      if (!entry) return answerSiteFallback(services, request, context, "");
+      return servePage(site, entry, request, context);
+    },
+  }));
+  const serve = (path: string, pick: (site: Site) => Representation): RouteDefinition => ({
+    method: "GET",
+    path,
+    handle: (request) => respond(request, pick(readSite(services))),
+  });
+  routes.push(
+    {
+      method: "GET",
+      path: "/md/*",
+      handle: (request, context) => {
+        const site = readSite(services);
+        const path = toPagePath(context.pathname);
+        const entry = path === undefined ? undefined : site.pages.get(path);
+        if (entry) return respond(request, entry.markdown);
+        return respond(request, site.notFound[toLanguage(context.pathname)].markdown, {
+          status: 404,
+        });
+      },
+    },
+    serve(LLMS_PATH, (site) => site.llms.pt),
+    serve(toLlmsPath("en"), (site) => site.llms.en),
+    serve(LLMS_FULL_PATH, (site) => site.llmsFull),
+    serve("/sitemap.xml", (site) => site.sitemap),
+    serve("/robots.txt", (site) => site.robots),
+    {
+      method: "GET",
+      path: "/assets/:name",
+      handle: (request, context) => {
+        const asset = readSite(services).assets.get(context.pathname.slice("/assets/".length));
+        if (!asset) return answerSiteFallback(services, request, context, "");
+        const pinned = request.url.endsWith(`?v=${asset.version}`);
+        return respond(request, pinned ? asset.pinned : asset.current);
+      },
+    },
+  );
+  return routes;
+}

@@ -1,0 +1,263 @@
+/**
+ * Compiles the site's content into `content/corpus.generated.ts`, so the handler needs no file
+ * system at run time (Deno Deploy, Node and Bun alike):
+ *
+ * - `content/site.yaml`: the studio's facts and each language's interface text;
+ * - `content/pt/<id>.md` and `content/en/<id>.md`: one page per file, with YAML front matter,
+ *   paired with its translation by file name (`not_found.md` is the 404 page);
+ * - `content/assets/*`: the stylesheet and the booking script, served under `/assets/`.
+ *
+ * `{{name}}`, `{{email}}` and `{{address}}` in any text are replaced by the facts of site.yaml.
+ *
+ * Usage: `deno task build:content` (writes the module), `deno task build:content --check` (exits
+ * 1 when the committed module is out of date).
+ *
+ * @module
+ */
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import {
+  boolean,
+  create,
+  defaulted,
+  enums,
+  nonempty,
+  number,
+  object,
+  optional,
+  string,
+  StructError,
+} from "superstruct";
+import {
+  checkCorpus,
+  type Corpus,
+  type CorpusPage,
+  LANGUAGES,
+  PAGE_LAYOUTS,
+  PAGE_SECTIONS,
+  type PageText,
+} from "../lib/corpus.ts";
+
+/** The content folder. */
+export const CONTENT_FOLDER = fileURLToPath(new URL("../content/", import.meta.url));
+
+/** Where the compiled module is written. */
+export const CORPUS_MODULE_PATH = CONTENT_FOLDER + "corpus.generated.ts";
+
+/** The page file that holds a language's 404 page. */
+const NOT_FOUND_FILE = "not_found.md";
+
+/** A source file, its path relative to `content/` with `/` separators. */
+export interface SourceFile {
+  path: string;
+  text: string;
+}
+
+const MEDIA_TYPES: Record<string, string> = {
+  css: "text/css; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  svg: "image/svg+xml",
+  txt: "text/plain; charset=utf-8",
+};
+
+const FrontMatter = object({
+  path: string(),
+  title: nonempty(string()),
+  label: optional(string()),
+  description: nonempty(string()),
+  updated: string(),
+  order: number(),
+  section: enums(PAGE_SECTIONS),
+  layout: defaulted(enums(PAGE_LAYOUTS), "page"),
+  indexed: defaulted(boolean(), true),
+});
+
+const NotFoundFrontMatter = object({
+  title: nonempty(string()),
+  description: nonempty(string()),
+  path: optional(string()),
+});
+
+const Facts = object({ name: string(), email: string(), address: string() });
+
+/** A problem in the content, naming the file. */
+export class ContentError extends Error {
+  /** @param file The file, relative to content/. @param message What is wrong. */
+  constructor(file: string, message: string) {
+    super(`content/${file}: ${message}`);
+    this.name = "ContentError";
+  }
+}
+
+function splitFrontMatter(file: SourceFile): { data: unknown; body: string } {
+  const text = file.text.replace(/\r\n/g, "\n");
+  const match = /^---\n([\s\S]*?)\n---\n/.exec(text);
+  if (!match) throw new ContentError(file.path, "no front matter between --- lines");
+  return { data: parse(match[1]), body: text.slice(match[0].length).trim() + "\n" };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof StructError) {
+    return `front matter "${error.path.join(".") || error.key}": ${error.message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Replaces `{{fact}}` with the studio's facts, refusing any unknown name. */
+function substitute(file: string, text: string, facts: Record<string, string>): string {
+  return text.replace(/\{\{(\w+)\}\}/g, (_all, name: string) => {
+    if (!(name in facts)) throw new ContentError(file, `unknown placeholder "{{${name}}}"`);
+    return facts[name];
+  });
+}
+
+/** Applies {@linkcode substitute} to every string inside a parsed YAML value. */
+function substituteDeep(file: string, value: unknown, facts: Record<string, string>): unknown {
+  if (typeof value === "string") return substitute(file, value, facts);
+  if (Array.isArray(value)) return value.map((item) => substituteDeep(file, item, facts));
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, substituteDeep(file, item, facts)]),
+    );
+  }
+  return value;
+}
+
+/**
+ * Compiles the content's source files into a checked corpus.
+ *
+ * @param files Every file under `content/` that belongs to the corpus.
+ * @returns The corpus, pages ordered by language (Portuguese first), then `order`.
+ * @throws {ContentError} When a file is malformed. @throws {CorpusError} When the whole is not
+ * consistent (a page without its translation, a duplicate path).
+ */
+export function buildCorpus(files: readonly SourceFile[]): Corpus {
+  const settingsFile = files.find((file) => file.path === "site.yaml");
+  if (!settingsFile) throw new ContentError("site.yaml", "missing");
+  const raw = parse(settingsFile.text) as Record<string, unknown>;
+  let facts: Record<string, string>;
+  try {
+    facts = create(
+      { name: raw.name, email: raw.email, address: raw.address },
+      Facts,
+    );
+  } catch (error) {
+    throw new ContentError("site.yaml", describe(error));
+  }
+  const settings = substituteDeep("site.yaml", raw, facts) as Record<string, unknown>;
+  const languages = settings.languages as Record<string, Record<string, unknown>>;
+  const pages: CorpusPage[] = [];
+  const notFound: Partial<Record<string, PageText>> = {};
+  for (const file of files) {
+    const match = /^(pt|en)\/([a-z0-9_]+)\.md$/.exec(file.path);
+    if (!match) continue;
+    const [, language, id] = match as unknown as [string, CorpusPage["language"], string];
+    const { data, body } = splitFrontMatter(file);
+    const markdown = substitute(file.path, body, facts);
+    try {
+      if (id + ".md" === NOT_FOUND_FILE) {
+        const front = create(data, NotFoundFrontMatter);
+        notFound[language] = { title: front.title, description: front.description, markdown };
+        continue;
+      }
+      const front = create(data, FrontMatter);
+      pages.push({
+        id,
+        language,
+        ...front,
+        title: substitute(file.path, front.title, facts),
+        label: front.label ?? front.title,
+        description: substitute(file.path, front.description, facts),
+        markdown,
+      });
+    } catch (error) {
+      if (error instanceof ContentError) throw error;
+      throw new ContentError(file.path, describe(error));
+    }
+  }
+  for (const language of LANGUAGES) {
+    if (!notFound[language]) throw new ContentError(`${language}/${NOT_FOUND_FILE}`, "missing");
+    if (languages?.[language]) languages[language].notFound = notFound[language];
+  }
+  pages.sort((a, b) =>
+    LANGUAGES.indexOf(a.language) - LANGUAGES.indexOf(b.language) || a.order - b.order ||
+    (a.id < b.id ? -1 : 1)
+  );
+  const assets: Corpus["assets"] = {};
+  for (const file of files) {
+    const match = /^assets\/([a-z0-9_.-]+)\.([a-z0-9]+)$/.exec(file.path);
+    if (!match) continue;
+    const type = MEDIA_TYPES[match[2]];
+    if (!type) throw new ContentError(file.path, `no media type known for ".${match[2]}"`);
+    assets[`${match[1]}.${match[2]}`] = { type, body: file.text };
+  }
+  return checkCorpus({
+    name: facts.name,
+    email: facts.email,
+    address: facts.address,
+    languages,
+    pages,
+    assets,
+  });
+}
+
+/**
+ * Renders the corpus as the TypeScript module `content/corpus.generated.ts`.
+ *
+ * @param corpus The compiled corpus.
+ * @returns The module's text, stable for the same corpus.
+ */
+export function renderCorpusModule(corpus: Corpus): string {
+  return [
+    "// Generated by scripts/build_content.ts from content/: do not edit by hand.",
+    "// Run `deno task build:content` after changing the Markdown, site.yaml or assets.",
+    'import type { Corpus } from "../lib/corpus.ts";',
+    "",
+    "/** The studio's site: pages of both languages, settings and assets (see lib/corpus.ts). */",
+    `export const CORPUS: Corpus = ${JSON.stringify(corpus, null, 2)};`,
+    "",
+  ].join("\n");
+}
+
+/**
+ * Reads the corpus's source files from a content folder: site.yaml, the Markdown of each
+ * language and the assets.
+ *
+ * @param folder The content folder. @default {CONTENT_FOLDER}
+ */
+export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceFile[]> {
+  const files: SourceFile[] = [{
+    path: "site.yaml",
+    text: await readFile(folder + "site.yaml", "utf8"),
+  }];
+  for (const subfolder of [...LANGUAGES, "assets"]) {
+    const names = (await readdir(folder + subfolder)).sort();
+    for (const name of names) {
+      if (name.startsWith(".")) continue;
+      const path = `${subfolder}/${name}`;
+      files.push({ path, text: await readFile(folder + path, "utf8") });
+    }
+  }
+  return files;
+}
+
+if (import.meta.main) {
+  const source = renderCorpusModule(buildCorpus(await readContentFiles()));
+  let current = "";
+  try {
+    current = await readFile(CORPUS_MODULE_PATH, "utf8");
+  } catch { /* not written yet */ }
+  if (Deno.args.includes("--check")) {
+    if (current !== source) {
+      console.error("content/corpus.generated.ts is out of date: run `deno task build:content`");
+      Deno.exit(1);
+    }
+    console.log("content/corpus.generated.ts is up to date");
+  } else if (current === source) {
+    console.log("content/corpus.generated.ts is up to date");
+  } else {
+    await writeFile(CORPUS_MODULE_PATH, source);
+    console.log("Wrote content/corpus.generated.ts");
+  }
+}
