@@ -383,7 +383,9 @@ test("main.ts in two processes on one KV file gives one 201 and 49 × 409 to 50 
     assert.equal(
       statuses.filter((status) => status === 409).length,
       49,
-      JSON.stringify(bodies.filter((_, index) => statuses[index] !== 409 && statuses[index] !== 201)),
+      JSON.stringify(
+        bodies.filter((_, index) => statuses[index] !== 409 && statuses[index] !== 201),
+      ),
     );
     assert.deepEqual(bodies[created[0]], { ok: true, status: "accepted", start });
     for (const [index, body] of bodies.entries()) {
