@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { API_CATALOG_PATH, LLMS_PATH, OPENAPI_PATH } from "./contract.ts";
+import { API_CATALOG_PATH, LLMS_PATH, OPENAPI_PATH, OPENAPI_TYPE } from "./contract.ts";
 import type { Corpus, CorpusPage, Language } from "./corpus.ts";
 import { buildLlmsFullTxt, buildLlmsTxt, fillBase, toMarkdownPath } from "./build_llms_txt.ts";
 import { buildRobotsTxt } from "./build_robots_txt.ts";
@@ -19,7 +19,6 @@ import { type HeaderPair, type Representation, toRepresentation } from "./repres
 import { rewriteMarkdown } from "./rewrite_markdown.ts";
 import type { Services } from "./services.ts";
 import { formatLink } from "./versioning.ts";
-import { OPENAPI_TYPE } from "../routes/discovery.ts";
 
 /** The media type of the Markdown representations. */
 export const MARKDOWN_TYPE = "text/markdown; charset=utf-8";

@@ -20,6 +20,13 @@ export const OPENAPI_DOCUMENT_VERSION = "1.1.0";
 /** Where the OpenAPI 3.1 description is served (spec, Rules of use). */
 export const OPENAPI_PATH = "/openapi.json";
 
+/** The media type of the OpenAPI document (registered by the OpenAPI Initiative). */
+export const OPENAPI_TYPE = "application/vnd.oai.openapi+json;version=3.1";
+
+/** The media type of the API catalog (RFC 9727, section 4.2). */
+export const API_CATALOG_TYPE =
+  'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
+
 /** Where the RFC 9727 API catalog is served. */
 export const API_CATALOG_PATH = "/.well-known/api-catalog";
 

@@ -4,19 +4,19 @@
  *
  * @module
  */
-import { API_BASE_PATH, API_CATALOG_PATH, API_DOCS_PATH, OPENAPI_PATH } from "../lib/contract.ts";
+import {
+  API_BASE_PATH,
+  API_CATALOG_PATH,
+  API_CATALOG_TYPE,
+  API_DOCS_PATH,
+  OPENAPI_PATH,
+  OPENAPI_TYPE,
+} from "../lib/contract.ts";
 import { jsonResponse } from "../lib/json_response.ts";
 import { buildOpenApiDocument } from "../lib/openapi.ts";
 import type { RouteDefinition } from "../lib/route.ts";
 import type { Services } from "../lib/services.ts";
 import { formatLink } from "../lib/versioning.ts";
-
-/** The media type of the OpenAPI document (registered by the OpenAPI Initiative). */
-export const OPENAPI_TYPE = "application/vnd.oai.openapi+json;version=3.1";
-
-/** The media type of the API catalog (RFC 9727, section 4.2). */
-export const API_CATALOG_TYPE =
-  'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
 
 /**
  * Builds the API catalog: one linkset context, the API, with its `service-desc` (the OpenAPI
