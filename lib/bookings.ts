@@ -18,7 +18,7 @@ import { CalendarUnavailableError } from "./busy_calendar.ts";
 import { type BookingRequest, RETENTION_DAYS } from "./contract.ts";
 import type { Services } from "./services.ts";
 import type { BookingAction } from "./signed_links.ts";
-import type { AtomicOperation } from "./store.ts";
+import type { AtomicOperation, KvCommitResult } from "./store.ts";
 
 /** How long a booking is kept after its last change, in milliseconds. */
 const RETENTION_MILLISECONDS = RETENTION_DAYS * 86_400_000;
@@ -72,6 +72,23 @@ function conflict(): ApiError {
 
 function unavailable(message: string, hint: string): ApiError {
   return new ApiError("no-backend", { status: 503, message, hint });
+}
+
+/**
+ * Commits, asking again while a local KV file is locked by another process: SQLite answers
+ * "database is locked" before it writes anything, so repeating that commit is safe. Any other
+ * failure reaches the caller.
+ */
+async function commitUnlessLocked(operation: AtomicOperation): Promise<KvCommitResult> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await operation.commit();
+    } catch (error) {
+      const locked = error instanceof Error && /database is locked/i.test(error.message);
+      if (!locked || attempt >= READ_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
+    }
+  }
 }
 
 /** How often the booking check reads the store before giving up. */
@@ -258,7 +275,7 @@ export async function createBooking(
 
   let committed;
   try {
-    committed = await operation.commit();
+    committed = await commitUnlessLocked(operation);
   } catch (error) {
     // The commit is atomic: if the booking's record is there, it happened. Its absence proves
     // nothing (a commit that timed out may still land), so that stays uncertain.
