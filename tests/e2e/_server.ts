@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { RUNTIME } from "../_kv.ts";
 
@@ -131,4 +132,21 @@ export async function runInbox(
   const [code] = await once(child, "exit");
   clearTimeout(timer);
   return { code, stdout, stderr };
+}
+
+/**
+ * The resident set size of process `pid` in bytes, from `/proc/<pid>/status` (Linux), or
+ * `undefined` where that file does not exist.
+ *
+ * @param pid The process id, e.g. `server.process.pid`.
+ */
+export function readRssBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(status);
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }
