@@ -125,7 +125,7 @@ export interface Outbox {
   wake(): void;
   /** Starts checking for due messages every `pollSeconds`. */
   start(): void;
-  /** Stops the checks and waits for a pass in progress to finish. */
+  /** Stops the checks and waits for the messages being sent; the rest stay due for next time. */
   stop(): Promise<void>;
   /** Resolves when no delivery pass is running. */
   idle(): Promise<void>;
@@ -194,12 +194,19 @@ export function createOutbox(options: OutboxOptions): Outbox {
   let again = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let started = false;
+  let stopping = false;
 
   async function deliverOne(id: string, report: DeliveryReport, send: Mailer): Promise<void> {
     const entry = await store.get<OutboxEntry>([...OUTBOX_PREFIX, id]);
     if (entry.value === null) return; // Delivered meanwhile by another process.
     const waiting = entry.value;
-    const heldUntil = clock.now().add({ seconds: leaseSeconds }).toString();
+    const now = clock.now();
+    if (Temporal.Instant.compare(Temporal.Instant.from(waiting.nextAttemptAt), now) > 0) {
+      // Leased (or rescheduled) by another process since the due index was read.
+      report.skipped++;
+      return;
+    }
+    const heldUntil = now.add({ seconds: leaseSeconds }).toString();
     const lease = await store.atomic().check(entry)
       .delete(dueKey(waiting.nextAttemptAt, id))
       .set(entry.key, { ...waiting, nextAttemptAt: heldUntil })
@@ -272,9 +279,9 @@ export function createOutbox(options: OutboxOptions): Outbox {
         for await (const item of store.list<string>(range, { limit: batchSize })) {
           if (!seen.has(item.value)) due.push(item.value);
         }
-        if (!due.length) break;
+        if (!due.length || stopping) break;
         for (const id of due) seen.add(id);
-        for (let index = 0; index < due.length; index += concurrency) {
+        for (let index = 0; index < due.length && !stopping; index += concurrency) {
           await Promise.all(
             due.slice(index, index + concurrency).map((id) =>
               deliverOne(id, report, mailer).catch((error) => {
@@ -343,9 +350,12 @@ export function createOutbox(options: OutboxOptions): Outbox {
       outbox.wake();
     },
     async stop() {
+      // Messages not begun stay due in the store for the next start; those being sent finish.
+      stopping = true;
       started = false;
       clearTimeout(timer);
       await outbox.idle();
+      stopping = false;
     },
     async idle() {
       while (running) await running;
