@@ -70,3 +70,13 @@ export function buildRequest(path: string, init: RequestInit = {}): Request {
     streamed ? { ...init, duplex: "half" } as RequestInit : init,
   );
 }
+
+/** The headers every `/api/` response carries (spec, Endpoints; Limits; Versioning). */
+export const API_HEADERS: readonly string[] = [
+  "RateLimit-Policy",
+  "RateLimit",
+  "RateLimit-Limit",
+  "RateLimit-Remaining",
+  "RateLimit-Reset",
+  "API-Version",
+];

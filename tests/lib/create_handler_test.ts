@@ -3,16 +3,13 @@ import assert from "node:assert/strict";
 import { createHandler } from "../../mod.ts";
 import { INTERNAL_ERROR_MESSAGE } from "../../lib/api_error.ts";
 import { ERROR_CODES } from "../../lib/contract.ts";
-import { buildRequest, createFakeClock, createRecordingLogger, fromAddress } from "../_support.ts";
-
-const API_HEADERS = [
-  "RateLimit-Policy",
-  "RateLimit",
-  "RateLimit-Limit",
-  "RateLimit-Remaining",
-  "RateLimit-Reset",
-  "API-Version",
-];
+import {
+  API_HEADERS,
+  buildRequest,
+  createFakeClock,
+  createRecordingLogger,
+  fromAddress,
+} from "../_support.ts";
 
 /** Asserts an ErrorResponse body and returns it. */
 async function readError(response: Response, code: string) {

@@ -21,6 +21,7 @@ import {
 } from "../_booking.ts";
 import { type ReceivedMail, startSmtpServer } from "../_smtp.ts";
 import {
+  API_HEADERS,
   buildRequest,
   createFakeClock,
   createRecordingLogger,
@@ -41,15 +42,6 @@ const RAISED_POLICY = '"write";q=100000;w=60, "booking";q=100000;w=300';
 const DEFAULT_POLICY = '"write";q=10;w=60, "booking";q=5;w=300';
 const MEETING_MS = 30 * 60_000;
 const PLACE = DEFAULT_SCHEDULE.meetingPlace;
-const API_HEADERS = [
-  "RateLimit-Policy",
-  "RateLimit",
-  "RateLimit-Limit",
-  "RateLimit-Remaining",
-  "RateLimit-Reset",
-  "API-Version",
-];
-
 const smtp = await startSmtpServer();
 const mailer = createSmtpMailer(smtp.url, { timeoutSeconds: 5 });
 const outboxes: Outbox[] = [];

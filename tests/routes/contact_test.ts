@@ -7,7 +7,13 @@ import { createSmtpMailer } from "../../lib/smtp_mailer.ts";
 import type { InquiryRecord } from "../../lib/inquiries.ts";
 import type { AtomicCheck, AtomicOperation, KvKey, KvSetOptions, Store } from "../../lib/store.ts";
 import { type ReceivedMail, startSmtpServer } from "../_smtp.ts";
-import { buildRequest, createFakeClock, createRecordingLogger, fromAddress } from "../_support.ts";
+import {
+  API_HEADERS,
+  buildRequest,
+  createFakeClock,
+  createRecordingLogger,
+  fromAddress,
+} from "../_support.ts";
 
 const INBOX = "inbox@studio.example";
 const MAIL_FROM = "Studio <site@studio.example>";
@@ -17,14 +23,6 @@ const MEDIA_TYPES = [
   "application/json",
   "multipart/form-data",
   "application/x-www-form-urlencoded",
-];
-const API_HEADERS = [
-  "RateLimit-Policy",
-  "RateLimit",
-  "RateLimit-Limit",
-  "RateLimit-Remaining",
-  "RateLimit-Reset",
-  "API-Version",
 ];
 const ATTRIBUTION = {
   utm_source: "newsletter",

@@ -4,7 +4,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { createHandler } from "../../mod.ts";
 import { buildRouteTable, resolveServices } from "../../lib/create_handler.ts";
 import { ERROR_CODES, ERROR_STATUS_CODES, OPERATIONS } from "../../lib/contract.ts";
-import { buildRequest } from "../_support.ts";
+import { API_HEADERS, buildRequest } from "../_support.ts";
 
 interface Schema {
   properties?: Record<string, Schema>;
@@ -86,14 +86,7 @@ test("GET /openapi.json documents every header and an ErrorResponse for every er
     for (const operation of Object.values(item)) {
       for (const [status, response] of Object.entries(operation.responses)) {
         for (
-          const name of [
-            "RateLimit-Policy",
-            "RateLimit",
-            "RateLimit-Limit",
-            "RateLimit-Remaining",
-            "RateLimit-Reset",
-            "API-Version",
-          ]
+          const name of API_HEADERS
         ) {
           assert.ok(response.headers[name], `${path} ${status} ${name}`);
         }

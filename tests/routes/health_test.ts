@@ -1,16 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHandler } from "../../mod.ts";
-import { buildRequest, createFakeClock, fromAddress } from "../_support.ts";
-
-const RATE_LIMIT_HEADERS = [
-  "RateLimit-Policy",
-  "RateLimit",
-  "RateLimit-Limit",
-  "RateLimit-Remaining",
-  "RateLimit-Reset",
-  "API-Version",
-];
+import { API_HEADERS, buildRequest, createFakeClock, fromAddress } from "../_support.ts";
 
 test("GET /api/v1/health answers the HealthResponse with the clock's time in UTC", async () => {
   const handler = createHandler({ clock: createFakeClock("2026-11-21T10:15:30.250+01:00") });
@@ -19,7 +10,7 @@ test("GET /api/v1/health answers the HealthResponse with the clock's time in UTC
   assert.equal(response.headers.get("Content-Type"), "application/json");
   assert.equal(response.headers.get("Cache-Control"), "no-store");
   assert.equal(response.headers.get("Link"), null);
-  for (const name of RATE_LIMIT_HEADERS) assert.ok(response.headers.has(name), name);
+  for (const name of API_HEADERS) assert.ok(response.headers.has(name), name);
   assert.equal(response.headers.get("API-Version"), "1");
   assert.equal(response.headers.get("RateLimit-Policy"), '"read";q=120;w=60');
   assert.deepEqual(await response.json(), {
