@@ -80,3 +80,21 @@ export const API_HEADERS: readonly string[] = [
   "RateLimit-Reset",
   "API-Version",
 ];
+
+/** The slot starts (`HH:MM`) of an open weekday in the default schedule (content/schedule.json). */
+export const WEEKDAY_TIMES: readonly string[] = [
+  "09:30",
+  "10:00",
+  "10:30",
+  "11:00",
+  "11:30",
+  "12:00",
+  "14:00",
+  "14:30",
+  "15:00",
+  "15:30",
+  "16:00",
+  "16:30",
+  "17:00",
+  "17:30",
+];

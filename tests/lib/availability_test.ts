@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { WEEKDAY_TIMES } from "../_support.ts";
 import fc from "fast-check";
 import {
   buildCandidateSlots,
@@ -93,26 +94,9 @@ function availableStarts(
 }
 
 /** Wall-clock starts `HH:MM` with one offset, on one date. */
-function wallStarts(date: string, offset: string, times: string[]): string[] {
+function wallStarts(date: string, offset: string, times: readonly string[]): string[] {
   return times.map((time) => `${date}T${time}:00${offset}`);
 }
-
-const WEEKDAY_TIMES = [
-  "09:30",
-  "10:00",
-  "10:30",
-  "11:00",
-  "11:30",
-  "12:00",
-  "14:00",
-  "14:30",
-  "15:00",
-  "15:30",
-  "16:00",
-  "16:30",
-  "17:00",
-  "17:30",
-];
 
 // ---------------------------------------------------------------------------------------------
 // readSchedule

@@ -19,6 +19,7 @@ import {
   createRecordingLogger,
   fromAddress,
   type RecordingLogger,
+  WEEKDAY_TIMES,
 } from "../_support.ts";
 import { buildCalendar, buildEvent } from "../_ics_feed.ts";
 
@@ -29,23 +30,6 @@ const DOCS = "http://localhost:8000/openapi.json";
 /** The open weekdays of December 2026 (1st, 8th and 25th are holidays; 24th and 31st closed). */
 const DECEMBER_DAYS = [2, 3, 4, 7, 9, 10, 11, 14, 15, 16, 17, 18, 21, 22, 23, 28, 29, 30]
   .map((day) => `2026-12-${String(day).padStart(2, "0")}`);
-
-const WEEKDAY_TIMES = [
-  "09:30",
-  "10:00",
-  "10:30",
-  "11:00",
-  "11:30",
-  "12:00",
-  "14:00",
-  "14:30",
-  "15:00",
-  "15:30",
-  "16:00",
-  "16:30",
-  "17:00",
-  "17:30",
-];
 
 interface SlotsBody {
   ok: boolean;
