@@ -9,7 +9,7 @@
  */
 import { type Config, ConfigError, type Environment, readConfig } from "./lib/config.ts";
 import { readOrCreateSecret } from "./lib/secret.ts";
-import { CONSOLE_LOGGER, createHandler, type Handler } from "./lib/create_handler.ts";
+import { CONSOLE_LOGGER, createHandler, type Handler, SYSTEM_CLOCK } from "./lib/create_handler.ts";
 import { createOutbox, type Outbox } from "./lib/outbox.ts";
 import { createSmtpMailer } from "./lib/smtp_mailer.ts";
 import { createIcsCalendar } from "./lib/busy_calendar.ts";
@@ -59,7 +59,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
   const config = readConfig(env, { onDenoDeploy: runtime.onDenoDeploy });
   const store = await runtime.openStore(config.kvPath);
   try {
-    const clock = { now: () => Temporal.Now.instant() };
+    const clock = SYSTEM_CLOCK;
     const logger = runtime.logger ?? CONSOLE_LOGGER;
     const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
     const outbox = createOutbox({ store, mailer, clock, logger });

@@ -71,5 +71,15 @@ export function readClientKey(
     }
   }
   const hostname = info?.remoteAddr?.hostname;
-  return (hostname && toClientKey(hostname)) || UNKNOWN_CLIENT;
+  if (!hostname) return UNKNOWN_CLIENT;
+  if (hostname !== lastConnection.hostname) {
+    lastConnection = { hostname, key: toClientKey(hostname) ?? UNKNOWN_CLIENT };
+  }
+  return lastConnection.key;
 }
+
+/**
+ * The key of the connection address seen last: consecutive requests mostly come from one
+ * address (a kept-alive connection, a proxy), which then is not parsed again.
+ */
+let lastConnection = { hostname: "", key: UNKNOWN_CLIENT };

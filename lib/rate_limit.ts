@@ -180,16 +180,20 @@ export function buildRateLimitHeader(decision: RateLimitDecision): string {
 }
 
 /**
- * Sets the rate-limit response headers of a decision: `RateLimit` for every policy, and the
- * legacy `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` of the policy nearest
+ * Writes the rate-limit response headers of a decision into a header record (the form a
+ * `Response` is cheapest built from): `RateLimit` for every policy, and the legacy
+ * `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` of the policy nearest
  * exhaustion (fewest remaining; on a tie, the later reset). With `exceeded`, also `Retry-After`:
  * the latest reset among the exceeded policies, so a client never retries before a window ends.
  * `RateLimit-Policy` is left to the caller, which can cache it ({@linkcode buildPolicyHeader}).
  *
- * @param headers The response headers to set.
+ * @param headers The header record to write to (name → value); existing names are replaced.
  * @param decision The decision of {@linkcode RateLimiter.consume}.
  */
-export function setRateLimitHeaders(headers: Headers, decision: RateLimitDecision): void {
+export function setRateLimitHeaders(
+  headers: Record<string, string>,
+  decision: RateLimitDecision,
+): void {
   const { states } = decision;
   let nearest = states[0];
   let retryAfter = 0;
@@ -200,9 +204,9 @@ export function setRateLimitHeaders(headers: Headers, decision: RateLimitDecisio
     ) nearest = state;
     if (state.exceeded) retryAfter = Math.max(retryAfter, state.resetSeconds);
   }
-  headers.set("RateLimit", buildRateLimitHeader(decision));
-  headers.set("RateLimit-Limit", String(nearest.policy.limit));
-  headers.set("RateLimit-Remaining", String(nearest.remaining));
-  headers.set("RateLimit-Reset", String(nearest.resetSeconds));
-  if (retryAfter) headers.set("Retry-After", String(retryAfter));
+  headers["RateLimit"] = buildRateLimitHeader(decision);
+  headers["RateLimit-Limit"] = String(nearest.policy.limit);
+  headers["RateLimit-Remaining"] = String(nearest.remaining);
+  headers["RateLimit-Reset"] = String(nearest.resetSeconds);
+  if (retryAfter) headers["Retry-After"] = String(retryAfter);
 }

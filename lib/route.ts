@@ -7,6 +7,7 @@
 import type { RateLimitDecision } from "./rate_limit.ts";
 import type { Services } from "./services.ts";
 import { getOperation, type Operation } from "./contract.ts";
+import type { JsonAnswer } from "./json_response.ts";
 
 /** What a route handler gets besides the request. */
 export interface RequestContext {
@@ -41,11 +42,21 @@ export function readPathname(href: string): string {
   return href.slice(start, end);
 }
 
-/** A route handler: answers, or throws an `ApiError`. */
+/**
+ * A route handler: answers, or throws an `ApiError`. Handlers of API operations answer with a
+ * {@linkcode JsonAnswer}, which the pipeline turns into the `Response` together with the headers
+ * of every `/api/` response; a `Response` is passed on as it is.
+ */
 export type RouteHandler = (
   request: Request,
   context: RequestContext,
-) => Response | Promise<Response>;
+) => Response | JsonAnswer | Promise<Response | JsonAnswer>;
+
+/** The handler of an API operation (see {@linkcode buildOperationRoutes}). */
+export type OperationHandler = (
+  request: Request,
+  context: RequestContext,
+) => JsonAnswer | Promise<JsonAnswer>;
 
 /** One entry of the route table. */
 export interface RouteDefinition {
@@ -66,12 +77,12 @@ export interface RouteDefinition {
  * handler (spec, Versioning 5 and 6).
  *
  * @param operationId The operation's id in `OPERATIONS`.
- * @param handle The handler.
+ * @param handle The handler; it answers with a {@linkcode JsonAnswer}.
  * @returns The canonical route first, then one route per alias.
  */
 export function buildOperationRoutes(
   operationId: string,
-  handle: RouteHandler,
+  handle: OperationHandler,
 ): RouteDefinition[] {
   const operation = getOperation(operationId);
   return [

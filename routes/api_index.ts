@@ -13,7 +13,6 @@ import {
   type Operation,
   type PolicyName,
 } from "../lib/contract.ts";
-import { jsonResponse } from "../lib/json_response.ts";
 import { MIN_SUNSET_DAYS } from "../lib/versioning.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/route.ts";
 import type { Services } from "../lib/services.ts";
@@ -100,6 +99,6 @@ export function apiIndexRoutes(
   let body: string | undefined;
   return buildOperationRoutes("getApiIndex", () => {
     body ??= JSON.stringify(buildApiIndex(services, table));
-    return jsonResponse(body);
+    return { body };
   });
 }

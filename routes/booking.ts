@@ -18,7 +18,6 @@ import {
   readMediaType,
 } from "../lib/read_body.ts";
 import { CalendarUnavailableError } from "../lib/busy_calendar.ts";
-import { jsonResponse } from "../lib/json_response.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/route.ts";
 import type { Services } from "../lib/services.ts";
 import { LISTING_MAX_AGE_SECONDS } from "../lib/slots.ts";
@@ -140,7 +139,7 @@ export function bookingRoutes(services: Services): RouteDefinition[] {
       origin: { clientAddress: context.clientKey },
       idempotencyKey,
     });
-    return jsonResponse(result, { status: 201, headers: { "Cache-Control": "no-store" } });
+    return { body: result, status: 201, headers: { "Cache-Control": "no-store" } };
   });
   const list = buildOperationRoutes("listBookingSlots", async (request) => {
     const month = readMonth(new URL(request.url), services.clock.now(), schedule.timeZone);
@@ -159,10 +158,10 @@ export function bookingRoutes(services: Services): RouteDefinition[] {
     }
     const slots: Record<string, Array<{ start: string }>> = {};
     for (const slot of available) (slots[slot.date] ??= []).push({ start: slot.start });
-    return jsonResponse(
-      { ok: true, timeZone: schedule.timeZone, slots },
-      { headers: { "Cache-Control": "no-store" } },
-    );
+    return {
+      body: { ok: true, timeZone: schedule.timeZone, slots },
+      headers: { "Cache-Control": "no-store" },
+    };
   });
   return [...list, ...book];
 }

@@ -5,7 +5,6 @@
  * @module
  */
 import { readInquiryBody, submitInquiry, validateInquiry } from "../lib/inquiries.ts";
-import { jsonResponse } from "../lib/json_response.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/route.ts";
 import type { Services } from "../lib/services.ts";
 
@@ -21,6 +20,6 @@ export function contactRoutes(services: Services): RouteDefinition[] {
       userAgent: request.headers.get("User-Agent") ?? undefined,
       referrer: request.headers.get("Referer") ?? undefined,
     });
-    return jsonResponse(CONTACT_SUCCESS, { headers: { "Cache-Control": "no-store" } });
+    return { body: CONTACT_SUCCESS, headers: { "Cache-Control": "no-store" } };
   });
 }

@@ -4,7 +4,6 @@
  * @module
  */
 import { API_VERSION } from "../lib/contract.ts";
-import { jsonResponse } from "../lib/json_response.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/route.ts";
 import type { Services } from "../lib/services.ts";
 
@@ -17,6 +16,8 @@ export interface HealthResponse {
   time: string;
 }
 
+const NO_STORE = { "Cache-Control": "no-store" };
+
 /** The routes of the liveness probe. */
 export function healthRoutes(services: Services): RouteDefinition[] {
   return buildOperationRoutes("getHealth", () => {
@@ -26,6 +27,6 @@ export function healthRoutes(services: Services): RouteDefinition[] {
       version: API_VERSION,
       time: new Date(services.nowMilliseconds()).toISOString(),
     };
-    return jsonResponse(body, { headers: { "Cache-Control": "no-store" } });
+    return { body, headers: NO_STORE };
   });
 }
