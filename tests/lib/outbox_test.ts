@@ -167,3 +167,173 @@ test("createOutbox() stop() leaves messages not yet begun due for the next start
   assert.equal(slow.accepted.length, 10);
   assert.equal(new Set(slow.accepted.map((mail) => mail.subject)).size, 10);
 });
+
+/**
+ * A mailer that behaves like SMTP around the end of a message: `beforeEnd` is awaited before
+ * the message counts as received; `afterEnd` decides what the server answers then.
+ */
+function createHandingMailer(
+  options: {
+    beforeHandOver?: () => Promise<void>;
+    afterEnd?: (mail: OutgoingMail) => Promise<void>;
+  } = {},
+) {
+  const received: OutgoingMail[] = [];
+  const mailer: Mailer = {
+    async send(mail, sendOptions) {
+      await options.beforeHandOver?.();
+      await sendOptions?.beforeEnd?.();
+      received.push(mail);
+      await options.afterEnd?.(mail);
+    },
+  };
+  return { mailer, received };
+}
+
+async function readSentStates(store: Store): Promise<string[]> {
+  const states: string[] = [];
+  for await (const entry of store.list<{ state: string }>({ prefix: [...SENT_PREFIX] })) {
+    states.push(entry.value.state);
+  }
+  return states;
+}
+
+test("createOutbox() records a message as handed over before its end, and as accepted after the reply", async () => {
+  const clock = createFakeClock("2026-11-21T10:00:00Z");
+  const store = createMemoryStore({ now: () => clock.now().epochMilliseconds });
+  const seen: Array<{ outbox: number; sent: string[] }> = [];
+  const { mailer, received } = createHandingMailer({
+    afterEnd: async () => {
+      seen.push({
+        outbox: await countKeys(store, [...OUTBOX_PREFIX]),
+        sent: await readSentStates(store),
+      });
+    },
+  });
+  const outbox = createOutbox({ store, mailer, clock, logger: createRecordingLogger() });
+  await enqueue(store, outbox, 1);
+  assert.deepEqual(await outbox.deliverDue(), { sent: 1, failed: 0, skipped: 0 });
+  assert.equal(received.length, 1);
+  assert.deepEqual(seen, [{ outbox: 0, sent: ["handed"] }], "recorded before the server has it");
+  assert.deepEqual(await readSentStates(store), ["accepted"]);
+  assert.equal(await countKeys(store, [...DUE_PREFIX]), 0);
+});
+
+test("createOutbox() does not send again a message whose process stopped after handing it over", async () => {
+  const clock = createFakeClock("2026-11-21T10:00:00Z");
+  const store = createMemoryStore({ now: () => clock.now().epochMilliseconds });
+  // The first process is killed while it waits for the server's reply: its send never settles.
+  const killed = createHandingMailer({ afterEnd: () => new Promise<never>(() => {}) });
+  const first = createOutbox({
+    store,
+    mailer: killed.mailer,
+    clock,
+    logger: createRecordingLogger(),
+  });
+  await enqueue(store, first, 1);
+  void first.deliverDue();
+  while (!killed.received.length) await new Promise((resolve) => setTimeout(resolve, 1));
+  clock.advance({ minutes: 10 }); // well past the 120 s lease
+  const restarted = createHandingMailer();
+  const second = createOutbox({
+    store,
+    mailer: restarted.mailer,
+    clock,
+    logger: createRecordingLogger(),
+  });
+  assert.deepEqual(await second.deliverDue(), { sent: 0, failed: 0, skipped: 0 });
+  assert.equal(restarted.received.length, 0, "the message reached the server once");
+  assert.deepEqual(await readSentStates(store), ["handed"], "its record says no reply was seen");
+});
+
+test("createOutbox() sends again, after its lease, a message whose process stopped before handing it over", async () => {
+  const clock = createFakeClock("2026-11-21T10:00:00Z");
+  const store = createMemoryStore({ now: () => clock.now().epochMilliseconds });
+  let reached = false;
+  // Killed while the message is still being written: the server never gets its end.
+  const killed = createHandingMailer({
+    beforeHandOver: () => {
+      reached = true;
+      return new Promise<never>(() => {});
+    },
+  });
+  const first = createOutbox({
+    store,
+    mailer: killed.mailer,
+    clock,
+    logger: createRecordingLogger(),
+  });
+  await enqueue(store, first, 1);
+  void first.deliverDue();
+  while (!reached) await new Promise((resolve) => setTimeout(resolve, 1));
+  const restarted = createHandingMailer();
+  const second = createOutbox({
+    store,
+    mailer: restarted.mailer,
+    clock,
+    logger: createRecordingLogger(),
+  });
+  assert.deepEqual(await second.deliverDue(), { sent: 0, failed: 0, skipped: 0 }, "leased");
+  clock.advance({ seconds: 121 });
+  assert.deepEqual(await second.deliverDue(), { sent: 1, failed: 0, skipped: 0 });
+  assert.equal(killed.received.length + restarted.received.length, 1);
+  assert.deepEqual(await readSentStates(store), ["accepted"]);
+});
+
+test("createOutbox() puts a message refused after its end back for a retry, and sends it once later", async () => {
+  const clock = createFakeClock("2026-11-21T10:00:00Z");
+  const store = createMemoryStore({ now: () => clock.now().epochMilliseconds });
+  let refuse = true;
+  const { mailer, received } = createHandingMailer({
+    afterEnd: (mail) => {
+      if (!refuse) return Promise.resolve();
+      received.splice(received.indexOf(mail), 1); // the server did not take it
+      return Promise.reject(new Error("451 4.3.0 Temporary failure"));
+    },
+  });
+  const outbox = createOutbox({ store, mailer, clock, logger: createRecordingLogger() });
+  await enqueue(store, outbox, 1);
+  assert.deepEqual(await outbox.deliverDue(), { sent: 0, failed: 1, skipped: 0 });
+  assert.deepEqual(await readSentStates(store), [], "the handed record is withdrawn");
+  const waiting = [];
+  for await (
+    const entry of store.list<{ attempts: number; lastError: string }>({
+      prefix: [...OUTBOX_PREFIX],
+    })
+  ) {
+    waiting.push(entry.value);
+  }
+  assert.equal(waiting.length, 1);
+  assert.equal(waiting[0].attempts, 1);
+  assert.match(waiting[0].lastError, /451/);
+  refuse = false;
+  clock.advance({ seconds: 2 });
+  assert.deepEqual(await outbox.deliverDue(), { sent: 1, failed: 0, skipped: 0 });
+  assert.equal(received.length, 1);
+  assert.deepEqual(await readSentStates(store), ["accepted"]);
+});
+
+test("createOutbox() does not complete a message whose lease another process took meanwhile", async () => {
+  const clock = createFakeClock("2026-11-21T10:00:00Z");
+  const store = createMemoryStore({ now: () => clock.now().epochMilliseconds });
+  // While the message is being written, its lease ends and another process takes it over
+  // (rewrites the entry, as a lease does).
+  const { mailer, received } = createHandingMailer({
+    beforeHandOver: async () => {
+      for await (const entry of store.list({ prefix: [...OUTBOX_PREFIX] })) {
+        assert.equal(
+          (await store.atomic().check(entry).set(entry.key, entry.value).commit()).ok,
+          true,
+        );
+      }
+    },
+  });
+  const logger = createRecordingLogger();
+  const outbox = createOutbox({ store, mailer, clock, logger });
+  await enqueue(store, outbox, 1);
+  assert.deepEqual(await outbox.deliverDue(), { sent: 0, failed: 0, skipped: 1 });
+  assert.equal(received.length, 0, "beforeEnd refused, so the message was not completed");
+  assert.equal(await countKeys(store, [...OUTBOX_PREFIX]), 1, "left to the other process");
+  assert.deepEqual(await readSentStates(store), []);
+  assert.ok(logger.records.some((record) => /longer than its lease/.test(record.message)));
+});
