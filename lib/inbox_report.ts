@@ -21,8 +21,7 @@ export interface InboxReportOptions {
 
 /**
  * Writes the inbox report of a store: inquiries, then bookings, newest first, each with the
- * delivery state of its e-mail (pending with the last error, or sent — and whether the server's
- * acceptance was seen), then a count of each.
+ * delivery state of its e-mail (pending with the last error, or sent), then a count of each.
  *
  * @param store The service's store.
  * @param options How many to list and where to write.
@@ -45,12 +44,7 @@ export async function writeInboxReport(
         : "pending";
     }
     const sent = await store.get<SentRecord>([...SENT_PREFIX, mailId]);
-    if (sent.value) {
-      const { sentAt, to, state } = sent.value;
-      // Records written before `state` existed were accepted.
-      const unconfirmed = state === "handed" ? " (no reply from the server seen)" : "";
-      return `sent ${sentAt} to ${to.join(", ")}${unconfirmed}`;
-    }
+    if (sent.value) return `sent ${sent.value.sentAt} to ${sent.value.to.join(", ")}`;
     return "unknown";
   }
 

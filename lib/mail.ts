@@ -48,23 +48,9 @@ export interface Mailer {
   /**
    * Sends one message.
    *
-   * @param mail The message.
-   * @param options `beforeEnd`, when given, is awaited once the whole message except its end
-   * has gone to the server — for SMTP, before the `<CRLF>.<CRLF>` that makes the server take
-   * it (RFC 5321, section 4.1.1.4) — so the outbox can record the message as sent before the
-   * server can have it. If `beforeEnd` rejects, the message must not be completed (the SMTP
-   * mailer closes the connection instead, and the server discards the unfinished message) and
-   * `send` rejects. A mailer that cannot do this may ignore it; the outbox then records the
-   * message after `send` resolves, so a crash in between can send it twice.
    * @throws Any error when the message was not accepted (the outbox retries it later).
    */
-  send(mail: OutgoingMail, options?: SendOptions): Promise<void>;
-}
-
-/** Options of {@linkcode Mailer.send}. */
-export interface SendOptions {
-  /** Awaited before the message is completed; see {@linkcode Mailer.send}. */
-  beforeEnd?: () => Promise<void>;
+  send(mail: OutgoingMail): Promise<void>;
 }
 
 /** A mailer that keeps every message in memory. */
@@ -88,10 +74,9 @@ export function createMemoryMailer(): MemoryMailer {
   const sent: OutgoingMail[] = [];
   return {
     sent,
-    async send(mail, options) {
-      const copy = structuredClone(mail);
-      await options?.beforeEnd?.();
-      sent.push(copy);
+    send(mail) {
+      sent.push(structuredClone(mail));
+      return Promise.resolve();
     },
   };
 }

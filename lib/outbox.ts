@@ -5,17 +5,9 @@
  * several processes on one store do not send a message twice: each delivery first takes a lease
  * with an atomic check.
  *
- * Each message is sent once, also across crashes: the message is recorded as sent (checking the
- * lease) after all of it but its end has gone to the server and before the end that makes the
- * server take it (`Mailer.send`'s `beforeEnd`). A process killed before that record leaves the
- * message unfinished, and the server discards it; the message is sent again once the lease
- * ends. A process killed after it leaves a message the server has, or gets within
- * microseconds: the record stays `handed` (no reply seen) and the message is not sent again. A
- * refusal after the end puts the message back for a retry.
- *
  * Keys: `["outbox", id]` holds a waiting message; `["outbox_due", epochMilliseconds, id]` indexes
  * it by the time it is due, so a delivery pass reads only what is due; `["outbox_sent", id]`
- * records a sent message for 90 days.
+ * records a delivered message for 90 days.
  *
  * @module
  */
@@ -69,22 +61,17 @@ export interface OutboxEntry {
   lastError?: string;
 }
 
-/** What remains of a sent message. */
+/** What remains of a delivered message. */
 export interface SentRecord {
   id: string;
   topic: string;
   recordId: string;
   to: string[];
   subject: string;
-  /** When it was handed to the server (its end about to be sent), ISO 8601 UTC. */
+  /** When the server accepted it, ISO 8601 UTC. */
   sentAt: string;
   /** Attempts it took, at least 1. */
   attempts: number;
-  /**
-   * `accepted`: the server said so. `handed`: the message was complete on its way to the
-   * server, and the process stopped before its reply came (or is waiting for it now).
-   */
-  state: "accepted" | "handed";
 }
 
 /** Options of {@linkcode createOutbox}. */
@@ -229,51 +216,14 @@ export function createOutbox(options: OutboxOptions): Outbox {
       report.skipped++;
       return;
     }
-    const leased = { key: entry.key, versionstamp: lease.versionstamp };
-    const sentKey = [...SENT_PREFIX, id];
-    const record = (state: SentRecord["state"], sentAt: string): SentRecord => ({
-      id,
-      topic: waiting.topic,
-      recordId: waiting.recordId,
-      to: waiting.mail.to,
-      subject: waiting.mail.subject,
-      sentAt,
-      attempts: waiting.attempts + 1,
-      state,
-    });
-    let handed: SentRecord | undefined;
-    let leaseLost = false;
-    /** Records the message as sent, while the lease is still this process's. */
-    const handOver = async () => {
-      const pending = record("handed", clock.now().toString());
-      const result = await store.atomic().check(leased)
-        .delete(entry.key).delete(dueKey(heldUntil, id))
-        .set(sentKey, pending, { expireIn: SENT_RECORD_MILLISECONDS })
-        .commit();
-      if (!result.ok) {
-        leaseLost = true;
-        throw new Error("The lease on this message ended; another process sends it");
-      }
-      handed = pending;
-    };
     try {
-      await send.send(fromStoredMail(waiting.mail), { beforeEnd: handOver });
+      await send.send(fromStoredMail(waiting.mail));
     } catch (error) {
-      if (leaseLost) {
-        report.skipped++;
-        logger.warn("Mail delivery took longer than its lease; left to another process", {
-          id,
-          topic: waiting.topic,
-        });
-        return;
-      }
       const attempts = waiting.attempts + 1;
       const delaySeconds = Math.min(retryMaxSeconds, retryBaseSeconds * 2 ** (attempts - 1));
       const retryAt = clock.now().add({ milliseconds: Math.round(delaySeconds * 1000) })
         .toString();
-      // Handed over and then refused (or the connection ended with no reply): back it goes.
-      const retry = handed ? store.atomic().delete(sentKey) : store.atomic().check(leased);
-      await retry
+      await store.atomic()
         .delete(dueKey(heldUntil, id))
         .set(entry.key, {
           ...waiting,
@@ -293,14 +243,20 @@ export function createOutbox(options: OutboxOptions): Outbox {
       });
       return;
     }
-    const accepted = record("accepted", handed?.sentAt ?? clock.now().toString());
-    // A mailer that ignored beforeEnd: record it now, as long as the lease is still ours.
-    const confirm = handed
-      ? store.atomic()
-      : store.atomic().check(leased).delete(entry.key).delete(dueKey(heldUntil, id));
-    await confirm.set(sentKey, accepted, { expireIn: SENT_RECORD_MILLISECONDS }).commit();
+    const sent: SentRecord = {
+      id,
+      topic: waiting.topic,
+      recordId: waiting.recordId,
+      to: waiting.mail.to,
+      subject: waiting.mail.subject,
+      sentAt: clock.now().toString(),
+      attempts: waiting.attempts + 1,
+    };
+    await store.atomic().delete(entry.key).delete(dueKey(heldUntil, id))
+      .set([...SENT_PREFIX, id], sent, { expireIn: SENT_RECORD_MILLISECONDS })
+      .commit();
     report.sent++;
-    logger.info("Mail delivered", { id, topic: waiting.topic, attempts: accepted.attempts });
+    logger.info("Mail delivered", { id, topic: waiting.topic, attempts: sent.attempts });
   }
 
   async function pass(): Promise<DeliveryReport> {

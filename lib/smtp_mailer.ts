@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { Transform } from "node:stream";
 import nodemailer from "nodemailer";
-import type { Mailer, OutgoingMail, SendOptions } from "./mail.ts";
+import type { Mailer, OutgoingMail } from "./mail.ts";
 
 /** Options of {@linkcode createSmtpMailer}. */
 export interface SmtpMailerOptions {
@@ -40,67 +39,35 @@ export function createSmtpMailer(url: string, options: SmtpMailerOptions = {}): 
     disableFileAccess: true,
     disableUrlAccess: true,
   });
-  /** `beforeEnd` of the messages being sent, by their `Message-ID` as nodemailer holds it. */
-  const beforeEnds = new Map<string, () => Promise<void>>();
-  // A message's last stage (nodemailer's "stream" plugin step): it passes the message through
-  // and, when the message has been read to its end, awaits `beforeEnd` before ending too. Only
-  // then does nodemailer write the `<CRLF>.<CRLF>` that completes it; a rejection fails the
-  // stream instead, and nodemailer closes the connection without completing the message.
-  transport.use("stream", (mail, done) => {
-    const beforeEnd = beforeEnds.get(String(mail.data.messageId));
-    if (beforeEnd) {
-      mail.message.transform(() =>
-        new Transform({
-          transform(chunk, _encoding, callback) {
-            callback(null, chunk);
-          },
-          flush(callback) {
-            beforeEnd().then(() => callback(), (error) => callback(error));
-          },
-        })
-      );
-    }
-    done();
-  });
   return {
-    async send(mail: OutgoingMail, options: SendOptions = {}) {
-      const messageId = `<${mail.messageId}>`;
-      if (options.beforeEnd) beforeEnds.set(messageId, options.beforeEnd);
-      try {
-        await sendMail(mail, messageId);
-      } finally {
-        beforeEnds.delete(messageId);
-      }
+    async send(mail: OutgoingMail) {
+      await transport.sendMail({
+        messageId: `<${mail.messageId}>`,
+        from: mail.from,
+        to: mail.to,
+        replyTo: mail.replyTo,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        // nodemailer sends icalEvent both as the text/calendar alternative and as an attachment.
+        icalEvent: mail.calendar
+          ? {
+            method: mail.calendar.method,
+            content: mail.calendar.content,
+            filename: mail.calendar.method === "CANCEL" ? "cancel.ics" : "invite.ics",
+          }
+          : undefined,
+        attachments: mail.attachments?.map((attachment) => ({
+          filename: attachment.filename,
+          contentType: attachment.contentType,
+          content: attachment.content,
+        })),
+        disableFileAccess: true,
+        disableUrlAccess: true,
+      });
     },
     close() {
       transport.close();
     },
   };
-
-  async function sendMail(mail: OutgoingMail, messageId: string): Promise<void> {
-    await transport.sendMail({
-      messageId,
-      from: mail.from,
-      to: mail.to,
-      replyTo: mail.replyTo,
-      subject: mail.subject,
-      text: mail.text,
-      html: mail.html,
-      // nodemailer sends icalEvent both as the text/calendar alternative and as an attachment.
-      icalEvent: mail.calendar
-        ? {
-          method: mail.calendar.method,
-          content: mail.calendar.content,
-          filename: mail.calendar.method === "CANCEL" ? "cancel.ics" : "invite.ics",
-        }
-        : undefined,
-      attachments: mail.attachments?.map((attachment) => ({
-        filename: attachment.filename,
-        contentType: attachment.contentType,
-        content: attachment.content,
-      })),
-      disableFileAccess: true,
-      disableUrlAccess: true,
-    });
-  }
 }
