@@ -12,6 +12,9 @@ import { serve } from "@hono/node-server";
 import { runApp } from "./app.ts";
 import { openNodeKv } from "./lib/node_kv.ts";
 
+/** How long requests in flight may take to finish once the service is told to stop. */
+const SHUTDOWN_GRACE_MILLISECONDS = 5_000;
+
 await runApp({
   env: process.env,
   openStore: openNodeKv,
@@ -28,7 +31,16 @@ await runApp({
           hostname: address.address,
           shutdown: () =>
             new Promise((closed) => {
-              server.close(() => closed());
+              // Stop accepting, close kept-alive connections now, and give requests in flight
+              // a few seconds before closing whatever is still open: a client's kept-alive
+              // connection can otherwise hold the stop for minutes.
+              const deadline = setTimeout(() => {
+                if ("closeAllConnections" in server) server.closeAllConnections();
+              }, SHUTDOWN_GRACE_MILLISECONDS);
+              server.close(() => {
+                clearTimeout(deadline);
+                closed();
+              });
               if ("closeIdleConnections" in server) server.closeIdleConnections();
             }),
         }));

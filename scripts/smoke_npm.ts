@@ -189,6 +189,12 @@ async function driveExecutable(runtime: string): Promise<void> {
       "the attendee's e-mail arrived",
     );
     step(`${runtime}: booked ${starts[0]} (201, e-mail sent), the same slot again is 409`);
+    // SIGTERM stops the service promptly even while this client keeps its connection alive.
+    const stopping = Date.now();
+    await server.stop();
+    const seconds = (Date.now() - stopping) / 1000;
+    assert.ok(seconds < 15, `stopped ${seconds} s after SIGTERM`);
+    step(`${runtime}: SIGTERM stopped the service in ${seconds.toFixed(1)} s`);
   } finally {
     await server.stop();
     await smtp.stop();
