@@ -470,8 +470,9 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     }
   }
 
+  /** A bare 500 for a failure before routing or in the error stage itself. */
   function answerFailure(error: unknown): Response {
-    services.logger.error("Unexpected failure in the error stage", {
+    services.logger.error("Unexpected failure outside the route handlers", {
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     });
     return jsonResponse(toErrorResponse(error, services.docsUrl).body, { status: 500 });
