@@ -11,7 +11,12 @@ import {
   mergeIntervals,
   overlapsAny,
 } from "../../lib/availability.ts";
-import { DEFAULT_SCHEDULE, readSchedule, type ScheduleSettings } from "../../lib/schedule.ts";
+import {
+  DEFAULT_SCHEDULE,
+  readSchedule,
+  type ScheduleSettings,
+  WEEKDAYS,
+} from "../../lib/schedule.ts";
 import schedule from "../../content/schedule.json" with { type: "json" };
 
 const LISBON = "Europe/Lisbon";
@@ -698,15 +703,6 @@ test("mergeIntervals() and overlapsAny() agree with a direct check (property)", 
 // The property: no listed slot overlaps busy time or lies in the past
 
 const ZONES = ["Europe/Lisbon", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "UTC"];
-const DAYS = [
-  "monday",
-  "tuesday",
-  "wednesday",
-  "thursday",
-  "friday",
-  "saturday",
-  "sunday",
-] as const;
 
 function toTime(minutes: number): string {
   return `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${
@@ -850,7 +846,7 @@ test("filterAvailableSlots() never lists a slot that overlaps busy time or lies 
           assert.equal(slot.date, zoned.toPlainDate().toString());
           assert.notEqual(slot.date, "2026-12-24");
           const minutes = zoned.hour * 60 + zoned.minute;
-          const day = DAYS[zoned.dayOfWeek - 1];
+          const day = WEEKDAYS[zoned.dayOfWeek - 1];
           assert.ok(
             settings.weeklyHours[day].some(([open, close]) => {
               const openMinutes = Number(open.slice(0, 2)) * 60 + Number(open.slice(3));

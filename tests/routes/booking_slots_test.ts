@@ -10,7 +10,7 @@ import {
 } from "../../lib/busy_calendar.ts";
 import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "../../lib/booking_store.ts";
 import { createMemoryStore } from "../../lib/memory_store.ts";
-import { INTERNAL_ERROR_MESSAGE } from "../../lib/api_error.ts";
+import { type ErrorResponseBody, INTERNAL_ERROR_MESSAGE } from "../../lib/api_error.ts";
 import type { Store } from "../../lib/store.ts";
 import type { Clock } from "../../lib/services.ts";
 import {
@@ -37,16 +37,8 @@ interface SlotsBody {
   slots: Record<string, Array<{ start: string }>>;
 }
 
-interface ErrorBody {
-  ok: false;
-  error: {
-    code: string;
-    message: string;
-    hint: string;
-    docs: string;
-    details?: Array<{ field: string; problem: string; hint: string }>;
-  };
-}
+/** The ErrorResponse body as the library types it. */
+type ErrorBody = ErrorResponseBody;
 
 interface Setup {
   handler: Handler;

@@ -1,5 +1,6 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
+import type { ErrorResponseBody } from "../../lib/api_error.ts";
 import { MAX_BODY_BYTES } from "../../lib/contract.ts";
 
 const BOOKING_LIMIT = MAX_BODY_BYTES.createBooking;
@@ -132,16 +133,8 @@ async function takeSlot(app: TestApp, month: string, date?: string): Promise<str
   return start;
 }
 
-interface ErrorBody {
-  ok: false;
-  error: {
-    code: string;
-    message: string;
-    hint: string;
-    docs: string;
-    details?: Array<{ field: string; problem: string; hint: string }>;
-  };
-}
+/** The ErrorResponse body as the library types it. */
+type ErrorBody = ErrorResponseBody;
 
 /** Asserts an ErrorResponse of `status` and `code` with every API header, and returns it. */
 async function readError(response: Response, status: number, code: string): Promise<ErrorBody> {

@@ -1,5 +1,6 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
+import type { ErrorResponseBody } from "../../lib/api_error.ts";
 import { createHandler } from "../../mod.ts";
 import { createMemoryStore } from "../../lib/memory_store.ts";
 import { createOutbox, type SentRecord } from "../../lib/outbox.ts";
@@ -83,16 +84,8 @@ async function readSuccess(response: Response): Promise<void> {
   assert.deepEqual(await response.json(), { ok: true });
 }
 
-interface ErrorBody {
-  ok: false;
-  error: {
-    code: string;
-    message: string;
-    hint: string;
-    docs: string;
-    details?: Array<{ field: string; problem: string; hint: string }>;
-  };
-}
+/** The ErrorResponse body as the library types it. */
+type ErrorBody = ErrorResponseBody;
 
 /** Asserts an ErrorResponse's headers and shape and returns its body. */
 async function readError(response: Response, code: string): Promise<ErrorBody> {
