@@ -140,17 +140,27 @@ export interface AppHost extends AppRuntime {
 
 /**
  * Starts the service: builds the application, serves it where `PORT` and `HOST` say, logs one
- * JSON line `{"message":"Listening","url",…,"port"}`, and on SIGINT or SIGTERM stops serving,
- * closes the application and exits 0. A bad variable prints `studio-website: Invalid …` and
- * exits 1.
+ * JSON line `{"message":"Listening","url",…,"port","baseUrl"}`, and on SIGINT or SIGTERM stops
+ * serving, closes the application and exits 0. With `PORT=0` and no `STUDIO_BASE_URL` it listens
+ * first and builds the application once the port is known, so the default base URL (and allowed
+ * origin) name that port; requests that arrive meanwhile wait. A bad variable prints
+ * `studio-website: Invalid …` and exits 1.
  *
  * @param host The runtime's ways to open the store, serve, hear signals and exit.
  * @returns The running application, or `undefined` when the configuration was refused.
  */
 export async function runApp(host: AppHost): Promise<App | undefined> {
   let app: App;
+  let server: Listening;
   try {
-    app = await createApp(host.env, host);
+    const config = readConfig(host.env, { onDenoDeploy: host.onDenoDeploy });
+    const listening = { port: config.port, hostname: config.host };
+    if (config.port === 0 && config.baseUrlFollowsPort) {
+      ({ app, server } = await listenThenCreate(host, listening));
+    } else {
+      app = await createApp(host.env, host);
+      server = await host.serve(app.handler, listening);
+    }
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(`studio-website: ${error.message}`);
@@ -158,7 +168,6 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
     return undefined;
   }
   const { config } = app;
-  const server = await host.serve(app.handler, { port: config.port, hostname: config.host });
   const { port, hostname } = server;
   console.log(JSON.stringify({
     level: "info",
@@ -178,4 +187,34 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
     host.exit(0);
   });
   return app;
+}
+
+/**
+ * Listens on a port the system picks, then builds the application with
+ * `STUDIO_BASE_URL=http://localhost:<that port>`. Requests that arrive before it is built wait for
+ * it; if building fails they answer 503 and the server stops before the error is rethrown.
+ */
+async function listenThenCreate(
+  host: AppHost,
+  options: ServeOptions,
+): Promise<{ app: App; server: Listening }> {
+  let ready: Handler | undefined;
+  let settle: (handler: Handler) => void = () => {};
+  const pending = new Promise<Handler>((resolve) => settle = resolve);
+  const server = await host.serve(
+    (request, info) => ready ? ready(request, info) : pending.then((use) => use(request, info)),
+    options,
+  );
+  try {
+    const env = { ...host.env, STUDIO_BASE_URL: `http://localhost:${server.port}` };
+    const app = await createApp(env, host);
+    settle(ready = app.handler);
+    return { app, server };
+  } catch (error) {
+    settle(() =>
+      Promise.resolve(new Response(null, { status: 503, headers: { "Retry-After": "5" } }))
+    );
+    await server.shutdown();
+    throw error;
+  }
 }

@@ -137,6 +137,11 @@ export interface Config {
   host: string;
   /** Public origin, without a trailing slash. */
   baseUrl: string;
+  /**
+   * Whether `baseUrl` is the default `http://localhost:<port>` (STUDIO_BASE_URL unset): with
+   * `PORT=0` it then names the port the system picks, known once the server listens (`runApp`).
+   */
+  baseUrlFollowsPort: boolean;
   /** Deno KV path or KV Connect URL; `undefined` means the platform's default KV. */
   kvPath?: string;
   /** SMTP URL, or `undefined` for "keep mail in the outbox". */
@@ -254,10 +259,8 @@ function readDeprecation(env: Environment): DeprecationNotice | undefined {
 export function readConfig(env: Environment, options: { onDenoDeploy?: boolean } = {}): Config {
   const port = readWhole(env, "PORT", 8000, 0, 65535);
   const host = readText(env, "HOST") ?? "0.0.0.0";
-  const baseUrl = readHttpUrl(
-    "STUDIO_BASE_URL",
-    readText(env, "STUDIO_BASE_URL") ?? `http://localhost:${port}`,
-  );
+  const givenBaseUrl = readText(env, "STUDIO_BASE_URL");
+  const baseUrl = readHttpUrl("STUDIO_BASE_URL", givenBaseUrl ?? `http://localhost:${port}`);
   if (baseUrl.pathname !== "/" || baseUrl.search || baseUrl.hash) {
     throw new ConfigError(
       "STUDIO_BASE_URL",
@@ -311,6 +314,7 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
     port,
     host,
     baseUrl: baseUrl.origin,
+    baseUrlFollowsPort: givenBaseUrl === undefined,
     kvPath,
     smtpUrl,
     mailFrom: readAddress(env, "STUDIO_MAIL_FROM", "studio@localhost"),

@@ -11,7 +11,7 @@ function readSecret(path: string): Promise<string | null> {
   return withKvFile(path, async (kv) => (await kv.get<string>(["settings", "secret"])).value);
 }
 
-test("the service serves health, the index, 404, 405 and 429 on a loopback port", async () => {
+test("the service serves health, the index, 404, 405 and 429 on a port the system picks, with links to it", async () => {
   const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));
   const server = await startServer({
     STUDIO_KV_PATH: join(folder, "studio.kv"),
@@ -26,9 +26,14 @@ test("the service serves health, the index, 404, 405 and 429 on a loopback port"
     assert.equal(body.status, "ok");
     assert.ok(Math.abs(Date.parse(body.time) - Date.now()) < 60_000);
 
+    // PORT=0 without STUDIO_BASE_URL: the default base URL names the port the system picked.
     const index = await fetch(`${server.origin}/api/v1`);
     assert.equal(index.status, 200);
-    assert.equal((await index.json()).basePath, "/api/v1");
+    const { basePath, openapi } = await index.json();
+    assert.equal(basePath, "/api/v1");
+    const port = new URL(server.origin).port;
+    assert.equal(openapi, `http://localhost:${port}/openapi.json`);
+    assert.match(server.output(), new RegExp(`"baseUrl":"http://localhost:${port}"`));
 
     const missing = await fetch(`${server.origin}/api/v1/nowhere`);
     assert.equal(missing.status, 404);
