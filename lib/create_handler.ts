@@ -13,7 +13,7 @@ import {
   RATE_LIMIT_POLICIES,
   type RateLimitPolicy,
 } from "./contract.ts";
-import { JSON_TYPE, type JsonAnswer, jsonResponse } from "./json_response.ts";
+import { JSON_TYPE, type JsonAnswer } from "./json_response.ts";
 import { createMemoryStore } from "./memory_store.ts";
 import {
   buildPolicyHeader,
@@ -406,11 +406,14 @@ export function createHandler(options: HandlerOptions = {}): Handler {
   router.all("*", (request: Request, context: RequestContext) => {
     const pathname = context.pathname;
     const allowed = new Set<string>();
-    for (const [method, pattern] of router.routes) {
-      if (method === "ALL" || !pattern.test(pathname)) continue;
+    // router.routes holds the table's routes in order, one entry each, then this one.
+    router.routes.forEach(([method, pattern], index) => {
+      if (method === "ALL" || !pattern.test(pathname)) return;
       allowed.add(method);
       if (method === "GET") allowed.add("HEAD");
-    }
+      // An alias path answers with its Link rel="latest-version" whatever the method.
+      if (table[index].latestVersion) context.route = table[index];
+    });
     const allow = [...allowed].join(", ");
     if (!isApiPath(pathname)) {
       return finish(answerSiteFallback(services, request, context, allow), request, context);
@@ -470,12 +473,16 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     }
   }
 
-  /** A bare 500 for a failure before routing or in the error stage itself. */
+  /**
+   * A bare 500 for a failure before routing or in the error stage itself: the ErrorResponse with
+   * the fields every API response carries whatever its rate limit ({@linkcode apiFields}).
+   */
   function answerFailure(error: unknown): Response {
     services.logger.error("Unexpected failure outside the route handlers", {
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     });
-    return jsonResponse(toErrorResponse(error, services.docsUrl).body, { status: 500 });
+    const body = JSON.stringify(toErrorResponse(error, services.docsUrl).body);
+    return new Response(body, { status: 500, headers: apiFields });
   }
 
   return (request, info) => {

@@ -172,6 +172,27 @@ test("createHandler() answers 500 internal-error with a fixed message and logs t
   assert.match(String(logger.records[0].fields?.error), /secret detail/);
 });
 
+test("createHandler() answers a failure before routing as a 500 ErrorResponse with API-Version", async () => {
+  const logger = createRecordingLogger();
+  const handler = createHandler({ logger });
+  const info = {
+    get remoteAddr(): never {
+      throw new Error("secret detail: no address");
+    },
+  };
+  const response = await handler(buildRequest("/api/v1/health"), info);
+  assert.equal(response.status, 500);
+  assert.equal(response.headers.get("Content-Type"), "application/json");
+  assert.equal(response.headers.get("API-Version"), "1");
+  const text = await response.text();
+  assert.doesNotMatch(text, /secret detail/);
+  assert.equal(JSON.parse(text).error.code, "internal-error");
+  assert.deepEqual(logger.records.map((record) => record.message), [
+    "Unexpected failure outside the route handlers",
+  ]);
+  assert.match(String(logger.records[0].fields?.error), /secret detail/);
+});
+
 test("createHandler() survives absurd query strings and 8 KiB headers", async () => {
   const handler = createHandler();
   const query = "?" +

@@ -32,6 +32,22 @@ test("GET /api/health is the alias of v1 health with Link rel=latest-version", a
   assert.equal(body.service, "studio-website");
 });
 
+test("POST /api/health answers 405 with Allow and the alias's Link rel=latest-version", async () => {
+  const handler = createHandler();
+  const response = await handler(
+    buildRequest("/api/health", { method: "POST" }),
+    fromAddress("203.0.113.7"),
+  );
+  assert.equal(response.status, 405);
+  assert.equal(response.headers.get("Allow"), "GET, HEAD");
+  assert.equal(response.headers.get("Link"), '</api/v1/health>; rel="latest-version"');
+  assert.equal((await response.json()).error.code, "not-found");
+  const v1 = await handler(buildRequest("/api/v1/health", { method: "POST" }));
+  assert.equal(v1.status, 405);
+  assert.equal(v1.headers.get("Link"), null, "no alias, no latest-version link");
+  await v1.body?.cancel();
+});
+
 test("HEAD /api/v1/health answers the GET headers without a body", async () => {
   const handler = createHandler();
   const response = await handler(buildRequest("/api/v1/health", { method: "HEAD" }));
