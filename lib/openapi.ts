@@ -20,6 +20,9 @@ import {
 } from "./contract.ts";
 import { buildJsonSchema, type JsonSchema } from "./fields.ts";
 import { MIN_SUNSET_DAYS } from "./versioning.ts";
+import { DEFAULT_SCHEDULE } from "./schedule.ts";
+
+const DEFAULT_TIME_ZONE = DEFAULT_SCHEDULE.timeZone;
 
 /** Options of {@linkcode buildOpenApiDocument}. */
 export interface OpenApiOptions {
@@ -27,6 +30,11 @@ export interface OpenApiOptions {
   baseUrl: string;
   /** The policies with the operator's quotas. */
   policies: Readonly<Record<PolicyName, RateLimitPolicy>>;
+  /**
+   * The IANA time zone of the booking schedule, in which slots are listed and months counted.
+   * @default {"Europe/Lisbon"} (the spec's)
+   */
+  timeZone?: string;
 }
 
 const COMMON_HEADERS = {
@@ -131,7 +139,7 @@ const ERROR_RESPONSE: JsonSchema = {
   },
 };
 
-function buildSchemas(): Record<string, JsonSchema> {
+function buildSchemas(timeZone: string): Record<string, JsonSchema> {
   const policy = {
     type: "object",
     required: ["name", "limit", "windowSeconds"],
@@ -207,10 +215,10 @@ function buildSchemas(): Record<string, JsonSchema> {
       required: ["ok", "timeZone", "slots"],
       properties: {
         ok: { const: true },
-        timeZone: { const: "Europe/Lisbon" },
+        timeZone: { const: timeZone },
         slots: {
           type: "object",
-          description: "Keys are Lisbon calendar dates (YYYY-MM-DD).",
+          description: `Keys are calendar dates (YYYY-MM-DD) in ${timeZone}.`,
           propertyNames: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
           additionalProperties: {
             type: "array",
@@ -251,14 +259,14 @@ function buildRequestBody(operation: Operation): Record<string, unknown> | undef
   return undefined;
 }
 
-function buildParameters(operation: Operation): unknown[] | undefined {
+function buildParameters(operation: Operation, timeZone: string): unknown[] | undefined {
   if (operation.operationId === "listBookingSlots") {
     return [{
       name: "month",
       in: "query",
       required: true,
       description:
-        "The month to list, YYYY-MM, counted in Europe/Lisbon, from the current month to six months ahead.",
+        `The month to list, YYYY-MM, counted in ${timeZone}, from the current month to six months ahead.`,
       schema: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}$" },
     }];
   }
@@ -287,9 +295,10 @@ function buildParameters(operation: Operation): unknown[] | undefined {
 
 function buildOperationObject(
   operation: Operation,
-  policies: Readonly<Record<PolicyName, RateLimitPolicy>>,
+  options: OpenApiOptions,
   alias?: string,
 ): Record<string, unknown> {
+  const policies = options.policies;
   const responses: Record<string, unknown> = {};
   for (const response of operation.responses) {
     responses[String(response.status)] = {
@@ -324,7 +333,7 @@ function buildOperationObject(
     "x-rate-limit-policies": operation.policies,
     responses,
   };
-  const parameters = buildParameters(operation);
+  const parameters = buildParameters(operation, options.timeZone ?? DEFAULT_TIME_ZONE);
   if (parameters) object.parameters = parameters;
   const requestBody = buildRequestBody(operation);
   if (requestBody) object.requestBody = requestBody;
@@ -379,9 +388,9 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of OPERATIONS) {
     const method = operation.method.toLowerCase();
-    (paths[operation.path] ??= {})[method] = buildOperationObject(operation, options.policies);
+    (paths[operation.path] ??= {})[method] = buildOperationObject(operation, options);
     for (const alias of operation.aliases) {
-      (paths[alias] ??= {})[method] = buildOperationObject(operation, options.policies, alias);
+      (paths[alias] ??= {})[method] = buildOperationObject(operation, options, alias);
     }
   }
   return {
@@ -404,7 +413,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
     ],
     paths,
     components: {
-      schemas: buildSchemas(),
+      schemas: buildSchemas(options.timeZone ?? DEFAULT_TIME_ZONE),
       headers: { ...COMMON_HEADERS, "Retry-After": RETRY_AFTER },
     },
   };

@@ -38,7 +38,13 @@ export function buildApiCatalog(baseUrl: string): Record<string, unknown> {
 
 /** The routes of the discovery documents; both are built once and served from memory. */
 export function discoveryRoutes(services: Services): RouteDefinition[] {
-  const openapi = JSON.stringify(buildOpenApiDocument(services));
+  const openapi = JSON.stringify(
+    buildOpenApiDocument({
+      baseUrl: services.baseUrl,
+      policies: services.policies,
+      timeZone: services.schedule.timeZone,
+    }),
+  );
   const catalog = JSON.stringify(buildApiCatalog(services.baseUrl));
   const catalogLink = formatLink(services.baseUrl + API_CATALOG_PATH, "api-catalog");
   return [

@@ -4,6 +4,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { createHandler } from "../../mod.ts";
 import { buildRouteTable, resolveServices } from "../../lib/create_handler.ts";
 import { ERROR_CODES, ERROR_STATUS_CODES, OPERATIONS } from "../../lib/contract.ts";
+import { DEFAULT_SCHEDULE } from "../../lib/schedule.ts";
 import { API_HEADERS, buildRequest } from "../_support.ts";
 
 interface Schema {
@@ -112,6 +113,23 @@ test("GET /openapi.json documents every header and an ErrorResponse for every er
   ]);
   assert.ok(booking.parameters?.some((parameter) => parameter.name === "Origin"));
   assert.equal(document.components.schemas.ContactInquiry.properties?.Name.maxLength, 200);
+});
+
+test("GET /openapi.json declares the schedule's time zone, as the slot listing answers it", async () => {
+  const lisbon = await readOpenApi();
+  const slots = lisbon.components.schemas.BookingSlots.properties ?? {};
+  assert.deepEqual(slots.timeZone, { const: "Europe/Lisbon" }, "the spec's zone by default");
+
+  const schedule = { ...DEFAULT_SCHEDULE, timeZone: "America/New_York" };
+  const handler = createHandler({ schedule });
+  const response = await handler(buildRequest("/openapi.json"));
+  const document: OpenApiDocument = await response.json();
+  const properties = document.components.schemas.BookingSlots.properties ?? {};
+  assert.deepEqual(properties.timeZone, { const: "America/New_York" });
+  const month = Temporal.Now.plainDateISO("America/New_York").toPlainYearMonth().add({ months: 1 });
+  const listing = await handler(buildRequest(`/api/v1/booking/slots?month=${month}`));
+  assert.equal(listing.status, 200);
+  assert.equal((await listing.json()).timeZone, "America/New_York");
 });
 
 test("GET /.well-known/api-catalog is an RFC 9727 linkset pointing at the API's documents", async () => {
