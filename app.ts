@@ -9,6 +9,7 @@
  */
 import { type Config, ConfigError, type Environment, readConfig } from "./lib/config.ts";
 import { readOrCreateSecret } from "./lib/secret.ts";
+import { checkDeprecationWindow } from "./lib/versioning.ts";
 import { CONSOLE_LOGGER, createHandler, type Handler, SYSTEM_CLOCK } from "./lib/create_handler.ts";
 import { createOutbox, type Outbox } from "./lib/outbox.ts";
 import { createSmtpMailer } from "./lib/smtp_mailer.ts";
@@ -53,7 +54,8 @@ export interface App {
  * @param env The environment, e.g. `Deno.env.toObject()` or `process.env`.
  * @param runtime How this runtime opens the store.
  * @returns The application; call `close()` to release it.
- * @throws {ConfigError} When a variable is invalid.
+ * @throws {ConfigError} When a variable is invalid, or `STUDIO_SUNSET` is less than 180 days after
+ * the service first sent the deprecation notice (kept in the store: spec Versioning 4).
  */
 export async function createApp(env: Environment, runtime: AppRuntime): Promise<App> {
   const config = readConfig(env, { onDenoDeploy: runtime.onDenoDeploy });
@@ -61,6 +63,14 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
   try {
     const clock = SYSTEM_CLOCK;
     const logger = runtime.logger ?? CONSOLE_LOGGER;
+    if (config.deprecation) {
+      try {
+        await checkDeprecationWindow(store, config.deprecation, clock.now());
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        throw new ConfigError("STUDIO_SUNSET", error.message.replace(/^Invalid sunsetAt: /, ""));
+      }
+    }
     const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
     const outbox = createOutbox({ store, mailer, clock, logger });
     const busyCalendar = config.busyCalendars.length

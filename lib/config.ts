@@ -104,7 +104,8 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     name: "STUDIO_SUNSET",
     defaultValue: "unset",
-    description: "ISO 8601 date-time when v1 stops, at least 180 days after STUDIO_DEPRECATION",
+    description:
+      "ISO 8601 date-time when v1 stops, at least 180 days after STUDIO_DEPRECATION and after the service first sends the notice",
   },
   {
     name: "STUDIO_SUNSET_LINK",

@@ -8,6 +8,8 @@
 import { serializeItem } from "structured-headers";
 import { API_VERSION } from "./contract.ts";
 import { isDateTime } from "./fields.ts";
+import { readOrCreateSetting } from "./settings.ts";
+import type { Store } from "./store.ts";
 
 /** The least time between `Deprecation` and `Sunset` the spec promises (Versioning 4), in days. */
 export const MIN_SUNSET_DAYS = 180;
@@ -77,4 +79,48 @@ export function buildVersionHeaders(notice?: DeprecationNotice): Array<[string, 
   headers.push(["Sunset", sunset.toUTCString()]);
   headers.push(["Link", formatLink(migration.href, "sunset")]);
   return headers;
+}
+
+/**
+ * Where the instant a deprecation notice was first sent is kept, ISO 8601 UTC:
+ * `["settings", "deprecation_sent", <deprecatedAt in epoch milliseconds>]` (one per deprecation,
+ * so a later sunset for the same deprecation keeps the first instant).
+ */
+export const DEPRECATION_SENT_PREFIX = ["settings", "deprecation_sent"] as const;
+
+/**
+ * Holds spec Versioning 4 across restarts — "the previous major keeps working for at least 180
+ * days after the service starts sending `Deprecation` and `Sunset` headers" — where
+ * {@linkcode buildVersionHeaders} can only compare the two dates: records once in the store when
+ * the service first sent this notice, and checks that the sunset is at least 180 days after the
+ * later of that instant and `deprecatedAt`. So a notice configured with a `deprecatedAt` already
+ * past needs a sunset 180 days after the service starts sending it, and a restart later on does
+ * not move that start.
+ *
+ * @param store The store.
+ * @param notice A notice {@linkcode buildVersionHeaders} accepted.
+ * @param now The current instant.
+ * @returns When the service first sent the notice, ISO 8601 UTC.
+ * @throws {RangeError} `Invalid sunsetAt: …` (naming the earliest acceptable sunset) when the
+ * sunset is too early.
+ * @throws Whatever the store throws when it stays unavailable.
+ */
+export async function checkDeprecationWindow(
+  store: Store,
+  notice: DeprecationNotice,
+  now: Temporal.Instant,
+): Promise<string> {
+  const deprecatedAt = Date.parse(notice.deprecatedAt);
+  const key = [...DEPRECATION_SENT_PREFIX, deprecatedAt];
+  const firstSent = await readOrCreateSetting(store, key, () => now.toString());
+  const earliest = Math.max(deprecatedAt, Date.parse(firstSent)) + MIN_SUNSET_DAYS * 86_400_000;
+  if (Date.parse(notice.sunsetAt) < earliest) {
+    throw new RangeError(
+      `Invalid sunsetAt: the service first sent this deprecation notice at ${firstSent}, so v1 ` +
+        `keeps working at least ${MIN_SUNSET_DAYS} days from then: use ${
+          new Date(earliest).toISOString()
+        } or later`,
+    );
+  }
+  return firstSent;
 }

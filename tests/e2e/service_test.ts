@@ -107,6 +107,20 @@ test("the service refuses to start on a bad variable and names it", async () => 
     assert.equal(result.code, 1, result.output);
     assert.match(result.output, message);
   }
+  // A deprecation dated in the past: its sunset counts 180 days from when headers are first sent.
+  const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));
+  try {
+    const result = await runServerExpectingFailure({
+      STUDIO_KV_PATH: join(folder, "studio.kv"),
+      STUDIO_DEPRECATION: "2025-01-01T00:00:00Z",
+      STUDIO_SUNSET: "2025-07-01T00:00:00Z",
+      STUDIO_SUNSET_LINK: "https://studio.example/en/agents#v2",
+    });
+    assert.equal(result.code, 1, result.output);
+    assert.match(result.output, /Invalid STUDIO_SUNSET: the service first sent this deprecation/);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 });
 
 test("two instances on one KV file with STUDIO_RATE_LIMIT_STORE=kv share a client's quota", async () => {

@@ -2,10 +2,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   buildVersionHeaders,
+  checkDeprecationWindow,
+  DEPRECATION_SENT_PREFIX,
   type DeprecationNotice,
   formatLink,
   MIN_SUNSET_DAYS,
 } from "../../lib/versioning.ts";
+import { createMemoryStore } from "../../lib/memory_store.ts";
 
 const NOTICE: DeprecationNotice = {
   deprecatedAt: "2027-01-01T00:00:00Z",
@@ -126,4 +129,38 @@ test("formatLink() formats one RFC 8288 link-value", () => {
     formatLink("https://studio.example/docs/migrate-v2", "sunset"),
     '<https://studio.example/docs/migrate-v2>; rel="sunset"',
   );
+});
+
+test("checkDeprecationWindow() accepts an announced deprecation and keeps when it was first sent", async () => {
+  const store = createMemoryStore();
+  const now = Temporal.Instant.from("2026-11-22T10:00:00Z");
+  assert.equal(await checkDeprecationWindow(store, NOTICE, now), "2026-11-22T10:00:00Z");
+  const key = [...DEPRECATION_SENT_PREFIX, Date.parse(NOTICE.deprecatedAt)];
+  assert.equal((await store.get<string>(key)).value, "2026-11-22T10:00:00Z");
+  // A restart later, and a later sunset for the same deprecation, keep the first instant.
+  const later = Temporal.Instant.from("2027-03-01T00:00:00Z");
+  const extended = { ...NOTICE, sunsetAt: "2027-09-01T00:00:00Z" };
+  assert.equal(await checkDeprecationWindow(store, extended, later), "2026-11-22T10:00:00Z");
+});
+
+test("checkDeprecationWindow() counts 180 days from the first sending when deprecatedAt is past", async () => {
+  const store = createMemoryStore();
+  const past: DeprecationNotice = {
+    ...NOTICE,
+    deprecatedAt: "2026-01-01T00:00:00Z",
+    sunsetAt: "2026-07-01T00:00:00Z",
+  };
+  assert.doesNotThrow(() => buildVersionHeaders(past), "181 days apart");
+  const now = Temporal.Instant.from("2026-11-22T10:00:00Z");
+  await assert.rejects(checkDeprecationWindow(store, past, now), (error: unknown) => {
+    assert.ok(error instanceof RangeError);
+    assert.match(error.message, /^Invalid sunsetAt: .*first sent .* at 2026-11-22T10:00:00Z/);
+    assert.match(error.message, /use 2027-05-21T10:00:00\.000Z or later/);
+    return true;
+  });
+  const enough = { ...past, sunsetAt: "2027-05-21T10:00:00Z" };
+  assert.equal(await checkDeprecationWindow(store, enough, now), "2026-11-22T10:00:00Z");
+  // Restarted 100 days into the notice: still counted from the first sending.
+  const restart = now.add({ hours: 24 * 100 });
+  assert.equal(await checkDeprecationWindow(store, enough, restart), "2026-11-22T10:00:00Z");
 });
