@@ -42,6 +42,8 @@ async function findFreePort(): Promise<number> {
 const chromiumMissing = !existsSync(CHROMIUM);
 // CI installs Chromium (.ci/run): there the browser tests must run.
 assert.ok(!(chromiumMissing && process.env.CI), `${CHROMIUM} is missing: apt-get install chromium`);
+/** Every test here skips where Chromium is not installed (never under CI). */
+const SKIP = chromiumMissing ? `${CHROMIUM} is not installed` : false;
 
 const folder = mkdtempSync(join(tmpdir(), "studio-browser-"));
 const smtp = await startSmtpServer();
@@ -57,13 +59,6 @@ const server = await startServer({
   STUDIO_RATE_LIMIT_WRITE: "1000",
   STUDIO_RATE_LIMIT_BOOKING: "1000",
 });
-const probe = await fetch(`${origin}/api/v1/booking`, {
-  method: "POST",
-  headers: { "Content-Type": "application/json" },
-  body: "{}",
-});
-await probe.body?.cancel();
-const bookingMissing = probe.status === 404;
 let browser: Browser | undefined;
 
 after(async () => {
@@ -120,7 +115,7 @@ const CONTACT_CASES = [
 for (const item of CONTACT_CASES) {
   test(
     `POST ${item.contact} from a browser without JavaScript reaches the inbox and shows the thank-you page`,
-    { skip: chromiumMissing ? `${CHROMIUM} is not installed` : false },
+    { skip: SKIP },
     async () => {
       const context = await (await openBrowser()).newContext({
         javaScriptEnabled: false,
@@ -175,7 +170,7 @@ for (const item of CONTACT_CASES) {
 
 test(
   "GET /contacto in a browser without JavaScript shows the form again with messages when a field is wrong",
-  { skip: chromiumMissing ? `${CHROMIUM} is not installed` : false },
+  { skip: SKIP },
   async () => {
     const context = await (await openBrowser()).newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
@@ -207,13 +202,7 @@ test(
 
 test(
   "GET /en/book lists the month's free times and books one, explaining a 409 in plain words",
-  {
-    skip: chromiumMissing
-      ? `${CHROMIUM} is not installed`
-      : bookingMissing
-      ? "POST /api/v1/booking answers 404: the booking API has not landed yet"
-      : false,
-  },
+  { skip: SKIP },
   async () => {
     const context = await (await openBrowser()).newContext({
       viewport: { width: 1024, height: 900 },
@@ -284,13 +273,7 @@ test(
 
 test(
   "GET /marcar-conversa explains a 503 in plain words and does not invite a retry",
-  {
-    skip: chromiumMissing
-      ? `${CHROMIUM} is not installed`
-      : bookingMissing
-      ? "POST /api/v1/booking answers 404: the booking API has not landed yet"
-      : false,
-  },
+  { skip: SKIP },
   async () => {
     const context = await (await openBrowser()).newContext({
       viewport: { width: 1024, height: 900 },
@@ -347,7 +330,7 @@ test(
 
 test(
   "GET /marcar-conversa shows the booking widget in Portuguese with Lisbon times",
-  { skip: chromiumMissing ? `${CHROMIUM} is not installed` : false },
+  { skip: SKIP },
   async () => {
     const context = await (await openBrowser()).newContext({
       viewport: { width: 390, height: 844 },
