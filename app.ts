@@ -9,6 +9,7 @@
  */
 import { type Config, ConfigError, type Environment, readConfig } from "./lib/config.ts";
 import { readOrCreateSecret } from "./lib/secret.ts";
+import { isStoreLocked, retryAtStart } from "./lib/settings.ts";
 import { checkDeprecationWindow } from "./lib/versioning.ts";
 import { CONSOLE_LOGGER, createHandler, type Handler, SYSTEM_CLOCK } from "./lib/create_handler.ts";
 import { createOutbox, type Outbox } from "./lib/outbox.ts";
@@ -59,7 +60,8 @@ export interface App {
  */
 export async function createApp(env: Environment, runtime: AppRuntime): Promise<App> {
   const config = readConfig(env, { onDenoDeploy: runtime.onDenoDeploy });
-  const store = await runtime.openStore(config.kvPath);
+  // Two processes starting at once on one KV file: one may find it locked for a moment.
+  const store = await retryAtStart(() => runtime.openStore(config.kvPath), isStoreLocked);
   try {
     const clock = SYSTEM_CLOCK;
     const logger = runtime.logger ?? CONSOLE_LOGGER;
