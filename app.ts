@@ -8,16 +8,21 @@
  * @module
  */
 import { type Config, ConfigError, type Environment, readConfig } from "./lib/config.ts";
-import { readOrCreateSecret } from "./lib/secret.ts";
-import { isStoreLocked, retryAtStart } from "./lib/settings.ts";
-import { checkDeprecationWindow } from "./lib/versioning.ts";
-import { CONSOLE_LOGGER, createHandler, type Handler, SYSTEM_CLOCK } from "./lib/create_handler.ts";
-import { createOutbox, type Outbox } from "./lib/outbox.ts";
-import { createSmtpMailer } from "./lib/smtp_mailer.ts";
-import { createIcsCalendar } from "./lib/busy_calendar.ts";
-import { DEFAULT_SCHEDULE } from "./lib/schedule.ts";
-import { createKvRateLimiter } from "./lib/kv_rate_limit.ts";
-import type { Store } from "./lib/store.ts";
+import { readOrCreateSecret } from "./lib/store/secret.ts";
+import { isStoreLocked, retryAtStart } from "./lib/store/settings.ts";
+import { checkDeprecationWindow } from "./lib/http/versioning.ts";
+import {
+  CONSOLE_LOGGER,
+  createHandler,
+  type Handler,
+  SYSTEM_CLOCK,
+} from "./lib/http/create_handler.ts";
+import { createOutbox, type Outbox } from "./lib/mail/outbox.ts";
+import { createSmtpMailer } from "./adapters/smtp_mailer.ts";
+import { createIcsCalendar } from "./lib/availability/busy_calendar.ts";
+import { DEFAULT_SCHEDULE } from "./lib/availability/schedule.ts";
+import { createKvRateLimiter } from "./lib/http/kv_rate_limit.ts";
+import type { Store } from "./lib/store/store.ts";
 import type { Logger } from "./lib/services.ts";
 
 /** Opens the store: a file path, a KV Connect URL, or `undefined` for the platform's KV. */

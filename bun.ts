@@ -2,13 +2,13 @@
 // through @deno/kv. Run it with `bun bun.ts`, or the npm package's executable under Bun.
 /**
  * The Bun entry: the composition of `app.ts` with Deno KV through `@deno/kv` (Bun's own value
- * format: see `lib/node_kv.ts`) and the handler on `Bun.serve`.
+ * format: see `adapters/node_kv.ts`) and the handler on `Bun.serve`.
  *
  * @module
  */
 import process from "node:process";
 import { runApp } from "./app.ts";
-import { openNodeKv } from "./lib/node_kv.ts";
+import { openNodeKv } from "./adapters/node_kv.ts";
 
 /** The members of Bun's server used here (Bun's types are not part of this Deno project). */
 interface BunServer {

@@ -14,7 +14,7 @@ import process from "node:process";
 const [command, ...rest] = process.argv.slice(2);
 if (command === "inbox") {
   const { existsSync } = await import("node:fs");
-  const { openNodeKv } = await import("./lib/node_kv.ts");
+  const { openNodeKv } = await import("./adapters/node_kv.ts");
   const { writeInboxReport } = await import("./lib/inbox_report.ts");
   const path = process.env.STUDIO_KV_PATH?.trim() || "data/studio.kv";
   if (!existsSync(path)) {

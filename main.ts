@@ -6,7 +6,7 @@
  * @module
  */
 import { type App, type AppRuntime, runApp } from "./app.ts";
-import { toKvFolder } from "./lib/kv_path.ts";
+import { toKvFolder } from "./lib/store/kv_path.ts";
 
 /** How Deno opens the store: `Deno.openKv`, after creating a file's folder. */
 export const DENO_RUNTIME: AppRuntime = {

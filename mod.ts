@@ -19,7 +19,7 @@ export {
   type Handler,
   type HandlerInfo,
   type HandlerOptions,
-} from "./lib/create_handler.ts";
+} from "./lib/http/create_handler.ts";
 export type { Clock, Logger } from "./lib/services.ts";
 export type {
   AtomicCheck,
@@ -33,24 +33,24 @@ export type {
   KvListSelector,
   KvSetOptions,
   Store,
-} from "./lib/store.ts";
-export { createMemoryStore, type MemoryStoreOptions } from "./lib/memory_store.ts";
-export type { DeprecationNotice } from "./lib/versioning.ts";
-export type { TrustedProxyHeader } from "./lib/client_address.ts";
+} from "./lib/store/store.ts";
+export { createMemoryStore, type MemoryStoreOptions } from "./lib/store/memory_store.ts";
+export type { DeprecationNotice } from "./lib/http/versioning.ts";
+export type { TrustedProxyHeader } from "./lib/http/client_address.ts";
 export {
   createRateLimiter,
   type LocalRateLimiter,
   type RateLimitDecision,
   type RateLimiter,
   type RateLimiterOptions,
-} from "./lib/rate_limit.ts";
-export { createKvRateLimiter, type KvRateLimiterOptions } from "./lib/kv_rate_limit.ts";
+} from "./lib/http/rate_limit.ts";
+export { createKvRateLimiter, type KvRateLimiterOptions } from "./lib/http/kv_rate_limit.ts";
 export {
   createMemoryMailer,
   type MailAttachment,
   type Mailer,
   type MemoryMailer,
   type OutgoingMail,
-} from "./lib/mail.ts";
-export { buildOpenApiDocument } from "./lib/openapi.ts";
-export type { Corpus, CorpusPage, LanguageSettings, PageText } from "./lib/corpus.ts";
+} from "./lib/mail/mail.ts";
+export { buildOpenApiDocument } from "./lib/contract/openapi.ts";
+export type { Corpus, CorpusPage, LanguageSettings, PageText } from "./lib/site/corpus.ts";

@@ -10,7 +10,7 @@ import "temporal-polyfill/global"; // First: Node 20 has no Temporal (installed 
 import process from "node:process";
 import { serve } from "@hono/node-server";
 import { runApp } from "./app.ts";
-import { openNodeKv } from "./lib/node_kv.ts";
+import { openNodeKv } from "./adapters/node_kv.ts";
 
 /** How long requests in flight may take to finish once the service is told to stop. */
 const SHUTDOWN_GRACE_MILLISECONDS = 5_000;

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { TRUSTED_PROXY_HEADERS, type TrustedProxyHeader } from "./client_address.ts";
-import { isEmailAddress } from "./fields.ts";
-import { buildVersionHeaders, type DeprecationNotice } from "./versioning.ts";
+import { TRUSTED_PROXY_HEADERS, type TrustedProxyHeader } from "./http/client_address.ts";
+import { isEmailAddress } from "./contract/fields.ts";
+import { buildVersionHeaders, type DeprecationNotice } from "./http/versioning.ts";
 
 /** One documented environment variable (the README's table lists every one). */
 export interface EnvironmentVariable {

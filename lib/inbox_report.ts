@@ -5,11 +5,11 @@
  *
  * @module
  */
-import { INQUIRY_PREFIX, type InquiryRecord } from "./inquiries.ts";
-import { BOOKING_PREFIX } from "./bookings.ts";
-import type { BookingRecord } from "./booking_mail.ts";
-import { OUTBOX_PREFIX, type OutboxEntry, SENT_PREFIX, type SentRecord } from "./outbox.ts";
-import type { Store } from "./store.ts";
+import { INQUIRY_PREFIX, type InquiryRecord } from "./contact/inquiries.ts";
+import { BOOKING_PREFIX } from "./booking/bookings.ts";
+import type { BookingRecord } from "./booking/booking_mail.ts";
+import { OUTBOX_PREFIX, type OutboxEntry, SENT_PREFIX, type SentRecord } from "./mail/outbox.ts";
+import type { Store } from "./store/store.ts";
 
 /** Options of {@linkcode writeInboxReport}. */
 export interface InboxReportOptions {

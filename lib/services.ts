@@ -4,16 +4,16 @@
  *
  * @module
  */
-import type { PolicyName, RateLimitPolicy } from "./contract.ts";
-import type { TrustedProxyHeader } from "./client_address.ts";
-import type { RateLimiter } from "./rate_limit.ts";
-import type { Store } from "./store.ts";
-import type { Outbox } from "./outbox.ts";
-import type { Corpus } from "./corpus.ts";
-import type { ScheduleSettings } from "./schedule.ts";
-import type { BusyCalendar } from "./busy_calendar.ts";
-import type { SlotFinder } from "./slots.ts";
-import type { LinkSigner } from "./signed_links.ts";
+import type { PolicyName, RateLimitPolicy } from "./contract/contract.ts";
+import type { TrustedProxyHeader } from "./http/client_address.ts";
+import type { RateLimiter } from "./http/rate_limit.ts";
+import type { Store } from "./store/store.ts";
+import type { Outbox } from "./mail/outbox.ts";
+import type { Corpus } from "./site/corpus.ts";
+import type { ScheduleSettings } from "./availability/schedule.ts";
+import type { BusyCalendar } from "./availability/busy_calendar.ts";
+import type { SlotFinder } from "./availability/slots.ts";
+import type { LinkSigner } from "./booking/signed_links.ts";
 
 /** The source of the current time. Tests pass a fake one. */
 export interface Clock {

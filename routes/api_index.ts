@@ -12,9 +12,9 @@ import {
   OPENAPI_PATH,
   type Operation,
   type PolicyName,
-} from "../lib/contract.ts";
-import { MIN_SUNSET_DAYS } from "../lib/versioning.ts";
-import { buildOperationRoutes, type RouteDefinition } from "../lib/route.ts";
+} from "../lib/contract/contract.ts";
+import { MIN_SUNSET_DAYS } from "../lib/http/versioning.ts";
+import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 
 /** The ApiIndex body (spec, Resources). */

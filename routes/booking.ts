@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { ApiError } from "../lib/api_error.ts";
-import { createBooking } from "../lib/bookings.ts";
-import { BOOKING_FIELDS, BookingRequest, MAX_BODY_BYTES } from "../lib/contract.ts";
-import { requireFields } from "../lib/fields.ts";
+import { ApiError } from "../lib/contract/api_error.ts";
+import { createBooking } from "../lib/booking/bookings.ts";
+import { BOOKING_FIELDS, BookingRequest, MAX_BODY_BYTES } from "../lib/contract/contract.ts";
+import { requireFields } from "../lib/contract/fields.ts";
 import {
   BodyError,
   discardBody,
@@ -16,11 +16,11 @@ import {
   parseJsonMembers,
   readBody,
   readMediaType,
-} from "../lib/read_body.ts";
-import { CalendarUnavailableError } from "../lib/busy_calendar.ts";
-import { buildOperationRoutes, type RouteDefinition } from "../lib/route.ts";
+} from "../lib/http/read_body.ts";
+import { CalendarUnavailableError } from "../lib/availability/busy_calendar.ts";
+import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
-import { LISTING_MAX_AGE_SECONDS } from "../lib/slots.ts";
+import { LISTING_MAX_AGE_SECONDS } from "../lib/availability/slots.ts";
 
 /** How many months ahead of the current one a listing may ask for (spec: "the next six months"). */
 export const MONTHS_AHEAD = 6;

@@ -5,13 +5,17 @@
  *
  * @module
  */
-import { describeStart } from "../lib/booking_mail.ts";
-import { applyBookingAction, BOOKING_PREFIX } from "../lib/bookings.ts";
-import type { BookingRecord } from "../lib/booking_mail.ts";
-import { escapeHtml } from "../lib/mail.ts";
-import type { RouteDefinition } from "../lib/route.ts";
+import { describeStart } from "../lib/booking/booking_mail.ts";
+import { applyBookingAction, BOOKING_PREFIX } from "../lib/booking/bookings.ts";
+import type { BookingRecord } from "../lib/booking/booking_mail.ts";
+import { escapeHtml } from "../lib/mail/mail.ts";
+import type { RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
-import { ACTION_PATH_PREFIX, BOOKING_ACTIONS, type BookingAction } from "../lib/signed_links.ts";
+import {
+  ACTION_PATH_PREFIX,
+  BOOKING_ACTIONS,
+  type BookingAction,
+} from "../lib/booking/signed_links.ts";
 
 type Locale = "pt" | "en";
 

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { readInquiryBody, submitInquiry, validateInquiry } from "../lib/inquiries.ts";
-import { buildOperationRoutes, type RouteDefinition } from "../lib/route.ts";
+import { readInquiryBody, submitInquiry, validateInquiry } from "../lib/contact/inquiries.ts";
+import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 
 /** The ContactSuccess body (spec, Resources). */

@@ -7,17 +7,17 @@
  *
  * @module
  */
-import { ApiError } from "../lib/api_error.ts";
-import { buildNoticePage, readSite, type Site, type SitePage } from "../lib/build_site.ts";
-import { findPage } from "../lib/render_page.ts";
-import type { FieldProblem } from "../lib/fields.ts";
-import { type Attribution, ATTRIBUTION_FIELDS } from "../lib/first_touch.ts";
-import { readInquiryBody, submitInquiry, validateInquiry } from "../lib/inquiries.ts";
-import { type ContactFormState, renderContactForm } from "../lib/render_contact_form.ts";
-import { respond, toRepresentation } from "../lib/representation.ts";
-import type { RequestContext, RouteDefinition } from "../lib/route.ts";
+import { ApiError } from "../lib/contract/api_error.ts";
+import { buildNoticePage, readSite, type Site, type SitePage } from "../lib/site/build_site.ts";
+import { findPage } from "../lib/site/render_page.ts";
+import type { FieldProblem } from "../lib/contract/fields.ts";
+import { type Attribution, ATTRIBUTION_FIELDS } from "../lib/contact/first_touch.ts";
+import { readInquiryBody, submitInquiry, validateInquiry } from "../lib/contact/inquiries.ts";
+import { type ContactFormState, renderContactForm } from "../lib/site/render_contact_form.ts";
+import { respond, toRepresentation } from "../lib/http/representation.ts";
+import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
-import { discardBody } from "../lib/read_body.ts";
+import { discardBody } from "../lib/http/read_body.ts";
 
 /** Reads what the person typed from a copy of the request, to show the form again. */
 async function readFormState(copy: Request): Promise<ContactFormState> {

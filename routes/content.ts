@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { LLMS_FULL_PATH, toLlmsPath } from "../lib/build_llms_txt.ts";
+import { LLMS_FULL_PATH, toLlmsPath } from "../lib/site/build_llms_txt.ts";
 import {
   buildNoticePage,
   readSite,
@@ -16,18 +16,22 @@ import {
   type SitePage,
   toLanguage,
   toPagePath,
-} from "../lib/build_site.ts";
-import { buildFirstTouchCookie, readFirstTouch, readQueryAttribution } from "../lib/first_touch.ts";
-import { LLMS_PATH } from "../lib/contract.ts";
-import { negotiateFormat } from "../lib/negotiate_format.ts";
-import { renderContactForm } from "../lib/render_contact_form.ts";
+} from "../lib/site/build_site.ts";
+import {
+  buildFirstTouchCookie,
+  readFirstTouch,
+  readQueryAttribution,
+} from "../lib/contact/first_touch.ts";
+import { LLMS_PATH } from "../lib/contract/contract.ts";
+import { negotiateFormat } from "../lib/http/negotiate_format.ts";
+import { renderContactForm } from "../lib/site/render_contact_form.ts";
 import {
   type HeaderPair,
   type Representation,
   respond,
   toRepresentation,
-} from "../lib/representation.ts";
-import type { RequestContext, RouteDefinition } from "../lib/route.ts";
+} from "../lib/http/representation.ts";
+import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 
 /** Headers of an answer that depends on the visitor (a cookie set or read). */

@@ -11,12 +11,12 @@ import {
   API_DOCS_PATH,
   OPENAPI_PATH,
   OPENAPI_TYPE,
-} from "../lib/contract.ts";
-import { jsonResponse } from "../lib/json_response.ts";
-import { buildOpenApiDocument } from "../lib/openapi.ts";
-import type { RouteDefinition } from "../lib/route.ts";
+} from "../lib/contract/contract.ts";
+import { jsonResponse } from "../lib/http/json_response.ts";
+import { buildOpenApiDocument } from "../lib/contract/openapi.ts";
+import type { RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
-import { formatLink } from "../lib/versioning.ts";
+import { formatLink } from "../lib/http/versioning.ts";
 
 /**
  * Builds the API catalog: one linkset context, the API, with its `service-desc` (the OpenAPI

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { API_VERSION } from "../lib/contract.ts";
-import { buildOperationRoutes, type RouteDefinition } from "../lib/route.ts";
+import { API_VERSION } from "../lib/contract/contract.ts";
+import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 
 /** The HealthResponse body (spec, Resources). */

@@ -33,8 +33,8 @@ const ENTRIES = [
 const EXPORTS: Record<string, string> = {
   ".": "./npm",
   "./app": "./app",
-  "./node-kv": "./lib/node_kv",
-  "./smtp-mailer": "./lib/smtp_mailer",
+  "./node-kv": "./adapters/node_kv",
+  "./smtp-mailer": "./adapters/smtp_mailer",
   "./corpus": "./content/corpus.generated",
 };
 

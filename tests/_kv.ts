@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Store } from "../lib/store.ts";
+import type { Store } from "../lib/store/store.ts";
 
 /** The runtime running the tests. */
 export const RUNTIME: "deno" | "bun" | "node" = "Deno" in globalThis
@@ -24,7 +24,7 @@ export const RUNTIME: "deno" | "bun" | "node" = "Deno" in globalThis
 export async function openKvFile(path: string): Promise<Store> {
   const runtime: { Deno?: { openKv(path: string): Promise<Store> } } = globalThis;
   if (runtime.Deno) return await runtime.Deno.openKv(path);
-  const { openNodeKv } = await import("../lib/node_kv.ts");
+  const { openNodeKv } = await import("../adapters/node_kv.ts");
   return await openNodeKv(path);
 }
 

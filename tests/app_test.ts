@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createApp } from "../app.ts";
-import { createMemoryStore } from "../lib/memory_store.ts";
+import { createMemoryStore } from "../lib/store/memory_store.ts";
 import { createRecordingLogger } from "./_support.ts";
 
 test("createApp() opens a KV file that another process starting at the same moment holds locked", async () => {

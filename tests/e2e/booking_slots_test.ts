@@ -7,7 +7,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { startServer } from "./_server.ts";
 import { buildCalendar, buildEvent, startIcsFeedServer, toIcsUtc } from "../_ics_feed.ts";
 
-/** Listings may use a feed copy up to 30 s old (lib/slots.ts); the test waits just past it. */
+/** Listings may use a feed copy up to 30 s old (lib/availability/slots.ts); the test waits just past it. */
 const PAST_COPY_AGE_MS = 31_500;
 const TWELVE_HOURS_MS = 12 * 3_600_000;
 

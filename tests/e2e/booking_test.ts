@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { withKvFile } from "../_kv.ts";
-import type { KvKey, Store } from "../../lib/store.ts";
+import type { KvKey, Store } from "../../lib/store/store.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -22,7 +22,7 @@ const PACE_MS = 25;
  * killed process was sending must arrive too (scripts/faults.ts sets it; CI cannot wait that long).
  */
 const WAIT_LEASE = process.env.FAULT_WAIT_LEASE === "1";
-/** The outbox's delivery lease (lib/outbox.ts) and its 5 s poll, with a margin. */
+/** The outbox's delivery lease (lib/mail/outbox.ts) and its 5 s poll, with a margin. */
 const LEASE_WAIT_MS = 130_000;
 
 interface Answer {

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHandler } from "../../mod.ts";
-import { buildRouteTable, resolveServices } from "../../lib/create_handler.ts";
-import { OPERATIONS } from "../../lib/contract.ts";
+import { buildRouteTable, resolveServices } from "../../lib/http/create_handler.ts";
+import { OPERATIONS } from "../../lib/contract/contract.ts";
 import { buildRequest, fromAddress } from "../_support.ts";
 
 test("GET /api/v1 answers the ApiIndex generated from the route table", async () => {

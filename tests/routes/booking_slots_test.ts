@@ -1,17 +1,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { HOLDS_CHECK_MILLISECONDS } from "../../lib/slots.ts";
-import { createHandler, type Handler } from "../../lib/create_handler.ts";
-import { type BusyInterval, describeMonth } from "../../lib/availability.ts";
+import { HOLDS_CHECK_MILLISECONDS } from "../../lib/availability/slots.ts";
+import { createHandler, type Handler } from "../../lib/http/create_handler.ts";
+import { type BusyInterval, describeMonth } from "../../lib/availability/availability.ts";
 import {
   type BusyCalendar,
   CalendarUnavailableError,
   createIcsCalendar,
-} from "../../lib/busy_calendar.ts";
-import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "../../lib/booking_store.ts";
-import { createMemoryStore } from "../../lib/memory_store.ts";
-import { type ErrorResponseBody, INTERNAL_ERROR_MESSAGE } from "../../lib/api_error.ts";
-import type { Store } from "../../lib/store.ts";
+} from "../../lib/availability/busy_calendar.ts";
+import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "../../lib/booking/booking_store.ts";
+import { createMemoryStore } from "../../lib/store/memory_store.ts";
+import { type ErrorResponseBody, INTERNAL_ERROR_MESSAGE } from "../../lib/contract/api_error.ts";
+import type { Store } from "../../lib/store/store.ts";
 import type { Clock } from "../../lib/services.ts";
 import {
   buildRequest,

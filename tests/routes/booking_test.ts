@@ -1,17 +1,23 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import type { ErrorResponseBody } from "../../lib/api_error.ts";
-import { MAX_BODY_BYTES } from "../../lib/contract.ts";
+import type { ErrorResponseBody } from "../../lib/contract/api_error.ts";
+import { MAX_BODY_BYTES } from "../../lib/contract/contract.ts";
 
 const BOOKING_LIMIT = MAX_BODY_BYTES.createBooking;
 import { createHandler, type Handler, type HandlerOptions } from "../../mod.ts";
-import type { BookingRecord } from "../../lib/booking_mail.ts";
-import { createMemoryStore } from "../../lib/memory_store.ts";
-import { createOutbox, type Outbox } from "../../lib/outbox.ts";
-import { DEFAULT_SCHEDULE } from "../../lib/schedule.ts";
-import { createLinkSigner } from "../../lib/signed_links.ts";
-import { createSmtpMailer } from "../../lib/smtp_mailer.ts";
-import type { AtomicCheck, AtomicOperation, KvKey, KvSetOptions, Store } from "../../lib/store.ts";
+import type { BookingRecord } from "../../lib/booking/booking_mail.ts";
+import { createMemoryStore } from "../../lib/store/memory_store.ts";
+import { createOutbox, type Outbox } from "../../lib/mail/outbox.ts";
+import { DEFAULT_SCHEDULE } from "../../lib/availability/schedule.ts";
+import { createLinkSigner } from "../../lib/booking/signed_links.ts";
+import { createSmtpMailer } from "../../adapters/smtp_mailer.ts";
+import type {
+  AtomicCheck,
+  AtomicOperation,
+  KvKey,
+  KvSetOptions,
+  Store,
+} from "../../lib/store/store.ts";
 import {
   buildBookingBody,
   findLink,

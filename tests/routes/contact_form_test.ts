@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHandler } from "../../mod.ts";
-import { createMemoryMailer } from "../../lib/mail.ts";
-import { createMemoryStore } from "../../lib/memory_store.ts";
-import type { InquiryRecord } from "../../lib/inquiries.ts";
-import type { Store } from "../../lib/store.ts";
+import { createMemoryMailer } from "../../lib/mail/mail.ts";
+import { createMemoryStore } from "../../lib/store/memory_store.ts";
+import type { InquiryRecord } from "../../lib/contact/inquiries.ts";
+import type { Store } from "../../lib/store/store.ts";
 import { buildRequest, createFakeClock, createRecordingLogger, fromAddress } from "../_support.ts";
 
 const CLIENT = fromAddress("203.0.113.40");

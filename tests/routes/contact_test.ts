@@ -1,12 +1,18 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import type { ErrorResponseBody } from "../../lib/api_error.ts";
+import type { ErrorResponseBody } from "../../lib/contract/api_error.ts";
 import { createHandler } from "../../mod.ts";
-import { createMemoryStore } from "../../lib/memory_store.ts";
-import { createOutbox, type SentRecord } from "../../lib/outbox.ts";
-import { createSmtpMailer } from "../../lib/smtp_mailer.ts";
-import type { InquiryRecord } from "../../lib/inquiries.ts";
-import type { AtomicCheck, AtomicOperation, KvKey, KvSetOptions, Store } from "../../lib/store.ts";
+import { createMemoryStore } from "../../lib/store/memory_store.ts";
+import { createOutbox, type SentRecord } from "../../lib/mail/outbox.ts";
+import { createSmtpMailer } from "../../adapters/smtp_mailer.ts";
+import type { InquiryRecord } from "../../lib/contact/inquiries.ts";
+import type {
+  AtomicCheck,
+  AtomicOperation,
+  KvKey,
+  KvSetOptions,
+  Store,
+} from "../../lib/store/store.ts";
 import { type ReceivedMail, startSmtpServer } from "../_smtp.ts";
 import {
   API_HEADERS,

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createHandler } from "../../mod.ts";
 import { CORPUS } from "../../content/corpus.generated.ts";
-import { AI_CRAWLERS } from "../../lib/build_robots_txt.ts";
-import { API_DOCS_PATH } from "../../lib/contract.ts";
+import { AI_CRAWLERS } from "../../lib/site/build_robots_txt.ts";
+import { API_DOCS_PATH } from "../../lib/contract/contract.ts";
 import { buildRequest } from "../_support.ts";
 
 const BASE = "https://studio.example";

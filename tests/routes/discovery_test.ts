@@ -2,9 +2,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { createHandler } from "../../mod.ts";
-import { buildRouteTable, resolveServices } from "../../lib/create_handler.ts";
-import { ERROR_CODES, ERROR_STATUS_CODES, OPERATIONS } from "../../lib/contract.ts";
-import { DEFAULT_SCHEDULE } from "../../lib/schedule.ts";
+import { buildRouteTable, resolveServices } from "../../lib/http/create_handler.ts";
+import { ERROR_CODES, ERROR_STATUS_CODES, OPERATIONS } from "../../lib/contract/contract.ts";
+import { DEFAULT_SCHEDULE } from "../../lib/availability/schedule.ts";
 import { API_HEADERS, buildRequest } from "../_support.ts";
 
 interface Schema {

@@ -8,7 +8,7 @@ import {
   renderCorpusModule,
   type SourceFile,
 } from "../../scripts/build_content.ts";
-import { LANGUAGES } from "../../lib/corpus.ts";
+import { LANGUAGES } from "../../lib/site/corpus.ts";
 
 const files = await readContentFiles();
 

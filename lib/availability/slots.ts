@@ -1,0 +1,153 @@
+/**
+ * The availability service: the slots a person sees and the check a booking passes are the same
+ * computation — the schedule's candidates, less what the calendars' busy time and the slot holds
+ * in the store block (`excludeBusySlots`), within the booking window (`keepWithinWindow`), which
+ * together are `filterAvailableSlots`.
+ *
+ * @module
+ */
+import {
+  buildBookingWindow,
+  buildCandidateSlots,
+  type BusyInterval,
+  type CandidateSlot,
+  describeMonth,
+  excludeBusySlots,
+  keepWithinWindow,
+} from "./availability.ts";
+import type { BusyCalendar } from "./busy_calendar.ts";
+import { createHoldsReader } from "../booking/booking_store.ts";
+import type { ScheduleSettings } from "./schedule.ts";
+import type { Store } from "../store/store.ts";
+
+/** How old a calendar copy a listing may use, in seconds (issue: at most 30). */
+export const LISTING_MAX_AGE_SECONDS = 30;
+
+/**
+ * How long a listing may reuse its last check of the slot holds, in milliseconds. Holds this
+ * process writes are seen at once; another process's within this time. A booking's own check
+ * always reads the store.
+ */
+export const HOLDS_CHECK_MILLISECONDS = 1000;
+
+/** Finds available slots. */
+export interface SlotFinder {
+  /**
+   * The available slots of a month.
+   *
+   * @param month `YYYY-MM`, already checked.
+   * @param options `maxAgeSeconds`: the oldest calendar copy allowed (30 for listings, 0 for a
+   * booking's check, which also reads the holds afresh).
+   * @throws {CalendarUnavailableError} When a calendar cannot be read fresh enough.
+   */
+  listMonth(month: string, options: { maxAgeSeconds: number }): Promise<CandidateSlot[]>;
+  /**
+   * The available slot that starts at `start`, if there is one now.
+   *
+   * @param start Any instant; matched to a slot's start exactly.
+   * @param options As for `listMonth`.
+   */
+  findSlot(
+    start: Temporal.Instant,
+    options: { maxAgeSeconds: number },
+  ): Promise<CandidateSlot | undefined>;
+  /** Forgets cached holds: call it after this process wrote or removed one. */
+  forgetHolds(): void;
+}
+
+/** Options of {@linkcode createSlotFinder}. */
+export interface SlotFinderOptions {
+  /** The schedule. */
+  settings: ScheduleSettings;
+  /** The calendars' busy time. */
+  busyCalendar: BusyCalendar;
+  /** The store holding slot holds. */
+  store: Store;
+  /** The current time in epoch milliseconds. */
+  nowMilliseconds: () => number;
+}
+
+interface MonthEntry {
+  /** The month's candidates (schedule only). */
+  candidates: CandidateSlot[];
+  /** The span of busy time that matters for the month. */
+  span: BusyInterval;
+  /** The candidates left free by the busy time and holds they were computed from. */
+  free?: { busy: BusyInterval[]; holds: BusyInterval[]; slots: CandidateSlot[] };
+}
+
+/**
+ * Creates the availability service. A month's candidates are computed once (they depend on the
+ * schedule only); the free ones are recomputed whenever the busy time or the holds change (the
+ * calendar and the holds reader hand back the same arrays while nothing changed); the booking
+ * window (notice and horizon) is applied on every call.
+ */
+export function createSlotFinder(options: SlotFinderOptions): SlotFinder {
+  const { settings, busyCalendar, nowMilliseconds } = options;
+  const holds = createHoldsReader(options.store);
+  const months = new Map<string, MonthEntry>();
+  let window: { minuteStartMs: number; latestEpochMs: number } | undefined;
+
+  function readMonth(month: string): MonthEntry {
+    let entry = months.get(month);
+    if (!entry) {
+      const described = describeMonth(month, settings.timeZone);
+      entry = {
+        candidates: buildCandidateSlots(settings, described.first, described.last),
+        span: described.span,
+      };
+      if (months.size > 24) months.clear();
+      months.set(month, entry);
+    }
+    return entry;
+  }
+
+  /** The booking window now; the horizon's zone arithmetic is done once a minute. */
+  function readWindow(nowMs: number) {
+    const minuteStartMs = nowMs - (nowMs % 60_000);
+    if (!window || window.minuteStartMs !== minuteStartMs) {
+      const latestEpochMs = buildBookingWindow(
+        settings,
+        Temporal.Instant.fromEpochMilliseconds(minuteStartMs),
+      ).latestEpochMs;
+      window = { minuteStartMs, latestEpochMs };
+    }
+    return {
+      earliestEpochMs: nowMs + settings.minimumNoticeHours * 3_600_000,
+      latestEpochMs: window.latestEpochMs + (nowMs - minuteStartMs),
+    };
+  }
+
+  const finder: SlotFinder = {
+    async listMonth(month, { maxAgeSeconds }) {
+      const nowMs = nowMilliseconds();
+      const entry = readMonth(month);
+      const [busy, held] = await Promise.all([
+        busyCalendar.read(entry.span, { maxAgeSeconds }),
+        holds.read(entry.span, {
+          nowEpochMs: nowMs,
+          maxAgeMilliseconds: maxAgeSeconds > 0 ? HOLDS_CHECK_MILLISECONDS : 0,
+        }),
+      ]);
+      if (!entry.free || entry.free.busy !== busy || entry.free.holds !== held) {
+        const slots = excludeBusySlots(entry.candidates, { settings, busy, bookings: held });
+        entry.free = { busy, holds: held, slots };
+      }
+      return keepWithinWindow(entry.free.slots, readWindow(nowMs));
+    },
+    async findSlot(start, { maxAgeSeconds }) {
+      const month = start.toZonedDateTimeISO(settings.timeZone).toPlainDate().toPlainYearMonth()
+        .toString();
+      const startEpochMs = start.epochMilliseconds;
+      if (!readMonth(month).candidates.some((slot) => slot.startEpochMs === startEpochMs)) {
+        return undefined;
+      }
+      const available = await finder.listMonth(month, { maxAgeSeconds });
+      return available.find((slot) => slot.startEpochMs === startEpochMs);
+    },
+    forgetHolds() {
+      holds.forget();
+    },
+  };
+  return finder;
+}

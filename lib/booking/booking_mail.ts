@@ -1,0 +1,299 @@
+/**
+ * The e-mails of a booking, in the booking's locale for the attendee (PT-PT or English) and in
+ * Portuguese for the studio: invites as iMIP (a `text/calendar; method=…` part plus an `.ics`
+ * attachment, RFC 6047) with a readable text body.
+ *
+ * @module
+ */
+import { buildInvite } from "./invites.ts";
+import { type OutgoingMail, toHeaderText } from "../mail/mail.ts";
+
+/** A booking's state (BookingResult `status` shows `accepted` and `pending`). */
+export type BookingStatus = "pending" | "accepted" | "declined" | "cancelled";
+
+/** A stored booking. */
+export interface BookingRecord {
+  /** A ULID. */
+  id: string;
+  /** The invite's UID, stable for the booking's life. */
+  uid: string;
+  /** The invite's SEQUENCE: 0, then one more for each change sent. */
+  sequence: number;
+  /** The state. */
+  status: BookingStatus;
+  /** Start, ISO 8601 with the schedule zone's offset. */
+  start: string;
+  /** Start, epoch milliseconds (the slot hold's key). */
+  startEpochMs: number;
+  /** End, epoch milliseconds. */
+  endEpochMs: number;
+  /** Attendee name. */
+  name: string;
+  /** Attendee address. */
+  email: string;
+  /** Attendee company. */
+  company?: string;
+  /** Subject of the conversation. */
+  topic: string;
+  /** Locale of the attendee's e-mails. */
+  locale: "pt" | "en";
+  /** When it was booked, ISO 8601 UTC. */
+  createdAt: string;
+  /** When its state last changed, ISO 8601 UTC. */
+  updatedAt: string;
+  /** The client's rate-limit key. */
+  clientAddress: string;
+  /** Whether the attendee has been sent a REQUEST invite. */
+  attendeeInvited: boolean;
+  /** Outbox ids of the e-mails it caused. */
+  mailIds: string[];
+}
+
+/** What every booking e-mail needs besides the booking. */
+export interface BookingMailContext {
+  /** The studio's From address (also the invites' ORGANIZER). */
+  from: string;
+  /** The studio's inbox. */
+  inbox: string;
+  /** Domain of Message-IDs and UIDs. */
+  domain: string;
+  /** The schedule's zone. */
+  timeZone: string;
+  /** Meeting length in minutes. */
+  durationMinutes: number;
+  /** Where meetings take place, by locale. */
+  meetingPlace: Record<string, string>;
+  /** When the e-mail is written. */
+  now: Temporal.Instant;
+}
+
+/** The signed links an e-mail may carry. */
+export interface BookingLinks {
+  cancel: string;
+  confirm?: string;
+  decline?: string;
+}
+
+const TEXT = {
+  pt: {
+    intlLocale: "pt-PT",
+    zone: "hora de Lisboa",
+    summary: "Conversa de 30 minutos com o estúdio",
+    when: "Quando",
+    duration: "Duração",
+    minutes: "minutos",
+    where: "Onde",
+    topic: "Tema",
+    company: "Empresa",
+    bookedSubject: "Conversa marcada",
+    pendingSubject: "Pedido de conversa recebido — a aguardar confirmação",
+    declinedSubject: "Não foi possível confirmar a conversa",
+    cancelledSubject: "Conversa cancelada",
+    hello: (name: string) => `Olá ${name},`,
+    booked:
+      "A sua conversa com o estúdio está marcada. O convite segue em anexo para o seu calendário.",
+    pending:
+      "Recebemos o seu pedido de conversa. A equipa vai confirmá-lo em breve e enviaremos o convite nessa altura.",
+    declined:
+      "Lamentamos, mas não conseguimos confirmar a conversa no horário pedido. Escolha outro horário no site quando lhe der jeito.",
+    cancelled: "A conversa foi cancelada e o horário ficou livre.",
+    cancelLink: "Para cancelar, use esta ligação:",
+    signOff: "Até breve,\nO estúdio",
+  },
+  en: {
+    intlLocale: "en-GB",
+    zone: "Lisbon time",
+    summary: "30-minute conversation with the studio",
+    when: "When",
+    duration: "Duration",
+    minutes: "minutes",
+    where: "Where",
+    topic: "Topic",
+    company: "Company",
+    bookedSubject: "Conversation booked",
+    pendingSubject: "Conversation request received — awaiting confirmation",
+    declinedSubject: "We could not confirm your conversation",
+    cancelledSubject: "Conversation cancelled",
+    hello: (name: string) => `Hello ${name},`,
+    booked:
+      "Your conversation with the studio is booked. The invite is attached for your calendar.",
+    pending:
+      "We received your request for a conversation. The team will confirm it shortly and send the invite then.",
+    declined:
+      "We are sorry: we could not confirm the conversation at the time you asked for. Please pick another time on the site.",
+    cancelled: "The conversation has been cancelled and the time is free again.",
+    cancelLink: "To cancel, use this link:",
+    signOff: "Speak soon,\nThe studio",
+  },
+} as const;
+
+/** The start of a booking in words, e.g. `terça-feira, 1 de dezembro de 2026, 09:30 (hora de Lisboa)`. */
+export function describeStart(
+  record: BookingRecord,
+  locale: "pt" | "en",
+  timeZone: string,
+): string {
+  const text = TEXT[locale];
+  const formatted = new Intl.DateTimeFormat(text.intlLocale, {
+    timeZone,
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+  }).format(new Date(record.startEpochMs));
+  return `${formatted} (${text.zone})`;
+}
+
+function detailLines(record: BookingRecord, locale: "pt" | "en", context: BookingMailContext) {
+  const text = TEXT[locale];
+  return [
+    `${text.when}: ${describeStart(record, locale, context.timeZone)}`,
+    `${text.duration}: ${context.durationMinutes} ${text.minutes}`,
+    `${text.where}: ${context.meetingPlace[locale] ?? context.meetingPlace.en ?? ""}`,
+    `${text.topic}: ${record.topic}`,
+    ...(record.company ? [`${text.company}: ${record.company}`] : []),
+  ];
+}
+
+function bareAddress(address: string): string {
+  return /<([^<>]+)>\s*$/.exec(address)?.[1] ?? address;
+}
+
+function invite(
+  record: BookingRecord,
+  method: "REQUEST" | "CANCEL",
+  locale: "pt" | "en",
+  context: BookingMailContext,
+): string {
+  const text = TEXT[locale];
+  return buildInvite({
+    uid: record.uid,
+    sequence: record.sequence,
+    method,
+    start: Temporal.Instant.fromEpochMilliseconds(record.startEpochMs)
+      .toZonedDateTimeISO(context.timeZone),
+    durationMinutes: context.durationMinutes,
+    summary: `${text.summary}: ${toHeaderText(record.name, 120)}`,
+    description: detailLines(record, locale, context).join("\n"),
+    location: context.meetingPlace[locale] ?? context.meetingPlace.en ?? "",
+    organizer: { name: "Studio", email: bareAddress(context.from) },
+    attendee: { name: toHeaderText(record.name, 120), email: record.email },
+    issuedAt: context.now,
+  });
+}
+
+function withInvite(
+  mail: OutgoingMail,
+  method: "REQUEST" | "CANCEL",
+  content: string,
+): OutgoingMail {
+  // The mailer sends it as iMIP: a text/calendar part and the same as an .ics attachment.
+  return { ...mail, calendar: { method, content } };
+}
+
+/** The kinds of e-mail a booking sends. */
+export type BookingMailKind =
+  | "attendee-booked"
+  | "attendee-pending"
+  | "attendee-declined"
+  | "attendee-cancelled"
+  | "studio-new"
+  | "studio-cancelled";
+
+/**
+ * Builds one e-mail of a booking.
+ *
+ * @param kind Which e-mail.
+ * @param record The booking, as it is after the change the e-mail announces.
+ * @param context Addresses, zone, meeting settings and the current instant.
+ * @param links The signed links to include.
+ */
+export function buildBookingMail(
+  kind: BookingMailKind,
+  record: BookingRecord,
+  context: BookingMailContext,
+  links: BookingLinks,
+): OutgoingMail {
+  const messageId = `${kind}-${record.id}-${record.sequence}@${context.domain}`;
+  if (kind.startsWith("attendee-")) {
+    const locale = record.locale;
+    const text = TEXT[locale];
+    const when = describeStart(record, locale, context.timeZone);
+    const [subject, lead] = kind === "attendee-booked"
+      ? [`${text.bookedSubject}: ${when}`, text.booked]
+      : kind === "attendee-pending"
+      ? [text.pendingSubject, text.pending]
+      : kind === "attendee-declined"
+      ? [text.declinedSubject, text.declined]
+      : [`${text.cancelledSubject}: ${when}`, text.cancelled];
+    const body = [
+      text.hello(toHeaderText(record.name, 120)),
+      "",
+      lead,
+      "",
+      ...detailLines(record, locale, context),
+      ...(kind === "attendee-booked" || kind === "attendee-pending"
+        ? ["", text.cancelLink, links.cancel]
+        : []),
+      "",
+      text.signOff,
+    ].join("\n");
+    const mail: OutgoingMail = {
+      messageId,
+      from: context.from,
+      to: [record.email],
+      replyTo: bareAddress(context.inbox),
+      subject: toHeaderText(subject, 200),
+      text: body,
+    };
+    if (kind === "attendee-booked") {
+      return withInvite(mail, "REQUEST", invite(record, "REQUEST", locale, context));
+    }
+    if (kind === "attendee-cancelled") {
+      return withInvite(mail, "CANCEL", invite(record, "CANCEL", locale, context));
+    }
+    return mail;
+  }
+  const when = describeStart(record, "pt", context.timeZone);
+  const pending = record.status === "pending";
+  const name = toHeaderText(record.name, 120);
+  const subject = kind === "studio-new"
+    ? `Nova conversa${pending ? " a confirmar" : ""}: ${name} — ${when}`
+    : `Conversa cancelada: ${name} — ${when}`;
+  const body = [
+    kind === "studio-new"
+      ? pending
+        ? "Há um pedido de conversa à espera de confirmação."
+        : "Foi marcada uma nova conversa."
+      : "Esta conversa foi cancelada e o horário ficou livre.",
+    "",
+    `Nome: ${record.name}`,
+    `E-mail: ${record.email}`,
+    ...(record.company ? [`Empresa: ${record.company}`] : []),
+    `Idioma: ${record.locale === "pt" ? "português" : "inglês"}`,
+    `Quando: ${when}`,
+    "",
+    "Tema:",
+    record.topic,
+    "",
+    ...(kind === "studio-new" && pending && links.confirm && links.decline
+      ? [`Confirmar: ${links.confirm}`, `Recusar: ${links.decline}`]
+      : []),
+    ...(kind === "studio-new" ? [`Cancelar: ${links.cancel}`] : []),
+    "",
+    `Reserva ${record.id}`,
+  ].join("\n");
+  const mail: OutgoingMail = {
+    messageId,
+    from: context.from,
+    to: [bareAddress(context.inbox)],
+    replyTo: record.email,
+    subject: toHeaderText(subject, 200),
+    text: body,
+  };
+  return kind === "studio-new"
+    ? withInvite(mail, "REQUEST", invite(record, "REQUEST", "pt", context))
+    : withInvite(mail, "CANCEL", invite(record, "CANCEL", "pt", context));
+}

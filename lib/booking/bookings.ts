@@ -1,0 +1,386 @@
+/**
+ * Bookings: reserving a slot in one atomic commit (the slot is free, the booking is written, the
+ * hold is placed and the e-mails are queued — or nothing is), replaying idempotent repeats, and
+ * the confirm, decline and cancel transitions of signed links.
+ *
+ * @module
+ */
+import { ulid } from "ulid";
+import { ApiError } from "../contract/api_error.ts";
+import {
+  type BookingLinks,
+  type BookingMailKind,
+  type BookingRecord,
+  buildBookingMail,
+} from "./booking_mail.ts";
+import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "./booking_store.ts";
+import { CalendarUnavailableError } from "../availability/busy_calendar.ts";
+import { type BookingRequest, RETENTION_DAYS } from "../contract/contract.ts";
+import type { Services } from "../services.ts";
+import type { BookingAction } from "./signed_links.ts";
+import type { AtomicOperation, KvCommitResult } from "../store/store.ts";
+
+/** How long a booking is kept after its last change, in milliseconds. */
+const RETENTION_MILLISECONDS = RETENTION_DAYS * 86_400_000;
+
+/** Key prefix of bookings: `["booking", id]`. */
+export const BOOKING_PREFIX = ["booking"] as const;
+
+/** Key prefix of idempotency records: `["idempotency", key]`, kept 24 hours. */
+export const IDEMPOTENCY_PREFIX = ["idempotency"] as const;
+
+/** How long a repeat with the same Idempotency-Key replays the first answer, in milliseconds. */
+export const IDEMPOTENCY_MILLISECONDS = 24 * 3600 * 1000;
+
+/** The BookingResult body (spec, Resources). */
+export interface BookingResult {
+  ok: true;
+  status: "accepted" | "pending";
+  start: string;
+}
+
+interface IdempotencyRecord {
+  /** SHA-256 of the validated request, hex. */
+  requestHash: string;
+  /** The first answer's body. */
+  result: BookingResult;
+  /** Until when it replays, epoch milliseconds. */
+  expiresAtEpochMs: number;
+}
+
+/** Where a booking request came from. */
+export interface BookingOrigin {
+  /** The client's rate-limit key. */
+  clientAddress: string;
+}
+
+async function hashRequest(request: BookingRequest): Promise<string> {
+  const canonical = JSON.stringify(
+    Object.keys(request).sort().map((key) => [key, request[key as keyof BookingRequest]]),
+  );
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function conflict(): ApiError {
+  return new ApiError("validation-failed", {
+    status: 409,
+    message: "The slot is not available",
+    hint: "Refresh GET /api/v1/booking/slots and choose a listed slot",
+  });
+}
+
+function unavailable(message: string, hint: string): ApiError {
+  return new ApiError("no-backend", { status: 503, message, hint });
+}
+
+/**
+ * Commits, asking again while a local KV file is locked by another process: SQLite answers
+ * "database is locked" before it writes anything, so repeating that commit is safe. Any other
+ * failure reaches the caller.
+ */
+async function commitUnlessLocked(operation: AtomicOperation): Promise<KvCommitResult> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await operation.commit();
+    } catch (error) {
+      const locked = error instanceof Error && /database is locked/i.test(error.message);
+      if (!locked || attempt >= READ_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
+    }
+  }
+}
+
+/** How often the booking check reads the store before giving up. */
+const READ_ATTEMPTS = 3;
+
+const UNCERTAIN_HINT =
+  "The booking may or may not have been made: check the attendee's mailbox for a confirmation before any retry";
+
+/** The mail context of the services, at the current instant. */
+function mailContext(services: Services) {
+  return {
+    from: services.mail.from,
+    inbox: services.mail.inbox,
+    domain: services.mail.messageIdDomain,
+    timeZone: services.schedule.timeZone,
+    durationMinutes: services.schedule.meetingMinutes,
+    meetingPlace: services.schedule.meetingPlace,
+    now: services.clock.now(),
+  };
+}
+
+async function buildLinks(services: Services, record: BookingRecord): Promise<BookingLinks> {
+  const { linkSigner, baseUrl } = services;
+  const links: BookingLinks = { cancel: await linkSigner.buildUrl(baseUrl, "cancel", record.id) };
+  if (record.status === "pending") {
+    links.confirm = await linkSigner.buildUrl(baseUrl, "confirm", record.id);
+    links.decline = await linkSigner.buildUrl(baseUrl, "decline", record.id);
+  }
+  return links;
+}
+
+async function queueMails(
+  services: Services,
+  operation: AtomicOperation,
+  record: BookingRecord,
+  kinds: BookingMailKind[],
+): Promise<string[]> {
+  const links = await buildLinks(services, record);
+  const context = mailContext(services);
+  return services.outbox.add(
+    operation,
+    kinds.map((kind) => ({
+      topic: "booking",
+      recordId: record.id,
+      mail: buildBookingMail(kind, record, context, links),
+    })),
+  );
+}
+
+/**
+ * Books a slot.
+ *
+ * @param services The resolved services.
+ * @param request The validated BookingRequest.
+ * @param options The client, and the `Idempotency-Key` header if sent.
+ * @returns The BookingResult of a 201 (or the replayed first answer).
+ * @throws {ApiError} 400 for an Idempotency-Key reused with another body; 409 when the slot is
+ * not available; 503 `no-backend` when a calendar cannot be read or the outcome is uncertain.
+ */
+export async function createBooking(
+  services: Services,
+  request: BookingRequest,
+  options: { origin: BookingOrigin; idempotencyKey?: string },
+): Promise<BookingResult> {
+  const { store, clock } = services;
+  const now = clock.now();
+  const requestHash = await hashRequest(request);
+  const idempotencyKey = options.idempotencyKey
+    ? [...IDEMPOTENCY_PREFIX, options.idempotencyKey] as const
+    : undefined;
+
+  const replay = async (): Promise<BookingResult | undefined> => {
+    if (!idempotencyKey) return undefined;
+    const previous = await store.get<IdempotencyRecord>(idempotencyKey);
+    if (!previous.value || previous.value.expiresAtEpochMs <= clock.now().epochMilliseconds) {
+      return undefined;
+    }
+    if (previous.value.requestHash !== requestHash) {
+      throw new ApiError("validation-failed", {
+        status: 400,
+        message: "This Idempotency-Key was used with another request",
+        hint:
+          "Send a new Idempotency-Key for a different booking, or repeat the first request unchanged",
+      });
+    }
+    return previous.value.result;
+  };
+
+  let replayed: BookingResult | undefined;
+  try {
+    replayed = await replay();
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw unavailable("The booking store is unavailable", "Retry in a minute; nothing was booked");
+  }
+  if (replayed) return replayed;
+
+  const startInstant = Temporal.Instant.from(request.start);
+  let slot;
+  for (let attempt = 1;; attempt++) {
+    try {
+      slot = await services.slotFinder.findSlot(startInstant, { maxAgeSeconds: 0 });
+      break;
+    } catch (error) {
+      if (error instanceof CalendarUnavailableError) {
+        throw unavailable(
+          "The studio's calendar is temporarily unavailable",
+          "Retry in a minute; nothing was booked",
+        );
+      }
+      // Reads change nothing: a store that is briefly busy (e.g. a file locked by another
+      // process) is asked again before the client is told to retry.
+      if (attempt < READ_ATTEMPTS) {
+        await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
+        continue;
+      }
+      services.logger.error("Booking check could not read the store", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw unavailable(
+        "The booking store is unavailable",
+        "Retry in a minute; nothing was booked",
+      );
+    }
+  }
+  if (!slot) throw conflict();
+
+  const id = ulid(now.epochMilliseconds);
+  const status = services.booking.confirmation === "manual" ? "pending" : "accepted";
+  const record: BookingRecord = {
+    id,
+    uid: `booking-${id}@${services.mail.messageIdDomain}`,
+    sequence: 0,
+    status,
+    start: slot.start,
+    startEpochMs: slot.startEpochMs,
+    endEpochMs: slot.endEpochMs,
+    name: request.name,
+    email: request.email,
+    ...(request.company ? { company: request.company } : {}),
+    topic: request.topic,
+    locale: request.locale,
+    createdAt: now.toString(),
+    updatedAt: now.toString(),
+    clientAddress: options.origin.clientAddress,
+    attendeeInvited: status === "accepted",
+    mailIds: [],
+  };
+  const result: BookingResult = { ok: true, status, start: slot.start };
+  const slotKey = [...SLOT_PREFIX, slot.startEpochMs] as const;
+  const hold: SlotHold = {
+    bookingId: id,
+    startEpochMs: slot.startEpochMs,
+    endEpochMs: slot.endEpochMs,
+  };
+
+  const operation = store.atomic().check({ key: slotKey, versionstamp: null });
+  if (idempotencyKey) operation.check({ key: idempotencyKey, versionstamp: null });
+  try {
+    // Signing the e-mails' links may need the store (for a generated secret).
+    record.mailIds = await queueMails(
+      services,
+      operation,
+      record,
+      status === "accepted"
+        ? ["attendee-booked", "studio-new"]
+        : ["attendee-pending", "studio-new"],
+    );
+  } catch {
+    throw unavailable("The booking store is unavailable", "Retry in a minute; nothing was booked");
+  }
+  const holdMilliseconds = slot.endEpochMs - now.epochMilliseconds + 86_400_000;
+  operation.set(slotKey, hold, { expireIn: holdMilliseconds })
+    .set([...BOOKING_PREFIX, id], record, { expireIn: RETENTION_MILLISECONDS })
+    .set(SLOTS_VERSION_KEY, crypto.randomUUID());
+  if (idempotencyKey) {
+    const kept: IdempotencyRecord = {
+      requestHash,
+      result,
+      expiresAtEpochMs: now.epochMilliseconds + IDEMPOTENCY_MILLISECONDS,
+    };
+    operation.set(idempotencyKey, kept, { expireIn: IDEMPOTENCY_MILLISECONDS });
+  }
+
+  let committed;
+  try {
+    committed = await commitUnlessLocked(operation);
+  } catch (error) {
+    // The commit is atomic: if the booking's record is there, it happened. Its absence proves
+    // nothing (a commit that timed out may still land), so that stays uncertain.
+    const written = await store.get([...BOOKING_PREFIX, id]).then(
+      (entry) => entry.value !== null,
+      () => false,
+    );
+    if (!written) {
+      services.logger.error("Booking commit failed; outcome unknown", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw unavailable("The booking's outcome is uncertain", UNCERTAIN_HINT);
+    }
+    services.logger.warn("Booking commit reported a failure but was written", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    committed = { ok: true as const };
+  }
+  if (!committed.ok) {
+    // The slot was taken meanwhile, or a concurrent repeat with the same key won the race.
+    let again: BookingResult | undefined;
+    try {
+      again = await replay();
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+    }
+    if (again) return again;
+    throw conflict();
+  }
+  services.slotFinder.forgetHolds();
+  services.outbox.wake();
+  services.logger.info("Booking created", { id, status, start: slot.start });
+  return result;
+}
+
+/** The outcome of a signed-link action. */
+export type ActionOutcome =
+  | { kind: "done"; record: BookingRecord }
+  | { kind: "already"; record: BookingRecord }
+  | { kind: "not-allowed"; record: BookingRecord }
+  | { kind: "not-found" };
+
+/**
+ * Applies a confirm, decline or cancel action to a booking, atomically with its e-mails:
+ * confirm (pending → accepted) sends the attendee the REQUEST invite; decline (pending →
+ * declined) frees the slot and tells the attendee; cancel (pending or accepted → cancelled, before
+ * the start) frees the slot and sends METHOD:CANCEL with a higher SEQUENCE to both sides.
+ * Repeating an action that was done answers `already`.
+ *
+ * @param services The resolved services.
+ * @param action The action.
+ * @param bookingId The booking.
+ * @throws Whatever the store throws when it is unavailable.
+ */
+export async function applyBookingAction(
+  services: Services,
+  action: BookingAction,
+  bookingId: string,
+): Promise<ActionOutcome> {
+  const { store, clock } = services;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const entry = await store.get<BookingRecord>([...BOOKING_PREFIX, bookingId]);
+    const current = entry.value;
+    if (!current) return { kind: "not-found" };
+    const done = action === "confirm"
+      ? current.status === "accepted" && current.attendeeInvited
+      : action === "decline"
+      ? current.status === "declined"
+      : current.status === "cancelled" || current.status === "declined";
+    if (done) return { kind: "already", record: current };
+    const allowed = action === "cancel"
+      ? clock.now().epochMilliseconds < current.startEpochMs
+      : current.status === "pending";
+    if (!allowed) return { kind: "not-allowed", record: current };
+
+    const now = clock.now().toString();
+    const next: BookingRecord = action === "confirm"
+      ? { ...current, status: "accepted", attendeeInvited: true, updatedAt: now }
+      : {
+        ...current,
+        status: action === "decline" ? "declined" : "cancelled",
+        sequence: current.sequence + 1,
+        updatedAt: now,
+      };
+    const kinds: BookingMailKind[] = action === "confirm"
+      ? ["attendee-booked"]
+      : action === "decline"
+      ? ["attendee-declined", "studio-cancelled"]
+      : ["attendee-cancelled", "studio-cancelled"];
+    const operation = store.atomic().check(entry);
+    const mailIds = await queueMails(services, operation, next, kinds);
+    next.mailIds = [...current.mailIds, ...mailIds];
+    operation.set(entry.key, next, { expireIn: RETENTION_MILLISECONDS });
+    if (action !== "confirm") {
+      operation.delete([...SLOT_PREFIX, current.startEpochMs]).set(
+        SLOTS_VERSION_KEY,
+        crypto.randomUUID(),
+      );
+    }
+    if ((await operation.commit()).ok) {
+      if (action !== "confirm") services.slotFinder.forgetHolds();
+      services.outbox.wake();
+      services.logger.info("Booking changed", { id: bookingId, action, status: next.status });
+      return { kind: "done", record: next };
+    }
+  }
+  throw new Error("Booking changed concurrently too often");
+}

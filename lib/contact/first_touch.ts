@@ -1,0 +1,77 @@
+/**
+ * First-touch campaign attribution without JavaScript (spec, ContactInquiry `gclid`: "persisted
+ * from the first landing, not read only at submit time"): the campaign parameters of the first
+ * page a visitor lands on are kept in a first-party cookie, and the contact form's hidden fields
+ * are filled from it.
+ *
+ * @module
+ */
+import { CONTACT_FIELDS } from "../contract/contract.ts";
+
+/** The cookie's name. */
+export const FIRST_TOUCH_COOKIE = "first_touch";
+
+/** How long the cookie is kept: 30 days, the usual attribution window of ad platforms. */
+export const FIRST_TOUCH_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
+
+/** The campaign fields of ContactInquiry: `utm_source` … `utm_term` and `gclid`. */
+export const ATTRIBUTION_FIELDS = (Object.keys(CONTACT_FIELDS) as (keyof typeof CONTACT_FIELDS)[])
+  .filter((name) => name.startsWith("utm_") || name === "gclid");
+
+/** One of the campaign fields. */
+export type AttributionField = typeof ATTRIBUTION_FIELDS[number];
+
+/** Campaign parameters, each cut to its field's bound. */
+export type Attribution = Partial<Record<AttributionField, string>>;
+
+function pick(source: URLSearchParams): Attribution | undefined {
+  const attribution: Attribution = {};
+  let found = false;
+  for (const name of ATTRIBUTION_FIELDS) {
+    const value = source.get(name)?.trim();
+    if (!value) continue;
+    attribution[name] = [...value].slice(0, CONTACT_FIELDS[name].maxLength).join("");
+    found = true;
+  }
+  return found ? attribution : undefined;
+}
+
+/**
+ * Reads campaign parameters from a request URL's query.
+ *
+ * @param href The request URL.
+ * @returns The parameters found, or `undefined` when there are none.
+ */
+export function readQueryAttribution(href: string): Attribution | undefined {
+  const query = href.indexOf("?");
+  if (query < 0) return undefined;
+  const end = href.indexOf("#", query);
+  return pick(new URLSearchParams(href.slice(query + 1, end < 0 ? undefined : end)));
+}
+
+/**
+ * Reads the first-touch cookie.
+ *
+ * @param cookieHeader The request's `Cookie` value.
+ * @returns The kept parameters, or `undefined` when there is no such cookie.
+ */
+export function readFirstTouch(cookieHeader: string | null): Attribution | undefined {
+  if (!cookieHeader || !cookieHeader.includes(FIRST_TOUCH_COOKIE + "=")) return undefined;
+  for (const pair of cookieHeader.split(";")) {
+    const [name, ...value] = pair.trim().split("=");
+    if (name === FIRST_TOUCH_COOKIE) return pick(new URLSearchParams(value.join("=")));
+  }
+  return undefined;
+}
+
+/**
+ * Builds the `Set-Cookie` value that keeps the first landing's parameters.
+ *
+ * @param attribution The parameters.
+ * @param secure Whether the site is served over HTTPS (adds `Secure`).
+ */
+export function buildFirstTouchCookie(attribution: Attribution, secure: boolean): string {
+  const value = new URLSearchParams(attribution as Record<string, string>).toString();
+  return `${FIRST_TOUCH_COOKIE}=${value}; Path=/; Max-Age=${FIRST_TOUCH_MAX_AGE_SECONDS}; ` +
+    `SameSite=Lax; HttpOnly${secure ? "; Secure" : ""}`;
+}

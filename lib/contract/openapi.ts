@@ -1,0 +1,420 @@
+/**
+ * The OpenAPI 3.1 description of the API v1, built from the contract's single sources (fields,
+ * operations, policies, error codes), so the document and the validators cannot disagree.
+ *
+ * @module
+ */
+import {
+  API_DOCS_PATH,
+  BOOKING_FIELDS,
+  BOOKING_STATUSES,
+  CONTACT_FIELDS,
+  ERROR_CODES,
+  ERROR_STATUS_CODES,
+  MAX_BODY_BYTES,
+  OPENAPI_DOCUMENT_VERSION,
+  type Operation,
+  OPERATIONS,
+  type PolicyName,
+  type RateLimitPolicy,
+} from "./contract.ts";
+import { buildJsonSchema, type JsonSchema } from "./fields.ts";
+import { MIN_SUNSET_DAYS } from "../http/versioning.ts";
+import { DEFAULT_SCHEDULE } from "../availability/schedule.ts";
+
+const DEFAULT_TIME_ZONE = DEFAULT_SCHEDULE.timeZone;
+
+/** Options of {@linkcode buildOpenApiDocument}. */
+export interface OpenApiOptions {
+  /** The public origin, used as the server URL. */
+  baseUrl: string;
+  /** The policies with the operator's quotas. */
+  policies: Readonly<Record<PolicyName, RateLimitPolicy>>;
+  /**
+   * The IANA time zone of the booking schedule, in which slots are listed and months counted.
+   * @default {"Europe/Lisbon"} (the spec's)
+   */
+  timeZone?: string;
+}
+
+const COMMON_HEADERS = {
+  "RateLimit-Policy": {
+    description:
+      'The quota policies that apply: each policy name in double quotes, then ;q=<limit>;w=<window seconds>, for example "read";q=120;w=60 (a Structured Fields List).',
+    schema: { type: "string" },
+    required: true,
+  },
+  "RateLimit": {
+    description:
+      'The state of each policy: the name in double quotes, then ;r=<remaining>;t=<seconds until reset>, for example "read";r=119;t=42.',
+    schema: { type: "string" },
+    required: true,
+  },
+  "RateLimit-Limit": {
+    description:
+      "Requests allowed per window, of the policy nearest exhaustion where two policies apply.",
+    schema: { type: "integer", minimum: 1 },
+    required: true,
+  },
+  "RateLimit-Remaining": {
+    description: "Requests left in the window, of that policy.",
+    schema: { type: "integer", minimum: 0 },
+    required: true,
+  },
+  "RateLimit-Reset": {
+    description: "Seconds until that policy's window resets.",
+    schema: { type: "integer", minimum: 1 },
+    required: true,
+  },
+  "API-Version": {
+    description: "The API's major version: always 1 here.",
+    schema: { type: "string", const: "1" },
+    required: true,
+  },
+  "Deprecation": {
+    description:
+      "Sent once v1 is deprecated: the moment as a Structured Fields Date, @<epoch seconds> (RFC 9745).",
+    schema: { type: "string", pattern: "^@-?[0-9]+$" },
+  },
+  "Sunset": {
+    description:
+      `Sent once v1 is deprecated: when it stops, as an HTTP-date (RFC 8594), at least ${MIN_SUNSET_DAYS} days after Deprecation.`,
+    schema: { type: "string" },
+  },
+  "Link": {
+    description:
+      'rel="latest-version" on the unversioned aliases; rel="sunset" to the migration notes once v1 is deprecated.',
+    schema: { type: "string" },
+  },
+};
+
+const RETRY_AFTER = {
+  description: "Seconds to wait before retrying; never before the exceeded window ends.",
+  schema: { type: "integer", minimum: 1 },
+  required: true,
+};
+
+function headerRefs(status: number): Record<string, unknown> {
+  const headers: Record<string, unknown> = {};
+  for (const name of Object.keys(COMMON_HEADERS)) {
+    headers[name] = { $ref: `#/components/headers/${name}` };
+  }
+  if (status === 429) headers["Retry-After"] = { $ref: "#/components/headers/Retry-After" };
+  return headers;
+}
+
+const ERROR_RESPONSE: JsonSchema = {
+  type: "object",
+  description: "The body of every failure under /api/.",
+  required: ["ok", "error"],
+  properties: {
+    ok: { const: false },
+    error: {
+      type: "object",
+      required: ["code", "message", "hint", "docs"],
+      properties: {
+        code: {
+          type: "string",
+          enum: [...ERROR_CODES],
+          description: "Stable machine-readable identifier; clients branch on it.",
+        },
+        message: { type: "string", description: "Human-readable description." },
+        hint: { type: "string", description: "How to fix the request or where to look next." },
+        docs: { type: "string", format: "uri", description: "The OpenAPI document." },
+        details: {
+          type: "array",
+          description: "Each failing field of a validation-failed error (additive member).",
+          items: {
+            type: "object",
+            required: ["field", "problem", "hint"],
+            properties: {
+              field: { type: "string" },
+              problem: { type: "string", enum: ["missing", "type", "length", "enum", "format"] },
+              hint: { type: "string" },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+function buildSchemas(timeZone: string): Record<string, JsonSchema> {
+  const policy = {
+    type: "object",
+    required: ["name", "limit", "windowSeconds"],
+    properties: {
+      name: { type: "string" },
+      limit: { type: "integer", minimum: 1 },
+      windowSeconds: { type: "integer", minimum: 1 },
+    },
+  };
+  return {
+    ErrorResponse: ERROR_RESPONSE,
+    HealthResponse: {
+      type: "object",
+      required: ["status", "service", "version", "time"],
+      properties: {
+        status: { const: "ok" },
+        service: { const: "studio-website" },
+        version: { const: "1" },
+        time: { type: "string", format: "date-time", description: "Server time, UTC." },
+      },
+    },
+    ApiIndex: {
+      type: "object",
+      required: ["name", "version", "basePath", "openapi", "endpoints", "versioning", "rateLimit"],
+      properties: {
+        name: { type: "string" },
+        version: { type: "string", description: "Current major version." },
+        basePath: { type: "string", const: "/api/v1" },
+        openapi: { type: "string", format: "uri" },
+        docs: { type: "string", format: "uri" },
+        llms: { type: "string", format: "uri" },
+        endpoints: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["operationId", "method", "path", "summary"],
+            properties: {
+              operationId: { type: "string" },
+              method: { type: "string", enum: ["GET", "POST"] },
+              path: { type: "string" },
+              summary: { type: "string" },
+            },
+          },
+        },
+        versioning: { type: "object", additionalProperties: true },
+        rateLimit: { type: "object", additionalProperties: policy },
+        authentication: { const: "none" },
+      },
+    },
+    ContactInquiry: buildJsonSchema(CONTACT_FIELDS),
+    ContactSuccess: {
+      type: "object",
+      required: ["ok"],
+      properties: { ok: { const: true } },
+    },
+    BookingRequest: buildJsonSchema(BOOKING_FIELDS),
+    BookingResult: {
+      type: "object",
+      required: ["ok", "status", "start"],
+      properties: {
+        ok: { const: true },
+        status: {
+          type: "string",
+          enum: [...BOOKING_STATUSES],
+          description:
+            "accepted: the conversation is booked. pending: the slot is held and awaits the team's confirmation.",
+        },
+        start: { type: "string", format: "date-time" },
+      },
+    },
+    BookingSlots: {
+      type: "object",
+      required: ["ok", "timeZone", "slots"],
+      properties: {
+        ok: { const: true },
+        timeZone: { const: timeZone },
+        slots: {
+          type: "object",
+          description: `Keys are calendar dates (YYYY-MM-DD) in ${timeZone}.`,
+          propertyNames: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+          additionalProperties: {
+            type: "array",
+            items: {
+              type: "object",
+              required: ["start"],
+              properties: { start: { type: "string", format: "date-time" } },
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+function buildRequestBody(operation: Operation): Record<string, unknown> | undefined {
+  if (operation.operationId === "createContactInquiry") {
+    const schema = { $ref: "#/components/schemas/ContactInquiry" };
+    return {
+      required: true,
+      description:
+        `A ContactInquiry, at most ${MAX_BODY_BYTES.createContactInquiry} bytes. Strings are trimmed; unknown fields are ignored.`,
+      content: {
+        "application/json": { schema },
+        "multipart/form-data": { schema },
+        "application/x-www-form-urlencoded": { schema },
+      },
+    };
+  }
+  if (operation.operationId === "createBooking") {
+    return {
+      required: true,
+      description:
+        `A BookingRequest, at most ${MAX_BODY_BYTES.createBooking} bytes (larger bodies are answered 413).`,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/BookingRequest" } } },
+    };
+  }
+  return undefined;
+}
+
+function buildParameters(operation: Operation, timeZone: string): unknown[] | undefined {
+  if (operation.operationId === "listBookingSlots") {
+    return [{
+      name: "month",
+      in: "query",
+      required: true,
+      description:
+        `The month to list, YYYY-MM, counted in ${timeZone}, from the current month to six months ahead.`,
+      schema: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}$" },
+    }];
+  }
+  if (operation.operationId === "createBooking") {
+    return [
+      {
+        name: "Origin",
+        in: "header",
+        required: false,
+        description:
+          "Sent by browsers. When present it must be an allowed origin (by default the site's own), or the answer is 403; software that sends no Origin is accepted.",
+        schema: { type: "string" },
+      },
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description:
+          "A key of your choosing, at most 200 characters: a repeat with the same key and body within 24 hours replays the first answer; the same key with another body is a 400.",
+        schema: { type: "string", maxLength: 200 },
+      },
+    ];
+  }
+  return undefined;
+}
+
+function buildOperationObject(
+  operation: Operation,
+  options: OpenApiOptions,
+  alias?: string,
+): Record<string, unknown> {
+  const policies = options.policies;
+  const responses: Record<string, unknown> = {};
+  for (const response of operation.responses) {
+    responses[String(response.status)] = {
+      description: response.description,
+      headers: headerRefs(response.status),
+      ...(response.schema
+        ? {
+          content: {
+            "application/json": { schema: { $ref: `#/components/schemas/${response.schema}` } },
+          },
+        }
+        : {}),
+    };
+  }
+  const quota = operation.policies.map((name) =>
+    `${name}: ${policies[name].limit} per ${policies[name].windowSeconds} s`
+  ).join("; ");
+  const object: Record<string, unknown> = {
+    operationId: alias ? `${operation.operationId}ViaAlias` : operation.operationId,
+    summary: alias ? `${operation.summary} (alias of ${operation.path})` : operation.summary,
+    description: `${operation.description}\n\nRate limits per client address: ${quota}.` +
+      (alias
+        ? `\n\nA permanent alias of ${operation.path}; answers carry Link: <${operation.path}>; rel="latest-version".`
+        : ""),
+    tags: [
+      operation.path.includes("booking")
+        ? "booking"
+        : operation.path.includes("contact")
+        ? "contact"
+        : "service",
+    ],
+    "x-rate-limit-policies": operation.policies,
+    responses,
+  };
+  const parameters = buildParameters(operation, options.timeZone ?? DEFAULT_TIME_ZONE);
+  if (parameters) object.parameters = parameters;
+  const requestBody = buildRequestBody(operation);
+  if (requestBody) object.requestBody = requestBody;
+  return object;
+}
+
+function buildDescription(policies: Readonly<Record<PolicyName, RateLimitPolicy>>): string {
+  const errorRows = ERROR_STATUS_CODES.map((row) =>
+    `| ${row.status} | \`${row.code}\` | ${row.condition} |`
+  ).join("\n");
+  const policyRows = Object.values(policies).map((policy) =>
+    `| \`${policy.name}\` | ${policy.appliesTo} | ${policy.limit} | ${policy.windowSeconds} s |`
+  ).join("\n");
+  return `The public, unauthenticated HTTP API of a design and development studio's website: contact inquiries, availability and bookings of a 30 minute conversation, health and an index.
+
+## Rules of use
+
+- The contact and booking operations are only for genuine inquiries or meetings requested by the person concerned. They are never for testing or bulk messaging.
+- An ambiguous server failure on the booking operation (503) must not be retried blindly: first check the attendee's mailbox.
+- No credential is required; clients are identified for rate limiting by client address only (IPv6 per /64).
+
+## Errors
+
+Every failure under /api/ is an ErrorResponse. Status and code pair as follows:
+
+| Status | Code | Condition |
+|---|---|---|
+${errorRows}
+
+## Rate limits
+
+Fixed windows per client address. Every /api/ response carries RateLimit-Policy, RateLimit, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; a 429 adds Retry-After. Where two policies apply both are listed, and the RateLimit-Limit/Remaining/Reset fields report the one nearest exhaustion.
+
+| Policy | Applies to | Limit | Window |
+|---|---|---|---|
+${policyRows}
+
+## Versioning
+
+The major version is in the path (/api/v1) and in the API-Version header. Changes within a major are additive. A deprecated major keeps working at least ${MIN_SUNSET_DAYS} days after Deprecation and Sunset are first sent, with Link rel="sunset" to migration notes. /api, /api/health and /api/fuel-contact are permanent aliases.`;
+}
+
+/**
+ * Builds the OpenAPI 3.1 document of the API v1 (`info.version` 1.1.0): every operation of the
+ * spec and its aliases, every header, every error status with its ErrorResponse, and the rules
+ * of use.
+ *
+ * @param options The base URL and the operator's quotas.
+ * @returns The document as a plain object, ready for `JSON.stringify`.
+ */
+export function buildOpenApiDocument(options: OpenApiOptions): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const operation of OPERATIONS) {
+    const method = operation.method.toLowerCase();
+    (paths[operation.path] ??= {})[method] = buildOperationObject(operation, options);
+    for (const alias of operation.aliases) {
+      (paths[alias] ??= {})[method] = buildOperationObject(operation, options, alias);
+    }
+  }
+  return {
+    openapi: "3.1.0",
+    jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
+    info: {
+      title: "Studio Website Public API",
+      version: OPENAPI_DOCUMENT_VERSION,
+      summary: "Contact, availability and booking of a design and development studio",
+      description: buildDescription(options.policies),
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    externalDocs: { description: "For software and agents", url: options.baseUrl + API_DOCS_PATH },
+    servers: [{ url: options.baseUrl }],
+    security: [],
+    tags: [
+      { name: "service", description: "Index and health" },
+      { name: "contact", description: "Inquiries to the studio inbox" },
+      { name: "booking", description: "Availability and bookings" },
+    ],
+    paths,
+    components: {
+      schemas: buildSchemas(options.timeZone ?? DEFAULT_TIME_ZONE),
+      headers: { ...COMMON_HEADERS, "Retry-After": RETRY_AFTER },
+    },
+  };
+}

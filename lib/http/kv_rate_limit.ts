@@ -1,0 +1,149 @@
+/**
+ * Fixed-window rate limiting with the counters in the store, so that every instance on one store
+ * (several processes on one `denokv` server, or Deno Deploy's regions on its KV) counts a client
+ * together. Windows and headers are those of the in-process limiter (`createRateLimiter`).
+ *
+ * Each counter is a number at `["rate_limit", policy, window, client]`, written with an atomic
+ * check of the versionstamp it was read at (retried when another instance wrote meanwhile) and
+ * an expiry at the end of its window. A check-and-set rather than Deno KV's `sum`: `sum` needs
+ * the non-standard `Deno.KvU64`, and `@deno/kv` drops `expireIn` on `sum`, which would leave
+ * every window's counters behind for good.
+ *
+ * @module
+ */
+import type { RateLimitPolicy } from "../contract/contract.ts";
+import {
+  createRateLimiter,
+  type LocalRateLimiter,
+  type RateLimitDecision,
+  type RateLimiter,
+  toPolicyState,
+} from "./rate_limit.ts";
+import type { Logger } from "../services.ts";
+import type { KvEntryMaybe, KvKey, Store } from "../store/store.ts";
+
+/** Key prefix of the counters: `["rate_limit", policyName, windowIndex, clientKey]`. */
+export const RATE_LIMIT_PREFIX = ["rate_limit"] as const;
+
+/** Options of {@linkcode createKvRateLimiter}. */
+export interface KvRateLimiterOptions {
+  /** The store the counters live in; every instance that shares it shares the counts. */
+  store: Store;
+  /** The current time in epoch milliseconds. @default {Date.now} */
+  nowMilliseconds?: () => number;
+  /** Where to report that the store failed and counting fell back to the process. */
+  logger?: Logger;
+  /**
+   * Commits tried per request before counting in the process instead; between attempts a
+   * request waits a random delay that doubles each time, up to 50 ms. @default {16}
+   */
+  maxAttempts?: number;
+  /**
+   * Counts a request when the store fails or stays contended.
+   * @default {createRateLimiter({ nowMilliseconds })}
+   */
+  fallback?: LocalRateLimiter;
+}
+
+/**
+ * Creates a rate limiter whose counters live in the store, shared across instances.
+ *
+ * Decisions are those of the in-process limiter. A counter already at its limit is not written
+ * again, so a flood of refused requests costs one read per policy each. When the store fails (or other
+ * writers win `maxAttempts` times in a row), the request is counted in the process instead and
+ * the failure is logged, at most once a minute: limits then hold per instance until the store
+ * answers again.
+ *
+ * @param options The store, clock, logger and retry bound.
+ * @returns The limiter; its `consume` returns a promise.
+ *
+ * @example
+ * ```ts
+ * import { createKvRateLimiter } from "./kv_rate_limit.ts";
+ * import { createMemoryStore } from "../store/memory_store.ts";
+ *
+ * const limiter = createKvRateLimiter({ store: createMemoryStore() });
+ * const write = { name: "write", limit: 10, windowSeconds: 60, appliesTo: "POST" } as const;
+ * const decision = await limiter.consume("203.0.113.7", [write]);
+ * console.log(decision.states[0].remaining); // 9
+ * ```
+ */
+export function createKvRateLimiter(options: KvRateLimiterOptions): RateLimiter {
+  const { store, logger } = options;
+  const now = options.nowMilliseconds ?? Date.now;
+  const maxAttempts = options.maxAttempts ?? 16;
+  const fallback = options.fallback ?? createRateLimiter({ nowMilliseconds: now });
+  let lastWarningMilliseconds = -Infinity;
+
+  function warn(message: string, error?: unknown): void {
+    const nowMilliseconds = now();
+    if (nowMilliseconds - lastWarningMilliseconds < 60_000) return;
+    lastWarningMilliseconds = nowMilliseconds;
+    logger?.warn(
+      message,
+      error === undefined ? undefined : {
+        error: error instanceof Error ? error.message : String(error),
+      },
+    );
+  }
+
+  async function count(
+    clientKey: string,
+    policies: readonly RateLimitPolicy[],
+  ): Promise<RateLimitDecision | undefined> {
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      if (attempt) {
+        // Another instance wrote the counter meanwhile: back off so contenders spread out.
+        const delay = Math.random() * Math.min(50, 2 ** attempt);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+      const nowMilliseconds = now();
+      const nowSeconds = nowMilliseconds / 1000;
+      const keys: KvKey[] = policies.map((policy) => [
+        ...RATE_LIMIT_PREFIX,
+        policy.name,
+        Math.floor(nowSeconds / policy.windowSeconds),
+        clientKey,
+      ]);
+      const entries: KvEntryMaybe<number>[] = await Promise.all(
+        keys.map((key) => store.get<number>(key)),
+      );
+      const counts = entries.map((entry) => entry.value ?? 0);
+      const states = policies.map((policy, index) =>
+        toPolicyState(policy, counts[index] + 1, nowSeconds)
+      );
+      const decision = { states, exceeded: states.some((state) => state.exceeded) };
+      // A counter already at its limit stays exhausted whatever is added: only the others are
+      // written, and a request refused by every policy writes nothing.
+      const growing = policies.flatMap((policy, index) =>
+        counts[index] < policy.limit ? [index] : []
+      );
+      if (!growing.length) return decision;
+      const operation = store.atomic();
+      for (const index of growing) {
+        const { windowSeconds } = policies[index];
+        const windowEndMilliseconds = (Math.floor(nowSeconds / windowSeconds) + 1) *
+          windowSeconds * 1000;
+        operation.check(entries[index]).set(keys[index], counts[index] + 1, {
+          // A second past the window's end, so a clock slightly behind never reads it as empty.
+          expireIn: Math.max(1, windowEndMilliseconds - nowMilliseconds) + 1000,
+        });
+      }
+      if ((await operation.commit()).ok) return decision;
+    }
+    return undefined;
+  }
+
+  return {
+    async consume(clientKey, policies) {
+      try {
+        const decision = await count(clientKey, policies);
+        if (decision) return decision;
+        warn("Rate-limit counters stayed contended; counting in this process");
+      } catch (error) {
+        warn("Rate-limit store failed; counting in this process", error);
+      }
+      return fallback.consume(clientKey, policies);
+    },
+  };
+}

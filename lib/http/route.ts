@@ -1,0 +1,101 @@
+/**
+ * The shape of a route: the route table is data (STYLE.md), and one array of these drives
+ * registration, the API index, `Allow` on 405 and the OpenAPI coverage test.
+ *
+ * @module
+ */
+import type { RateLimitDecision } from "./rate_limit.ts";
+import type { Services } from "../services.ts";
+import { getOperation, type Operation } from "../contract/contract.ts";
+import type { JsonAnswer } from "./json_response.ts";
+
+/** What a route handler gets besides the request. */
+export interface RequestContext {
+  /** The request URL's path, e.g. `/api/v1/health` (parse `request.url` for the query). */
+  pathname: string;
+  /** The client's rate-limit key (IPv4 address or IPv6 /64). */
+  clientKey: string;
+  /** The route that matched, once one did. */
+  route?: RouteDefinition;
+  /** The rate-limit outcome, once the request was counted (every `/api/` request is). */
+  rateLimit?: RateLimitDecision;
+  /** The serialised `RateLimit-Policy` of the policies the request was counted against. */
+  rateLimitPolicy?: string;
+}
+
+/**
+ * Reads the path of a request URL without parsing it again: `Request.url` is already the
+ * serialised, normalised URL, whose path starts at the first `/` after the authority and ends
+ * before `?` or `#`.
+ *
+ * @param href A normalised absolute http(s) URL, as `Request.url` gives it.
+ * @returns The path, at least `/`.
+ */
+export function readPathname(href: string): string {
+  const start = href.indexOf("/", href.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let end = href.length;
+  const query = href.indexOf("?", start);
+  if (query >= 0) end = query;
+  const fragment = href.indexOf("#", start);
+  if (fragment >= 0 && fragment < end) end = fragment;
+  return href.slice(start, end);
+}
+
+/**
+ * A route handler: answers, or throws an `ApiError`. Handlers of API operations answer with a
+ * {@linkcode JsonAnswer}, which the pipeline turns into the `Response` together with the headers
+ * of every `/api/` response; a `Response` is passed on as it is.
+ */
+export type RouteHandler = (
+  request: Request,
+  context: RequestContext,
+) => Response | JsonAnswer | Promise<Response | JsonAnswer>;
+
+/** The handler of an API operation (see {@linkcode buildOperationRoutes}). */
+export type OperationHandler = (
+  request: Request,
+  context: RequestContext,
+) => JsonAnswer | Promise<JsonAnswer>;
+
+/** One entry of the route table. */
+export interface RouteDefinition {
+  /** The method; every GET route also answers HEAD. */
+  method: "GET" | "POST";
+  /** The path pattern, in itty-router syntax (`/api/v1/health`, `/md/*`). */
+  path: string;
+  /** The API operation served, for routes under `/api/`. */
+  operation?: Operation;
+  /** For an unversioned alias: the canonical path, announced with `rel="latest-version"`. */
+  latestVersion?: string;
+  /** The handler. */
+  handle: RouteHandler;
+}
+
+/**
+ * Builds the routes of one API operation: its canonical path and each alias, all sharing one
+ * handler (spec, Versioning 5 and 6).
+ *
+ * @param operationId The operation's id in `OPERATIONS`.
+ * @param handle The handler; it answers with a {@linkcode JsonAnswer}.
+ * @returns The canonical route first, then one route per alias.
+ */
+export function buildOperationRoutes(
+  operationId: string,
+  handle: OperationHandler,
+): RouteDefinition[] {
+  const operation = getOperation(operationId);
+  return [
+    { method: operation.method, path: operation.path, operation, handle },
+    ...operation.aliases.map((alias) => ({
+      method: operation.method,
+      path: alias,
+      operation,
+      latestVersion: operation.path,
+      handle,
+    })),
+  ];
+}
+
+/** A function that builds a resource's routes from the resolved services. */
+export type RouteFactory = (services: Services) => RouteDefinition[];

@@ -1,0 +1,365 @@
+/**
+ * The outbox: outgoing e-mail is written to the store in the same atomic commit as the record it
+ * belongs to (store first, then deliver), and delivered from there with retries and backoff until
+ * the mail server accepts it. It survives restarts because its state is only in the store, and
+ * several processes on one store do not send a message twice: each delivery first takes a lease
+ * with an atomic check.
+ *
+ * Keys: `["outbox", id]` holds a waiting message; `["outbox_due", epochMilliseconds, id]` indexes
+ * it by the time it is due, so a delivery pass reads only what is due; `["outbox_sent", id]`
+ * records a delivered message for 90 days.
+ *
+ * @module
+ */
+import { ulid } from "ulid";
+import type { Mailer, OutgoingMail } from "./mail.ts";
+import type { Clock, Logger } from "../services.ts";
+import type { AtomicOperation, Store } from "../store/store.ts";
+
+/** Key prefix of mail waiting for delivery: `["outbox", id]`. */
+export const OUTBOX_PREFIX = ["outbox"] as const;
+
+/** Key prefix of the due-time index: `["outbox_due", epochMilliseconds, id]`. */
+export const DUE_PREFIX = ["outbox_due"] as const;
+
+/** Key prefix of delivered mail, kept for the record: `["outbox_sent", id]`. */
+export const SENT_PREFIX = ["outbox_sent"] as const;
+
+/** How long a delivery record is kept after sending, in milliseconds (90 days). */
+export const SENT_RECORD_MILLISECONDS = 90 * 24 * 3600 * 1000;
+
+/**
+ * A message as stored: its text parts as UTF-8 bytes. Deno KV limits a value to 64 KiB of V8
+ * serialisation, in which one non-Latin-1 character makes a whole string two bytes per character;
+ * UTF-8 bytes keep a 5000-character inquiry with its escaped HTML copy well under the limit.
+ */
+export interface StoredMail
+  extends Omit<OutgoingMail, "text" | "html" | "calendar" | "attachments"> {
+  text: Uint8Array;
+  html?: Uint8Array;
+  calendar?: { method: "REQUEST" | "CANCEL"; content: Uint8Array };
+  attachments?: Array<{ filename: string; contentType: string; content: Uint8Array }>;
+}
+
+/** A message waiting in the outbox. */
+export interface OutboxEntry {
+  /** The entry's id (a ULID: sorts by creation time). */
+  id: string;
+  /** What the message is about, e.g. `inquiry` or `booking`, for operators. */
+  topic: string;
+  /** The record the message belongs to, e.g. the inquiry's id. */
+  recordId: string;
+  /** The message. */
+  mail: StoredMail;
+  /** When it was accepted, ISO 8601 UTC. */
+  createdAt: string;
+  /** Failed delivery attempts so far. */
+  attempts: number;
+  /** When to try next (or until when a process holds it), ISO 8601 UTC. */
+  nextAttemptAt: string;
+  /** The last failure's message, if any. */
+  lastError?: string;
+}
+
+/** What remains of a delivered message. */
+export interface SentRecord {
+  id: string;
+  topic: string;
+  recordId: string;
+  to: string[];
+  subject: string;
+  /** When the server accepted it, ISO 8601 UTC. */
+  sentAt: string;
+  /** Attempts it took, at least 1. */
+  attempts: number;
+}
+
+/** Options of {@linkcode createOutbox}. */
+export interface OutboxOptions {
+  /** The store that holds the outbox. */
+  store: Store;
+  /** The mailer; without one, mail waits in the outbox (and the log says so once). */
+  mailer?: Mailer;
+  /** The clock. */
+  clock: Clock;
+  /** The logger. */
+  logger: Logger;
+  /** Seconds before the first retry; each further retry waits twice as long. @default {2} */
+  retryBaseSeconds?: number;
+  /** The longest wait between retries, in seconds. @default {600} */
+  retryMaxSeconds?: number;
+  /** Seconds between checks for due mail while started. @default {5} */
+  pollSeconds?: number;
+  /** Seconds a process may hold a message while sending it. @default {120} */
+  leaseSeconds?: number;
+  /** Messages sent at once. @default {4} */
+  concurrency?: number;
+}
+
+/** The outcome of one delivery pass. */
+export interface DeliveryReport {
+  /** Messages the server accepted. */
+  sent: number;
+  /** Messages that failed this time and wait for a retry. */
+  failed: number;
+  /** Due messages another process held. */
+  skipped: number;
+}
+
+/** The outbox of a service. */
+export interface Outbox {
+  /**
+   * Adds messages to an atomic operation, so they commit with the record they belong to.
+   *
+   * @param operation The operation that writes the record.
+   * @param messages The messages, with the topic and record they belong to.
+   * @returns The new entries' ids.
+   */
+  add(
+    operation: AtomicOperation,
+    messages: Array<{ topic: string; recordId: string; mail: OutgoingMail }>,
+  ): string[];
+  /** Delivers every due message once. Never rejects; store failures are logged. */
+  deliverDue(): Promise<DeliveryReport>;
+  /** Asks for a delivery pass soon, e.g. right after a commit that added messages. */
+  wake(): void;
+  /** Starts checking for due messages every `pollSeconds`. */
+  start(): void;
+  /** Stops the checks and waits for the messages being sent; the rest stay due for next time. */
+  stop(): Promise<void>;
+  /** Resolves when no delivery pass is running. */
+  idle(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Converts a message to its stored form (text parts as UTF-8). */
+export function toStoredMail(mail: OutgoingMail): StoredMail {
+  const { text, html, calendar, attachments, ...headers } = mail;
+  const stored: StoredMail = { ...headers, text: encoder.encode(text) };
+  if (html !== undefined) stored.html = encoder.encode(html);
+  if (calendar) {
+    stored.calendar = { method: calendar.method, content: encoder.encode(calendar.content) };
+  }
+  if (attachments) {
+    stored.attachments = attachments.map((attachment) => ({
+      ...attachment,
+      content: encoder.encode(attachment.content),
+    }));
+  }
+  return stored;
+}
+
+/** Converts a stored message back to the message that was accepted. */
+export function fromStoredMail(mail: StoredMail): OutgoingMail {
+  const { text, html, calendar, attachments, ...headers } = mail;
+  const result: OutgoingMail = { ...headers, text: decoder.decode(text) };
+  if (html) result.html = decoder.decode(html);
+  if (calendar) {
+    result.calendar = { method: calendar.method, content: decoder.decode(calendar.content) };
+  }
+  if (attachments) {
+    result.attachments = attachments.map((attachment) => ({
+      ...attachment,
+      content: decoder.decode(attachment.content),
+    }));
+  }
+  return result;
+}
+
+function describe(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 500);
+}
+
+function dueKey(instant: string, id: string) {
+  return [...DUE_PREFIX, Temporal.Instant.from(instant).epochMilliseconds, id] as const;
+}
+
+/**
+ * Creates the outbox over a store.
+ *
+ * @param options The store, mailer, clock, logger and retry settings.
+ */
+export function createOutbox(options: OutboxOptions): Outbox {
+  const { store, mailer, clock, logger } = options;
+  const retryBaseSeconds = options.retryBaseSeconds ?? 2;
+  const retryMaxSeconds = options.retryMaxSeconds ?? 600;
+  const pollMilliseconds = (options.pollSeconds ?? 5) * 1000;
+  const leaseSeconds = options.leaseSeconds ?? 120;
+  const concurrency = options.concurrency ?? 4;
+  const batchSize = 64;
+  let toldNoMailer = false;
+  let running: Promise<DeliveryReport> | undefined;
+  let again = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let started = false;
+  let stopping = false;
+
+  async function deliverOne(id: string, report: DeliveryReport, send: Mailer): Promise<void> {
+    const entry = await store.get<OutboxEntry>([...OUTBOX_PREFIX, id]);
+    if (entry.value === null) return; // Delivered meanwhile by another process.
+    const waiting = entry.value;
+    const now = clock.now();
+    if (Temporal.Instant.compare(Temporal.Instant.from(waiting.nextAttemptAt), now) > 0) {
+      // Leased (or rescheduled) by another process since the due index was read.
+      report.skipped++;
+      return;
+    }
+    const heldUntil = now.add({ seconds: leaseSeconds }).toString();
+    const lease = await store.atomic().check(entry)
+      .delete(dueKey(waiting.nextAttemptAt, id))
+      .set(entry.key, { ...waiting, nextAttemptAt: heldUntil })
+      .set(dueKey(heldUntil, id), id)
+      .commit();
+    if (!lease.ok) {
+      report.skipped++;
+      return;
+    }
+    try {
+      await send.send(fromStoredMail(waiting.mail));
+    } catch (error) {
+      const attempts = waiting.attempts + 1;
+      const delaySeconds = Math.min(retryMaxSeconds, retryBaseSeconds * 2 ** (attempts - 1));
+      const retryAt = clock.now().add({ milliseconds: Math.round(delaySeconds * 1000) })
+        .toString();
+      await store.atomic()
+        .delete(dueKey(heldUntil, id))
+        .set(entry.key, {
+          ...waiting,
+          attempts,
+          nextAttemptAt: retryAt,
+          lastError: describe(error),
+        })
+        .set(dueKey(retryAt, id), id)
+        .commit();
+      report.failed++;
+      logger.warn("Mail delivery failed; will retry", {
+        id,
+        topic: waiting.topic,
+        attempts,
+        retryInSeconds: delaySeconds,
+        error: describe(error),
+      });
+      return;
+    }
+    const sent: SentRecord = {
+      id,
+      topic: waiting.topic,
+      recordId: waiting.recordId,
+      to: waiting.mail.to,
+      subject: waiting.mail.subject,
+      sentAt: clock.now().toString(),
+      attempts: waiting.attempts + 1,
+    };
+    await store.atomic().delete(entry.key).delete(dueKey(heldUntil, id))
+      .set([...SENT_PREFIX, id], sent, { expireIn: SENT_RECORD_MILLISECONDS })
+      .commit();
+    report.sent++;
+    logger.info("Mail delivered", { id, topic: waiting.topic, attempts: sent.attempts });
+  }
+
+  async function pass(): Promise<DeliveryReport> {
+    const report: DeliveryReport = { sent: 0, failed: 0, skipped: 0 };
+    try {
+      if (!mailer) {
+        if (!toldNoMailer) {
+          for await (const _ of store.list({ prefix: OUTBOX_PREFIX }, { limit: 1 })) {
+            toldNoMailer = true;
+            logger.info("STUDIO_SMTP_URL is unset: outgoing mail waits in the outbox");
+          }
+        }
+        return report;
+      }
+      const seen = new Set<string>();
+      for (;;) {
+        const now = clock.now().epochMilliseconds;
+        const due: string[] = [];
+        const range = { start: [...DUE_PREFIX], end: [...DUE_PREFIX, now + 1] };
+        for await (const item of store.list<string>(range, { limit: batchSize })) {
+          if (!seen.has(item.value)) due.push(item.value);
+        }
+        if (!due.length || stopping) break;
+        for (const id of due) seen.add(id);
+        for (let index = 0; index < due.length && !stopping; index += concurrency) {
+          await Promise.all(
+            due.slice(index, index + concurrency).map((id) =>
+              deliverOne(id, report, mailer).catch((error) => {
+                logger.error("Outbox delivery failed", { id, error: describe(error) });
+              })
+            ),
+          );
+        }
+      }
+    } catch (error) {
+      logger.error("Outbox delivery pass failed", { error: describe(error) });
+    }
+    return report;
+  }
+
+  async function run(): Promise<DeliveryReport> {
+    let report = await pass();
+    while (again) {
+      again = false;
+      report = await pass();
+    }
+    return report;
+  }
+
+  function schedule(): void {
+    if (!started) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => outbox.wake(), pollMilliseconds);
+  }
+
+  const outbox: Outbox = {
+    add(operation, messages) {
+      const createdAt = clock.now().toString();
+      return messages.map(({ topic, recordId, mail }) => {
+        const id = ulid(clock.now().epochMilliseconds);
+        const entry: OutboxEntry = {
+          id,
+          topic,
+          recordId,
+          mail: toStoredMail(mail),
+          createdAt,
+          attempts: 0,
+          nextAttemptAt: createdAt,
+        };
+        operation.set([...OUTBOX_PREFIX, id], entry).set(dueKey(createdAt, id), id);
+        return id;
+      });
+    },
+    deliverDue() {
+      if (running) {
+        again = true;
+        return running;
+      }
+      running = run().finally(() => {
+        running = undefined;
+        schedule();
+      });
+      return running;
+    },
+    wake() {
+      void outbox.deliverDue();
+    },
+    start() {
+      if (started) return;
+      started = true;
+      outbox.wake();
+    },
+    async stop() {
+      // Messages not begun stay due in the store for the next start; those being sent finish.
+      stopping = true;
+      started = false;
+      clearTimeout(timer);
+      await outbox.idle();
+      stopping = false;
+    },
+    async idle() {
+      while (running) await running;
+    },
+  };
+  return outbox;
+}

@@ -1,0 +1,327 @@
+/**
+ * The site built from a corpus: every page's HTML and Markdown representations, the 404 pages,
+ * llms.txt, llms-full.txt, the sitemap, robots.txt and the assets, each rendered, encoded and
+ * tagged once, so a content request costs a lookup and a copy.
+ *
+ * @module
+ */
+import { API_CATALOG_PATH, LLMS_PATH, OPENAPI_PATH, OPENAPI_TYPE } from "../contract/contract.ts";
+import type { Corpus, CorpusPage, Language } from "./corpus.ts";
+import { buildLlmsFullTxt, buildLlmsTxt, fillBase, toMarkdownPath } from "./build_llms_txt.ts";
+import { buildRobotsTxt } from "./build_robots_txt.ts";
+import { buildSitemap } from "./build_sitemap.ts";
+import type { ContentFormat } from "../http/negotiate_format.ts";
+import { renderBookingWidget } from "./render_booking_widget.ts";
+import { renderContactForm } from "./render_contact_form.ts";
+import { renderInlineMarkdown, renderMarkdown } from "./render_markdown.ts";
+import { findPage, type PageView, renderPage } from "./render_page.ts";
+import { type HeaderPair, type Representation, toRepresentation } from "../http/representation.ts";
+import { rewriteMarkdown } from "./rewrite_markdown.ts";
+import type { Services } from "../services.ts";
+import { formatLink } from "../http/versioning.ts";
+
+/** The media type of the Markdown representations. */
+export const MARKDOWN_TYPE = "text/markdown; charset=utf-8";
+
+/** The media type of the HTML representations. */
+export const HTML_TYPE = "text/html; charset=utf-8";
+
+/** How long a browser or shared cache may keep a page without asking again. */
+const PAGE_CACHE = "public, max-age=300";
+
+/** What the site's HTML may load: its own stylesheet and script, nothing from elsewhere. */
+const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; " +
+  "img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; " +
+  "object-src 'none'";
+
+const HTML_SECURITY_HEADERS: readonly HeaderPair[] = [
+  ["Content-Security-Policy", CONTENT_SECURITY_POLICY],
+  ["X-Content-Type-Options", "nosniff"],
+  ["Referrer-Policy", "strict-origin-when-cross-origin"],
+];
+
+/** A page of the site with its prepared representations. */
+export interface SitePage {
+  /** The page. */
+  page: CorpusPage;
+  /** The same page in the other language. */
+  translation: CorpusPage;
+  /** The path of its Markdown twin. */
+  markdownPath: string;
+  /** The HTML of its Markdown body, without the template. */
+  bodyHtml: string;
+  /** The HTML answer. */
+  html: Representation;
+  /** The Markdown answer (also served at `markdownPath`). */
+  markdown: Representation;
+}
+
+/** The whole site, prepared. */
+export interface Site {
+  /** The corpus it was built from. */
+  corpus: Corpus;
+  /** The public origin. */
+  baseUrl: string;
+  /** The pages by path. */
+  pages: ReadonlyMap<string, SitePage>;
+  /** The 404 answers by language and format. */
+  notFound: Readonly<Record<Language, Readonly<Record<ContentFormat, Representation>>>>;
+  /** llms.txt by language. */
+  llms: Readonly<Record<Language, Representation>>;
+  /** llms-full.txt. */
+  llmsFull: Representation;
+  /** sitemap.xml. */
+  sitemap: Representation;
+  /** robots.txt. */
+  robots: Representation;
+  /** The assets by file name, each with its long-lived variant for versioned URLs. */
+  assets: ReadonlyMap<string, { version: string; current: Representation; pinned: Representation }>;
+  /** Renders an HTML document in the site's template (for answers built per request). */
+  renderHtml(view: Omit<PageView, "corpus" | "baseUrl" | "assetUrls">): string;
+}
+
+/** The language a path belongs to: English under `/en` (and `/md/en`), else Portuguese. */
+export function toLanguage(pathname: string): Language {
+  const path = pathname.startsWith("/md/") ? pathname.slice(3) : pathname;
+  return path === "/en" || path.startsWith("/en/") || path.startsWith("/en.") ? "en" : "pt";
+}
+
+/**
+ * The page path a Markdown twin path names: `/md/servicos` and `/md/servicos.md` name
+ * `/servicos`; `/md`, `/md/` and `/md/index.md` name `/`.
+ *
+ * @param pathname A path starting with `/md`.
+ * @returns The page path, or `undefined` when it cannot name one.
+ */
+export function toPagePath(pathname: string): string | undefined {
+  let rest = pathname.slice(3);
+  if (rest && !rest.startsWith("/")) return undefined;
+  if (rest.endsWith(".md")) rest = rest.slice(0, -3);
+  if (rest === "/index" || rest.endsWith("/index")) rest = rest.slice(0, -6);
+  if (rest.endsWith("/")) rest = rest.slice(0, -1);
+  return rest || "/";
+}
+
+/** Builds the YAML front matter of a Markdown twin: title, description, language, addresses. */
+function buildFrontMatter(
+  corpus: Corpus,
+  page: CorpusPage,
+  translation: CorpusPage,
+  baseUrl: string,
+) {
+  return [
+    "---",
+    `title: ${JSON.stringify(page.title)}`,
+    `description: ${JSON.stringify(page.description)}`,
+    `language: ${corpus.languages[page.language].tag}`,
+    `canonical: ${baseUrl + page.path}`,
+    "alternate:",
+    `  ${corpus.languages[translation.language].tag}: ${baseUrl + translation.path}`,
+    `updated: ${page.updated}`,
+    "---",
+    "",
+    "",
+  ].join("\n");
+}
+
+/** A rough token count for `X-Markdown-Tokens`: about four characters per token. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/**
+ * Builds the site of a corpus: renders every page in both formats and every document.
+ *
+ * @param corpus The checked corpus.
+ * @param baseUrl The public origin.
+ * @returns The prepared site.
+ */
+export function buildSite(corpus: Corpus, baseUrl: string): Site {
+  const assets = new Map<
+    string,
+    { version: string; current: Representation; pinned: Representation }
+  >();
+  const assetUrls: Record<string, string> = {};
+  for (const [name, asset] of Object.entries(corpus.assets)) {
+    const headers: HeaderPair[] = [
+      ["Content-Type", asset.type],
+      ["X-Content-Type-Options", "nosniff"],
+    ];
+    const current = toRepresentation(asset.body, [...headers, ["Cache-Control", PAGE_CACHE]]);
+    const pinned = toRepresentation(asset.body, [
+      ...headers,
+      ["Cache-Control", "public, max-age=31536000, immutable"],
+    ]);
+    const version = current.etag.slice(1, 9);
+    assets.set(name, { version, current, pinned });
+    assetUrls[name] = `/assets/${name}?v=${version}`;
+  }
+
+  const renderHtml: Site["renderHtml"] = (view) =>
+    renderPage({ ...view, corpus, baseUrl, assetUrls });
+
+  const homeLinks = [
+    formatLink(baseUrl + API_CATALOG_PATH, "api-catalog"),
+    `${formatLink(baseUrl + OPENAPI_PATH, "service-desc")}; type="${OPENAPI_TYPE}"`,
+    formatLink(baseUrl + LLMS_PATH, "describedby"),
+  ].join(", ");
+
+  const pages = new Map<string, SitePage>();
+  for (const page of corpus.pages) {
+    const language = page.language;
+    const translation = findPage(corpus, page.id, language === "pt" ? "en" : "pt");
+    const markdownPath = toMarkdownPath(page.path);
+    const isHome = page.path === "/" || page.path === "/en";
+    const common: HeaderPair[] = [
+      ["Vary", page.layout === "contact" ? "Accept, Cookie" : "Accept"],
+      ["Cache-Control", PAGE_CACHE],
+      ["Content-Language", corpus.languages[language].tag],
+      ...(isHome ? [["Link", homeLinks] as const] : []),
+    ];
+    let extraHtml = "";
+    if (page.layout === "contact") {
+      extraHtml = renderContactForm(corpus.languages[language].form, page.path);
+    } else if (page.layout === "booking") {
+      extraHtml = renderBookingWidget(corpus, language);
+    }
+    const bodyHtml = renderMarkdown(page.markdown);
+    const html = renderHtml({
+      language,
+      title: page.title,
+      description: page.description,
+      mainHtml: bodyHtml + extraHtml,
+      page,
+      translation,
+      markdownPath,
+      scripts: page.layout === "booking" ? ["booking.js"] : [],
+    });
+    const markdown = buildFrontMatter(corpus, page, translation, baseUrl) +
+      rewriteMarkdown(page.markdown, { baseUrl });
+    const markdownHeaders: HeaderPair[] = [
+      ["Content-Type", MARKDOWN_TYPE],
+      ...common.map(([name, value]): HeaderPair =>
+        name === "Vary" ? [name, "Accept"] : [name, value]
+      ),
+      ["X-Markdown-Tokens", String(estimateTokens(markdown))],
+      ["X-Robots-Tag", "noindex"],
+      ["X-Content-Type-Options", "nosniff"],
+    ];
+    if (!isHome) markdownHeaders.push(["Link", formatLink(baseUrl + page.path, "canonical")]);
+    pages.set(page.path, {
+      page,
+      translation,
+      markdownPath,
+      bodyHtml,
+      html: toRepresentation(html, [
+        ["Content-Type", HTML_TYPE],
+        ...common,
+        ...HTML_SECURITY_HEADERS,
+      ]),
+      markdown: toRepresentation(markdown, markdownHeaders),
+    });
+  }
+
+  const notFound = {} as Record<Language, Record<ContentFormat, Representation>>;
+  for (const language of ["pt", "en"] as const) {
+    const text = corpus.languages[language].notFound;
+    const common: HeaderPair[] = [
+      ["Vary", "Accept"],
+      ["Cache-Control", "no-store"],
+      ["Content-Language", corpus.languages[language].tag],
+    ];
+    const markdown = rewriteMarkdown(text.markdown, { baseUrl });
+    notFound[language] = {
+      html: toRepresentation(
+        renderHtml({
+          language,
+          title: text.title,
+          description: text.description,
+          mainHtml: renderMarkdown(text.markdown),
+        }),
+        [["Content-Type", HTML_TYPE], ...common, ...HTML_SECURITY_HEADERS],
+      ),
+      markdown: toRepresentation(markdown, [
+        ["Content-Type", MARKDOWN_TYPE],
+        ...common,
+        ["X-Markdown-Tokens", String(estimateTokens(markdown))],
+        ["X-Robots-Tag", "noindex"],
+      ]),
+    };
+  }
+
+  const text = (body: string, type: string) =>
+    toRepresentation(body, [
+      ["Content-Type", type],
+      ["Cache-Control", PAGE_CACHE],
+      ["X-Content-Type-Options", "nosniff"],
+    ]);
+  const plain = "text/plain; charset=utf-8";
+  return {
+    corpus,
+    baseUrl,
+    pages,
+    notFound,
+    llms: {
+      pt: text(buildLlmsTxt(corpus, "pt", baseUrl), plain),
+      en: text(buildLlmsTxt(corpus, "en", baseUrl), plain),
+    },
+    llmsFull: text(buildLlmsFullTxt(corpus, baseUrl), plain),
+    sitemap: text(buildSitemap(corpus, baseUrl), "application/xml; charset=utf-8"),
+    robots: text(buildRobotsTxt(baseUrl), plain),
+    assets,
+    renderHtml,
+  };
+}
+
+/**
+ * Renders a page that tells a person what happened (a refused or failed form, a method the
+ * path does not accept), in the site's template.
+ *
+ * @param site The site.
+ * @param language The page's language.
+ * @param notice Its title and inline-Markdown text, where `{name}` placeholders are filled from
+ * `values` and `{base}` is the public origin.
+ * @param values Values of the placeholders.
+ * @returns The HTML representation (not cacheable).
+ */
+export function buildNoticePage(
+  site: Site,
+  language: Language,
+  notice: { title: string; text: string },
+  values: Record<string, string> = {},
+): Representation {
+  const text = fillBase(notice.text, site.baseUrl)
+    .replace(/\{(\w+)\}/g, (all, name: string) => values[name] ?? all);
+  const html = site.renderHtml({
+    language,
+    title: notice.title,
+    description: notice.title,
+    mainHtml: `<h1>${renderInlineMarkdown(notice.title)}</h1>\n<p>${
+      renderInlineMarkdown(text)
+    }</p>`,
+  });
+  return toRepresentation(html, [
+    ["Content-Type", HTML_TYPE],
+    ["Cache-Control", "no-store"],
+    ["Content-Language", site.corpus.languages[language].tag],
+    ...HTML_SECURITY_HEADERS,
+  ]);
+}
+
+const sites = new WeakMap<Services, Site>();
+
+/**
+ * The site of a handler's services, built on first use and kept for the services' lifetime (the
+ * content routes, the contact form and the not-found fallback share it). Building takes some
+ * tens of milliseconds, paid by the first content request rather than by every handler.
+ *
+ * @param services The resolved services.
+ */
+export function readSite(services: Services): Site {
+  let site = sites.get(services);
+  if (!site) {
+    site = buildSite(services.content, services.baseUrl);
+    sites.set(services, site);
+  }
+  return site;
+}

@@ -1,0 +1,147 @@
+/**
+ * The contact form of the contact pages: it works without JavaScript, posting
+ * `multipart/form-data` to the page's own path with two `Name` inputs (first and last name, joined
+ * by the contact service), the other ContactInquiry fields and hidden campaign fields. After a
+ * failed submission it is shown again with the person's values and a message per field.
+ *
+ * @module
+ */
+import { CONTACT_FIELDS } from "../contract/contract.ts";
+import type { ContactFormText } from "./corpus.ts";
+import type { FieldProblem } from "../contract/fields.ts";
+import { type Attribution, ATTRIBUTION_FIELDS } from "../contact/first_touch.ts";
+import { escapeHtml } from "../mail/mail.ts";
+import { renderInlineMarkdown } from "./render_markdown.ts";
+
+/** What the form shows: the person's values and the problems of a failed submission. */
+export interface ContactFormState {
+  /** First name. */
+  firstName?: string;
+  /** Last name. */
+  lastName?: string;
+  /** The other fields by their ContactInquiry name. */
+  values?: Partial<Record<"Email" | "Message" | "Category", string>>;
+  /** Campaign parameters for the hidden fields. */
+  attribution?: Attribution;
+  /** Problems to show, one per field at most. */
+  problems?: readonly FieldProblem[];
+}
+
+// The two Name inputs are joined with one space, so together they may hold the field's bound.
+const FIRST_NAME_MAX = Math.ceil((CONTACT_FIELDS.Name.maxLength - 1) / 2);
+const LAST_NAME_MAX = Math.floor((CONTACT_FIELDS.Name.maxLength - 1) / 2);
+
+/**
+ * Builds a person-readable message for a field problem, in the form's language.
+ *
+ * @param text The form's text.
+ * @param problem The problem, as the contact service reports it.
+ */
+export function describeProblem(text: ContactFormText, problem: FieldProblem): string {
+  const field = CONTACT_FIELDS[problem.field as keyof typeof CONTACT_FIELDS];
+  return text.problems[problem.problem]
+    .replace("{min}", String(field && "minLength" in field ? field.minLength : 0))
+    .replace("{max}", String(field?.maxLength ?? ""));
+}
+
+/**
+ * Renders the contact form.
+ *
+ * @param text The form's labels and messages.
+ * @param action The path the form posts to (the contact page's own).
+ * @param state Values and problems to show.
+ * @returns The form's HTML.
+ */
+export function renderContactForm(
+  text: ContactFormText,
+  action: string,
+  state: ContactFormState = {},
+): string {
+  const problems = new Map<string, string>();
+  for (const problem of state.problems ?? []) {
+    if (!problems.has(problem.field)) problems.set(problem.field, describeProblem(text, problem));
+  }
+  const values = state.values ?? {};
+  const required = ` <span class="req">(${escapeHtml(text.required)})</span>`;
+
+  /** The attributes that tie an input to its hint and error. */
+  const described = (id: string, field: string, hint?: boolean) => {
+    const ids = [hint ? `${id}-hint` : "", problems.has(field) ? `${id}-error` : ""]
+      .filter(Boolean);
+    return (ids.length ? ` aria-describedby="${ids.join(" ")}"` : "") +
+      (problems.has(field) ? ' aria-invalid="true"' : "");
+  };
+  const error = (id: string, field: string) =>
+    problems.has(field)
+      ? `<p class="error" id="${id}-error">${escapeHtml(problems.get(field) ?? "")}</p>`
+      : "";
+  const value = (text?: string) => text ? ` value="${escapeHtml(text)}"` : "";
+
+  const labels: Record<string, [string, string]> = {
+    Name: [text.firstName, "f-first"],
+    Email: [text.email, "f-email"],
+    Category: [text.category, "f-category"],
+    Message: [text.message, "f-message"],
+  };
+  const summary = problems.size
+    ? [
+      '<div class="notice" id="form-errors" role="alert" tabindex="-1">',
+      `<h2>${escapeHtml(text.errorSummary)}</h2>`,
+      "<ul>",
+      ...[...problems].map(([field, message]) => {
+        const [label, id] = labels[field] ?? [field, "f-message"];
+        return `<li><a href="#${id}">${escapeHtml(label)}</a>: ${escapeHtml(message)}</li>`;
+      }),
+      "</ul>",
+      "</div>",
+    ]
+    : [];
+
+  const options = [
+    `<option value="">${escapeHtml(text.categoryNone)}</option>`,
+    ...text.categories.map((category) =>
+      `<option value="${escapeHtml(category.value)}"${
+        values.Category === category.value ? " selected" : ""
+      }>${escapeHtml(category.label)}</option>`
+    ),
+  ];
+  const hidden = ATTRIBUTION_FIELDS.map((name) =>
+    `<input type="hidden" name="${name}"${value(state.attribution?.[name])}>`
+  );
+
+  return [
+    `<form class="contact-form" method="post" action="${escapeHtml(action)}" ` +
+    'enctype="multipart/form-data" accept-charset="utf-8">',
+    ...summary,
+    "<fieldset>",
+    `<legend>${escapeHtml(text.legend)}</legend>`,
+    '<div class="field-row">',
+    `<div class="field"><label for="f-first">${escapeHtml(text.firstName)}${required}</label>`,
+    `<input id="f-first" name="Name" autocomplete="given-name" required maxlength="${FIRST_NAME_MAX}"${
+      value(state.firstName)
+    }${described("f-first", "Name")}>${error("f-first", "Name")}</div>`,
+    `<div class="field"><label for="f-last">${escapeHtml(text.lastName)}</label>`,
+    `<input id="f-last" name="Name" autocomplete="family-name" maxlength="${LAST_NAME_MAX}"${
+      value(state.lastName)
+    }></div>`,
+    "</div>",
+    `<div class="field"><label for="f-email">${escapeHtml(text.email)}${required}</label>`,
+    `<input id="f-email" name="Email" type="email" autocomplete="email" required maxlength="${CONTACT_FIELDS.Email.maxLength}"${
+      value(values.Email)
+    }${described("f-email", "Email")}>${error("f-email", "Email")}</div>`,
+    `<div class="field"><label for="f-category">${escapeHtml(text.category)}</label>`,
+    `<select id="f-category" name="Category"${described("f-category", "Category")}>${
+      options.join("")
+    }</select>${error("f-category", "Category")}</div>`,
+    `<div class="field"><label for="f-message">${escapeHtml(text.message)}${required}</label>`,
+    `<span class="hint" id="f-message-hint">${escapeHtml(text.messageHint)}</span>`,
+    `<textarea id="f-message" name="Message" rows="8" required maxlength="${CONTACT_FIELDS.Message.maxLength}"${
+      described("f-message", "Message", true)
+    }>${escapeHtml(values.Message ?? "")}</textarea>${error("f-message", "Message")}</div>`,
+    ...hidden,
+    "</fieldset>",
+    `<button type="submit">${escapeHtml(text.submit)}</button>`,
+    `<p class="small">${renderInlineMarkdown(text.privacy)}</p>`,
+    "</form>",
+  ].join("\n");
+}
