@@ -11,32 +11,16 @@ import { type Config, ConfigError, type Environment, readConfig } from "./lib/co
 import { readOrCreateSecret } from "./lib/store/secret.ts";
 import { isStoreLocked, retryAtStart } from "./lib/store/settings.ts";
 import { checkDeprecationWindow } from "./lib/http/versioning.ts";
-import {
-  CONSOLE_LOGGER,
-  createHandler,
-  type Handler,
-  SYSTEM_CLOCK,
-} from "./lib/http/create_handler.ts";
+import { CONSOLE_LOGGER, createHandler, type Handler, SYSTEM_CLOCK } from "./create_handler.ts";
 import { createOutbox, type Outbox } from "./lib/mail/outbox.ts";
 import { createSmtpMailer } from "./adapters/smtp_mailer.ts";
 import { createIcsCalendar } from "./lib/availability/busy_calendar.ts";
 import { DEFAULT_SCHEDULE } from "./lib/availability/schedule.ts";
 import { createKvRateLimiter } from "./lib/http/kv_rate_limit.ts";
 import type { Store } from "./lib/store/store.ts";
-import type { Logger } from "./lib/services.ts";
+import type { AppHost, AppRuntime, Listening, ServeOptions } from "./lib/host.ts";
 
-/** Opens the store: a file path, a KV Connect URL, or `undefined` for the platform's KV. */
-export type OpenStore = (path: string | undefined) => Promise<Store>;
-
-/** What {@linkcode createApp} needs from the runtime. */
-export interface AppRuntime {
-  /** Opens the store named by `STUDIO_KV_PATH` (creating a file's folder where needed). */
-  openStore: OpenStore;
-  /** Whether this is Deno Deploy, where an unset `STUDIO_KV_PATH` means the platform's KV. */
-  onDenoDeploy?: boolean;
-  /** The logger. @default {CONSOLE_LOGGER} */
-  logger?: Logger;
-}
+export type { AppHost, AppRuntime, Listening, OpenStore, ServeOptions } from "./lib/host.ts";
 
 /** A started application: the handler and what it holds. */
 export interface App {
@@ -123,36 +107,6 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
     store.close();
     throw error;
   }
-}
-
-/** Where a server listens. */
-export interface ServeOptions {
-  /** TCP port, 0 for a free one. */
-  port: number;
-  /** Address to listen on. */
-  hostname: string;
-}
-
-/** A server that listens. */
-export interface Listening {
-  /** The port it listens on. */
-  port: number;
-  /** The address it listens on. */
-  hostname: string;
-  /** Stops accepting connections and waits for open requests to finish. */
-  shutdown(): Promise<void>;
-}
-
-/** What {@linkcode runApp} needs from the runtime besides {@linkcode AppRuntime}. */
-export interface AppHost extends AppRuntime {
-  /** The environment. */
-  env: Environment;
-  /** Serves a handler; resolves once it listens. */
-  serve(handler: Handler, options: ServeOptions): Promise<Listening>;
-  /** Calls `listener` on SIGINT and SIGTERM (where the platform has signals). */
-  onSignal(listener: () => void): void;
-  /** Ends the process. */
-  exit(code: number): void;
 }
 
 /**

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Entry with side effects: the npm package's executable. Reads node:process arguments and starts
-// the Bun or Node entry, whichever runtime runs it.
+// the service on the Bun or Node host, whichever runtime runs it.
 /**
  * `studio-website` (`npx @studio/website`, or `bunx @studio/website` under Bun): starts the service
  * with the same environment variables as `deno task start`. `studio-website inbox [--limit 50]`
@@ -26,7 +26,11 @@ if (command === "inbox") {
   await writeInboxReport(store, { limit: limitIndex >= 0 ? Number(rest[limitIndex + 1]) : 50 });
   store.close();
 } else if (command === undefined) {
-  await ("Bun" in globalThis ? import("./bun.ts") : import("./node.ts"));
+  const { runApp } = await import("./app.ts");
+  const host = "Bun" in globalThis
+    ? (await import("./adapters/bun_host.ts")).createBunHost()
+    : (await import("./adapters/node_host.ts")).createNodeHost();
+  await runApp(host);
 } else {
   console.error(`studio-website: unknown command "${command}"; use no argument, or "inbox"`);
   process.exit(2);

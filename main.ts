@@ -5,30 +5,22 @@
  *
  * @module
  */
-import { type App, type AppRuntime, runApp } from "./app.ts";
-import { toKvFolder } from "./lib/store/kv_path.ts";
-
-/** How Deno opens the store: `Deno.openKv`, after creating a file's folder. */
-export const DENO_RUNTIME: AppRuntime = {
-  onDenoDeploy: Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined,
-  async openStore(path) {
-    const folder = toKvFolder(path);
-    if (folder) await Deno.mkdir(folder, { recursive: true });
-    return await Deno.openKv(path);
-  },
-};
+import { type App, runApp } from "./app.ts";
+import { isDenoDeploy, openDenoKv } from "./adapters/deno_kv.ts";
 
 if (import.meta.main) {
+  const onDenoDeploy = isDenoDeploy();
   const started: { app?: App } = {};
   // On Deno Deploy an isolate may sleep between requests: a cron (registered while the module
   // loads, as Deploy requires) makes sure mail waiting in the outbox is still retried.
-  if (DENO_RUNTIME.onDenoDeploy) {
+  if (onDenoDeploy) {
     Deno.cron("studio-website outbox", "* * * * *", async () => {
       await started.app?.outbox.deliverDue();
     });
   }
   started.app = await runApp({
-    ...DENO_RUNTIME,
+    onDenoDeploy,
+    openStore: openDenoKv,
     env: Deno.env.toObject(),
     serve(handler, { port, hostname }) {
       const server = Deno.serve({ port, hostname, onListen() {} }, handler);

@@ -19,8 +19,8 @@ export {
   type Handler,
   type HandlerInfo,
   type HandlerOptions,
-} from "./lib/http/create_handler.ts";
-export type { Clock, Logger } from "./lib/services.ts";
+} from "./create_handler.ts";
+export type { Clock, Logger } from "./lib/ports.ts";
 export type {
   AtomicCheck,
   AtomicOperation,

@@ -6,9 +6,12 @@
  * @module
  */
 import { createApp } from "./app.ts";
-import { DENO_RUNTIME } from "./main.ts";
+import { isDenoDeploy, openDenoKv } from "./adapters/deno_kv.ts";
 
-const app = await createApp(Deno.env.toObject(), DENO_RUNTIME);
+const app = await createApp(Deno.env.toObject(), {
+  onDenoDeploy: isDenoDeploy(),
+  openStore: openDenoKv,
+});
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   // The outbox's timer would keep the process alive: release the app, then leave.
   Deno.addSignalListener(signal, () => void app.close().finally(() => Deno.exit(0)));

@@ -1,9 +1,10 @@
 /**
- * The side effects the handler depends on, as small injected ports, and the resolved set of
- * services that route factories close over.
+ * The resolved set of services that route factories close over (the ports themselves live in
+ * `ports.ts`).
  *
  * @module
  */
+import type { Clock, Logger } from "./ports.ts";
 import type { PolicyName, RateLimitPolicy } from "./contract/contract.ts";
 import type { TrustedProxyHeader } from "./http/client_address.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
@@ -14,22 +15,6 @@ import type { ScheduleSettings } from "./availability/schedule.ts";
 import type { BusyCalendar } from "./availability/busy_calendar.ts";
 import type { SlotFinder } from "./availability/slots.ts";
 import type { LinkSigner } from "./booking/signed_links.ts";
-
-/** The source of the current time. Tests pass a fake one. */
-export interface Clock {
-  /** The current instant. */
-  now(): Temporal.Instant;
-}
-
-/** Structured log output. Fields must be JSON-serialisable; never log secrets or message bodies. */
-export interface Logger {
-  /** Something worth knowing happened. */
-  info(message: string, fields?: Record<string, unknown>): void;
-  /** Something degraded but the service goes on. */
-  warn(message: string, fields?: Record<string, unknown>): void;
-  /** Something failed. */
-  error(message: string, fields?: Record<string, unknown>): void;
-}
 
 /** Everything a route needs, resolved once per handler and frozen. */
 export interface Services {

@@ -9,7 +9,9 @@ import { describeStart } from "../lib/booking/booking_mail.ts";
 import { applyBookingAction, BOOKING_PREFIX } from "../lib/booking/bookings.ts";
 import type { BookingRecord } from "../lib/booking/booking_mail.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
+import { respond } from "../lib/http/representation.ts";
 import type { RouteDefinition } from "../lib/http/route.ts";
+import { buildDocumentPage, readSite } from "../lib/site/build_site.ts";
 import type { Services } from "../lib/services.ts";
 import {
   ACTION_PATH_PREFIX,
@@ -74,36 +76,6 @@ const WORDS = {
   },
 } as const;
 
-function page(locale: Locale, status: number, title: string, body: string): Response {
-  const html = `<!doctype html>
-<html lang="${locale === "pt" ? "pt-PT" : "en"}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style>body{font:1.05rem/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
-dt{font-weight:600}button{font:inherit;padding:.6rem 1.2rem;border:2px solid #1b1b1b;background:#1b1b1b;color:#fff;border-radius:.3rem;cursor:pointer}
-button:focus-visible{outline:3px solid #f2b134;outline-offset:2px}</style>
-</head>
-<body>
-<main>
-<h1>${escapeHtml(title)}</h1>
-${body}
-</main>
-</body>
-</html>`;
-  return new Response(html, {
-    status,
-    headers: {
-      "Content-Type": "text/html; charset=utf-8",
-      "Cache-Control": "no-store",
-      "X-Robots-Tag": "noindex",
-      "Referrer-Policy": "no-referrer",
-    },
-  });
-}
-
 function details(record: BookingRecord, locale: Locale, timeZone: string): string {
   const words = WORDS[locale];
   return `<dl>
@@ -113,9 +85,36 @@ function details(record: BookingRecord, locale: Locale, timeZone: string): strin
 </dl>`;
 }
 
-/** The routes of the booking action pages. */
+/**
+ * Fields of every action page besides the site's: the link carries a signature, which no
+ * `Referer` may pass on, and no crawler should index.
+ */
+const ACTION_PAGE_HEADERS = [
+  ["Referrer-Policy", "no-referrer"],
+  ["X-Robots-Tag", "noindex"],
+] as const;
+
+/**
+ * The routes of the booking action pages: a GET and a POST per action. The POST, which changes
+ * a booking, counts against the write quota.
+ */
 export function bookingActionRoutes(services: Services): RouteDefinition[] {
   const { store, linkSigner, schedule } = services;
+
+  /** Answers a page in the site's template. */
+  function page(
+    request: Request,
+    locale: Locale,
+    status: number,
+    title: string,
+    body: string,
+  ): Response {
+    const document = buildDocumentPage(readSite(services), locale, {
+      title,
+      mainHtml: `<h1>${escapeHtml(title)}</h1>\n${body}`,
+    }, ACTION_PAGE_HEADERS);
+    return respond(request, document, { status });
+  }
 
   /** The page's language: the attendee's for cancel, the studio's (Portuguese) otherwise. */
   const localeOf = (action: BookingAction, record?: BookingRecord): Locale =>
@@ -129,33 +128,53 @@ export function bookingActionRoutes(services: Services): RouteDefinition[] {
     return { id, valid };
   }
 
+  /** The booking a link names, `null` when there is none, `undefined` when the store failed. */
+  async function readRecord(id: string): Promise<BookingRecord | null | undefined> {
+    try {
+      return (await store.get<BookingRecord>([...BOOKING_PREFIX, id])).value;
+    } catch {
+      return undefined;
+    }
+  }
+
   function buildRoute(method: "GET" | "POST", action: BookingAction): RouteDefinition {
     return {
       method,
       path: ACTION_PATH_PREFIX + action,
-      handle: async (request, context) => {
+      policies: method === "POST" ? ["write"] : undefined,
+      // A refusal speaks the page's language: for a valid cancel link, the attendee's.
+      answerRateLimited: async (request) => {
         const { id, valid } = await readLink(request, action);
-        if (!valid) return page("pt", 403, WORDS.pt.title[action], `<p>${WORDS.pt.invalid}</p>`);
-        let record: BookingRecord | null;
-        try {
-          record = (await store.get<BookingRecord>([...BOOKING_PREFIX, id])).value;
-        } catch {
-          return page("pt", 503, WORDS.pt.title[action], `<p>${WORDS.pt.busy}</p>`);
+        const record = valid ? await readRecord(id) : undefined;
+        const locale = localeOf(action, record ?? undefined);
+        const words = WORDS[locale];
+        return page(request, locale, 429, words.title[action], `<p>${words.limited}</p>`);
+      },
+      handle: async (request) => {
+        const { id, valid } = await readLink(request, action);
+        if (!valid) {
+          return page(request, "pt", 403, WORDS.pt.title[action], `<p>${WORDS.pt.invalid}</p>`);
+        }
+        const record = await readRecord(id);
+        if (record === undefined) {
+          return page(request, "pt", 503, WORDS.pt.title[action], `<p>${WORDS.pt.busy}</p>`);
         }
         const locale = localeOf(action, record ?? undefined);
         const words = WORDS[locale];
         const title = words.title[action];
-        if (!record) return page(locale, 404, title, `<p>${words.missing}</p>`);
+        if (!record) return page(request, locale, 404, title, `<p>${words.missing}</p>`);
         if (method === "GET") {
           const state = record.status === "pending" || record.status === "accepted"
             ? `<form method="post"><button type="submit">${words.button[action]}</button></form>`
             : `<p>${words.already[record.status === "declined" ? "decline" : "cancel"]}</p>`;
-          return page(locale, 200, title, details(record, locale, schedule.timeZone) + state);
+          return page(
+            request,
+            locale,
+            200,
+            title,
+            details(record, locale, schedule.timeZone) + state,
+          );
         }
-        const decision = await services.rateLimiter.consume(context.clientKey, [
-          services.policies.write,
-        ]);
-        if (decision.exceeded) return page(locale, 429, title, `<p>${words.limited}</p>`);
         let outcome;
         try {
           outcome = await applyBookingAction(services, action, id);
@@ -164,28 +183,34 @@ export function bookingActionRoutes(services: Services): RouteDefinition[] {
             action,
             error: error instanceof Error ? error.message : String(error),
           });
-          return page(locale, 503, title, `<p>${words.busy}</p>`);
+          return page(request, locale, 503, title, `<p>${words.busy}</p>`);
         }
         if (outcome.kind === "not-found") {
-          return page(locale, 404, title, `<p>${words.missing}</p>`);
+          return page(request, locale, 404, title, `<p>${words.missing}</p>`);
         }
         const summary = details(outcome.record, locale, schedule.timeZone);
         if (outcome.kind === "done") {
-          return page(locale, 200, title, `<p role="status">${words.done[action]}</p>${summary}`);
+          return page(
+            request,
+            locale,
+            200,
+            title,
+            `<p role="status">${words.done[action]}</p>${summary}`,
+          );
         }
         if (outcome.kind === "already") {
           return page(
+            request,
             locale,
             200,
             title,
             `<p role="status">${words.already[action]}</p>${summary}`,
           );
         }
-        return page(locale, 409, title, `<p>${words.notAllowed}</p>${summary}`);
+        return page(request, locale, 409, title, `<p>${words.notAllowed}</p>${summary}`);
       },
     };
   }
-
   return BOOKING_ACTIONS.flatMap((
     action,
   ) => [buildRoute("GET", action), buildRoute("POST", action)]);

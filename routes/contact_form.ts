@@ -79,21 +79,8 @@ async function submitContactForm(
   request: Request,
   context: RequestContext,
 ): Promise<Response> {
+  const text = site.corpus.languages[entry.page.language].form;
   const language = entry.page.language;
-  const text = site.corpus.languages[language].form;
-  const decision = await services.rateLimiter.consume(context.clientKey, [services.policies.write]);
-  if (decision.exceeded) {
-    discardBody(request);
-    const seconds = Math.max(
-      1,
-      ...decision.states.filter((state) => state.exceeded).map((state) => state.resetSeconds),
-    );
-    return respond(
-      request,
-      buildNoticePage(site, language, text.rateLimited, { seconds: String(seconds) }),
-      { status: 429, headers: [["Retry-After", String(seconds)]] },
-    );
-  }
   const copy = request.clone();
   let fields;
   try {
@@ -124,18 +111,38 @@ async function submitContactForm(
   });
 }
 
-/** The routes of the contact form: one `POST` per page whose layout is `contact`. */
+/**
+ * The routes of the contact form: one `POST` per page whose layout is `contact`, counted against
+ * the write quota like `POST /api/v1/contact`; a refusal is a page in the form's language.
+ */
 export function contactFormRoutes(services: Services): RouteDefinition[] {
   return services.content.pages
     .filter((page) => page.layout === "contact")
-    .map((page) => ({
-      method: "POST",
-      path: page.path,
-      handle: (request, context) => {
+    .map((page) => {
+      const prepare = () => {
         const site = readSite(services);
         const entry = site.pages.get(page.path);
         if (!entry) throw new Error(`No prepared page at "${page.path}"`);
-        return submitContactForm(services, site, entry, request, context);
-      },
-    }));
+        return { site, entry };
+      };
+      return {
+        method: "POST",
+        path: page.path,
+        policies: ["write"],
+        answerRateLimited: (request, _context, retryAfterSeconds) => {
+          discardBody(request);
+          const { site } = prepare();
+          const seconds = String(retryAfterSeconds);
+          const notice = site.corpus.languages[page.language].form.rateLimited;
+          return respond(request, buildNoticePage(site, page.language, notice, { seconds }), {
+            status: 429,
+            headers: [["Retry-After", seconds]],
+          });
+        },
+        handle: (request, context) => {
+          const { site, entry } = prepare();
+          return submitContactForm(services, site, entry, request, context);
+        },
+      };
+    });
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Clock, Logger } from "../lib/services.ts";
+import type { Clock, Logger } from "../lib/ports.ts";
 
 /** A clock that stands still until moved. */
 export interface FakeClock extends Clock {

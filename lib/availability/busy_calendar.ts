@@ -9,7 +9,7 @@
 import ICAL from "ical.js";
 import { tzlib_get_ical_block } from "timezones-ical-library";
 import type { BusyInterval } from "./availability.ts";
-import type { Clock, Logger } from "../services.ts";
+import type { Clock, Logger } from "../ports.ts";
 
 /** A calendar that cannot be read now and has no copy fresh enough: answered 503 `no-backend`. */
 export class CalendarUnavailableError extends Error {

@@ -14,6 +14,9 @@ export const API_VERSION = "1";
 /** The versioned base path (spec, Versioning 1). */
 export const API_BASE_PATH = "/api/v1";
 
+/** The path of the API and its unversioned aliases: every answer under it is JSON. */
+export const API_PREFIX = "/api";
+
 /** The version of the OpenAPI description document (spec, Versioning 7). */
 export const OPENAPI_DOCUMENT_VERSION = "1.1.0";
 

@@ -19,7 +19,7 @@ import {
   type RateLimiter,
   toPolicyState,
 } from "./rate_limit.ts";
-import type { Logger } from "../services.ts";
+import type { Logger } from "../ports.ts";
 import type { KvEntryMaybe, KvKey, Store } from "../store/store.ts";
 
 /** Key prefix of the counters: `["rate_limit", policyName, windowIndex, clientKey]`. */

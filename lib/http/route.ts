@@ -1,12 +1,12 @@
 /**
  * The shape of a route: the route table is data (STYLE.md), and one array of these drives
- * registration, the API index, `Allow` on 405 and the OpenAPI coverage test.
+ * registration, rate limiting, the API index, `Allow` on 405 and the OpenAPI coverage test.
  *
  * @module
  */
 import type { RateLimitDecision } from "./rate_limit.ts";
 import type { Services } from "../services.ts";
-import { getOperation, type Operation } from "../contract/contract.ts";
+import { getOperation, type Operation, type PolicyName } from "../contract/contract.ts";
 import type { JsonAnswer } from "./json_response.ts";
 
 /** What a route handler gets besides the request. */
@@ -68,9 +68,33 @@ export interface RouteDefinition {
   operation?: Operation;
   /** For an unversioned alias: the canonical path, announced with `rel="latest-version"`. */
   latestVersion?: string;
+  /**
+   * The rate-limit policies a request of this route is counted against before it is answered
+   * (spec, Limits); none, the route is not counted. An API operation's are its own.
+   */
+  policies?: readonly PolicyName[];
+  /**
+   * Answers a request refused by a policy, for routes that answer people rather than the API
+   * (a page in the route's language); without it, the refusal is the API's 429 ErrorResponse.
+   * The request's body has not been read.
+   */
+  answerRateLimited?: RateLimitedHandler;
   /** The handler. */
   handle: RouteHandler;
 }
+
+/**
+ * Answers a request that a rate-limit policy refused.
+ *
+ * @param request The request (its body unread).
+ * @param context The request's context, with the refusing decision in `rateLimit`.
+ * @param retryAfterSeconds Seconds until the exhausted window resets, at least 1.
+ */
+export type RateLimitedHandler = (
+  request: Request,
+  context: RequestContext,
+  retryAfterSeconds: number,
+) => Response | Promise<Response>;
 
 /**
  * Builds the routes of one API operation: its canonical path and each alias, all sharing one
@@ -85,13 +109,15 @@ export function buildOperationRoutes(
   handle: OperationHandler,
 ): RouteDefinition[] {
   const operation = getOperation(operationId);
+  const policies = operation.policies;
   return [
-    { method: operation.method, path: operation.path, operation, handle },
+    { method: operation.method, path: operation.path, operation, policies, handle },
     ...operation.aliases.map((alias) => ({
       method: operation.method,
       path: alias,
       operation,
       latestVersion: operation.path,
+      policies,
       handle,
     })),
   ];

@@ -13,7 +13,7 @@
  */
 import { ulid } from "ulid";
 import type { Mailer, OutgoingMail } from "./mail.ts";
-import type { Clock, Logger } from "../services.ts";
+import type { Clock, Logger } from "../ports.ts";
 import type { AtomicOperation, Store } from "../store/store.ts";
 
 /** Key prefix of mail waiting for delivery: `["outbox", id]`. */

@@ -274,6 +274,41 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
 }
 
 /**
+ * Renders a page built per request (a form's outcome, a booking link's page) in the site's
+ * template: not cacheable, not indexed, with the site's security headers.
+ *
+ * @param site The site.
+ * @param language The page's language.
+ * @param view Its title and the content of `<main>`, already HTML.
+ * @param headers Fields that replace the defaults of the same name, e.g. `Referrer-Policy`.
+ * @returns The HTML representation.
+ */
+export function buildDocumentPage(
+  site: Site,
+  language: Language,
+  view: { title: string; mainHtml: string },
+  headers: readonly HeaderPair[] = [],
+): Representation {
+  const html = site.renderHtml({
+    language,
+    title: view.title,
+    description: view.title,
+    mainHtml: view.mainHtml,
+  });
+  const replaced = new Set(headers.map(([name]) => name.toLowerCase()));
+  const fields: HeaderPair[] = [
+    ["Content-Type", HTML_TYPE],
+    ["Cache-Control", "no-store"],
+    ["Content-Language", site.corpus.languages[language].tag],
+    ...HTML_SECURITY_HEADERS,
+  ];
+  return toRepresentation(html, [
+    ...fields.filter(([name]) => !replaced.has(name.toLowerCase())),
+    ...headers,
+  ]);
+}
+
+/**
  * Renders a page that tells a person what happened (a refused or failed form, a method the
  * path does not accept), in the site's template.
  *
@@ -292,20 +327,12 @@ export function buildNoticePage(
 ): Representation {
   const text = fillBase(notice.text, site.baseUrl)
     .replace(/\{(\w+)\}/g, (all, name: string) => values[name] ?? all);
-  const html = site.renderHtml({
-    language,
+  return buildDocumentPage(site, language, {
     title: notice.title,
-    description: notice.title,
     mainHtml: `<h1>${renderInlineMarkdown(notice.title)}</h1>\n<p>${
       renderInlineMarkdown(text)
     }</p>`,
   });
-  return toRepresentation(html, [
-    ["Content-Type", HTML_TYPE],
-    ["Cache-Control", "no-store"],
-    ["Content-Language", site.corpus.languages[language].tag],
-    ...HTML_SECURITY_HEADERS,
-  ]);
 }
 
 const sites = new WeakMap<Services, Site>();

@@ -1,7 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHandler } from "../../mod.ts";
-import { buildRouteTable, resolveServices } from "../../lib/http/create_handler.ts";
+import { buildRouteTable } from "../../routes/mod.ts";
+import { resolveServices } from "../../lib/resolve_services.ts";
+import { CORPUS } from "../../content/corpus.generated.ts";
+import { DEFAULT_SCHEDULE } from "../../lib/availability/schedule.ts";
 import { OPERATIONS } from "../../lib/contract/contract.ts";
 import { buildRequest, fromAddress } from "../_support.ts";
 
@@ -30,7 +33,9 @@ test("GET /api/v1 answers the ApiIndex generated from the route table", async ()
   assert.equal(index.versioning.aliases["/api/health"], "/api/v1/health");
   assert.equal(index.versioning.aliases["/api"], "/api/v1");
 
-  const table = buildRouteTable(resolveServices({}));
+  const table = buildRouteTable(
+    resolveServices({}, { content: CORPUS, schedule: DEFAULT_SCHEDULE }),
+  );
   const routed = new Set(
     table.filter((route) => route.operation).map((route) => route.operation?.operationId),
   );

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { HOLDS_CHECK_MILLISECONDS } from "../../lib/availability/slots.ts";
-import { createHandler, type Handler } from "../../lib/http/create_handler.ts";
+import { createHandler, type Handler } from "../../create_handler.ts";
 import { type BusyInterval, describeMonth } from "../../lib/availability/availability.ts";
 import {
   type BusyCalendar,
@@ -12,7 +12,7 @@ import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "../../lib/booking
 import { createMemoryStore } from "../../lib/store/memory_store.ts";
 import { type ErrorResponseBody, INTERNAL_ERROR_MESSAGE } from "../../lib/contract/api_error.ts";
 import type { Store } from "../../lib/store/store.ts";
-import type { Clock } from "../../lib/services.ts";
+import type { Clock } from "../../lib/ports.ts";
 import {
   buildRequest,
   createFakeClock,

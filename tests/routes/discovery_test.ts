@@ -2,9 +2,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { createHandler } from "../../mod.ts";
-import { buildRouteTable, resolveServices } from "../../lib/http/create_handler.ts";
-import { ERROR_CODES, ERROR_STATUS_CODES, OPERATIONS } from "../../lib/contract/contract.ts";
+import { buildRouteTable } from "../../routes/mod.ts";
+import { resolveServices } from "../../lib/resolve_services.ts";
+import { CORPUS } from "../../content/corpus.generated.ts";
 import { DEFAULT_SCHEDULE } from "../../lib/availability/schedule.ts";
+import { ERROR_CODES, ERROR_STATUS_CODES, OPERATIONS } from "../../lib/contract/contract.ts";
 import { API_HEADERS, buildRequest } from "../_support.ts";
 
 interface Schema {
@@ -59,7 +61,9 @@ test("GET /openapi.json is a valid OpenAPI 3.1 document, version 1.1.0", async (
 
 test("GET /openapi.json describes every route of the table and every spec operation", async () => {
   const document = await readOpenApi();
-  const table = buildRouteTable(resolveServices({}));
+  const table = buildRouteTable(
+    resolveServices({}, { content: CORPUS, schedule: DEFAULT_SCHEDULE }),
+  );
   for (const route of table.filter((item) => item.operation)) {
     const operation = document.paths[route.path]?.[route.method.toLowerCase()];
     assert.ok(operation, `${route.method} ${route.path} is not in the document`);

@@ -1,15 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../../mod.ts";
-import { INTERNAL_ERROR_MESSAGE } from "../../../lib/contract/api_error.ts";
-import { ERROR_CODES } from "../../../lib/contract/contract.ts";
+import { createHandler } from "../mod.ts";
+import { INTERNAL_ERROR_MESSAGE } from "../lib/contract/api_error.ts";
+import { ERROR_CODES } from "../lib/contract/contract.ts";
 import {
   API_HEADERS,
   buildRequest,
   createFakeClock,
   createRecordingLogger,
   fromAddress,
-} from "../../_support.ts";
+} from "./_support.ts";
 
 /** Asserts an ErrorResponse body and returns it. */
 async function readError(response: Response, code: string) {

@@ -1,0 +1,60 @@
+// Adapter with side effects: serves with Bun.serve, hears node:process signals and exits the
+// process. Used by bun.ts and by cli.ts under Bun.
+/**
+ * The Bun host of the runtime-neutral composition.
+ *
+ * @module
+ */
+import process from "node:process";
+import type { AppHost } from "../lib/host.ts";
+import { openNodeKv } from "./node_kv.ts";
+
+/** The members of Bun's server used here (Bun's types are not part of this Deno project). */
+interface BunServer {
+  port: number;
+  hostname: string;
+  requestIP(request: Request): { address: string } | null;
+  stop(closeActiveConnections?: boolean): Promise<void>;
+}
+
+/** `Bun.serve`, as used here. */
+interface BunGlobal {
+  serve(options: {
+    port: number;
+    hostname: string;
+    fetch(request: Request, server: BunServer): Promise<Response>;
+  }): BunServer;
+}
+
+/**
+ * The Bun host of `runApp`: the process environment, Deno KV through `@deno/kv` in Bun's own
+ * value format, the handler on `Bun.serve` with each request's client address, and
+ * SIGINT/SIGTERM.
+ *
+ * @returns The host.
+ */
+export function createBunHost(): AppHost {
+  const { Bun } = globalThis as unknown as { Bun: BunGlobal };
+  return {
+    env: process.env,
+    openStore: openNodeKv,
+    serve(handler, { port, hostname }) {
+      const server = Bun.serve({
+        port,
+        hostname,
+        fetch: (request, bun) =>
+          handler(request, { remoteAddr: { hostname: bun.requestIP(request)?.address } }),
+      });
+      return Promise.resolve({
+        port: server.port,
+        hostname: server.hostname,
+        shutdown: () => server.stop(),
+      });
+    },
+    onSignal(listener) {
+      process.once("SIGINT", listener);
+      process.once("SIGTERM", listener);
+    },
+    exit: (code) => process.exit(code),
+  };
+}

@@ -1,0 +1,59 @@
+// Adapter with side effects: serves on Node's HTTP server (@hono/node-server), hears node:process
+// signals and exits the process. Used by node.ts and by cli.ts on Node.
+/**
+ * The Node host (Node 20 and later) of the runtime-neutral composition.
+ *
+ * @module
+ */
+import process from "node:process";
+import { serve } from "@hono/node-server";
+import type { AppHost } from "../lib/host.ts";
+import { openNodeKv } from "./node_kv.ts";
+
+/** How long requests in flight may take to finish once the service is told to stop. */
+const SHUTDOWN_GRACE_MILLISECONDS = 5_000;
+
+/**
+ * The Node host of `runApp`: the process environment, Deno KV through `@deno/kv`, the handler on
+ * `@hono/node-server` with the client address of each connection, and SIGINT/SIGTERM.
+ *
+ * @returns The host.
+ */
+export function createNodeHost(): AppHost {
+  return {
+    env: process.env,
+    openStore: openNodeKv,
+    serve: (handler, { port, hostname }) =>
+      new Promise((resolve) => {
+        const server = serve({
+          port,
+          hostname,
+          fetch: (request, { incoming }) =>
+            handler(request, { remoteAddr: { hostname: incoming.socket.remoteAddress } }),
+        }, (address) =>
+          resolve({
+            port: address.port,
+            hostname: address.address,
+            shutdown: () =>
+              new Promise((closed) => {
+                // Stop accepting, close kept-alive connections now, and give requests in flight
+                // a few seconds before closing whatever is still open: a client's kept-alive
+                // connection can otherwise hold the stop for minutes.
+                const deadline = setTimeout(() => {
+                  if ("closeAllConnections" in server) server.closeAllConnections();
+                }, SHUTDOWN_GRACE_MILLISECONDS);
+                server.close(() => {
+                  clearTimeout(deadline);
+                  closed();
+                });
+                if ("closeIdleConnections" in server) server.closeIdleConnections();
+              }),
+          }));
+      }),
+    onSignal(listener) {
+      process.once("SIGINT", listener);
+      process.once("SIGTERM", listener);
+    },
+    exit: (code) => process.exit(code),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The fetch handler of the studio's website and API v1: options resolved once, the route table
+ * of `routes/`, and the pipeline of `lib/http/` (match → count → answer → finish, one catch).
+ *
+ * @module
+ */
+import { CORPUS } from "./content/corpus.generated.ts";
+import { DEFAULT_SCHEDULE } from "./lib/availability/schedule.ts";
+import { createPipeline, type Handler } from "./lib/http/create_pipeline.ts";
+import { type HandlerOptions, resolveServices } from "./lib/resolve_services.ts";
+import { answerSiteFallback, buildRouteTable } from "./routes/mod.ts";
+
+export type { FallbackHandler, Handler, HandlerInfo } from "./lib/http/create_pipeline.ts";
+export {
+  CONSOLE_LOGGER,
+  type HandlerOptions,
+  type ServiceDefaults,
+  SYSTEM_CLOCK,
+} from "./lib/resolve_services.ts";
+
+/**
+ * Creates the fetch handler of the studio's website and API v1.
+ *
+ * With no options it works on test-grade defaults: an in-memory store, mail kept in memory, the
+ * system clock, a console logger, and the studio's own content and schedule (`content/`). The
+ * composition roots (`app.ts` and the runtime entries) pass the durable store and the real
+ * mailer.
+ *
+ * @param options Injected services and settings.
+ * @returns The handler; it answers every request, errors included, and never rejects.
+ * @throws {TypeError | RangeError} When an option is invalid (a bad base URL, quota, notice,
+ * schedule or corpus).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createHandler } from "./create_handler.ts";
+ *
+ * const handler = createHandler();
+ * const response = await handler(new Request("http://localhost/api/v1/health"));
+ * assert.equal(response.status, 200);
+ * assert.equal((await response.json()).ok, true);
+ * ```
+ */
+export function createHandler(options: HandlerOptions = {}): Handler {
+  const services = resolveServices(options, { content: CORPUS, schedule: DEFAULT_SCHEDULE });
+  return createPipeline({
+    ...services,
+    table: buildRouteTable(services),
+    fallback: (request, context, allow) => answerSiteFallback(services, request, context, allow),
+  });
+}

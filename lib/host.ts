@@ -1,0 +1,54 @@
+/**
+ * The ports of a runtime host: what the runtime-neutral composition (`app.ts`) needs from Deno,
+ * Node or Bun — how to open the store, serve a handler, hear signals and exit. The entries and
+ * `adapters/` implement them.
+ *
+ * @module
+ */
+import type { Environment } from "./config.ts";
+import type { Handler } from "./http/create_pipeline.ts";
+import type { Logger } from "./ports.ts";
+import type { Store } from "./store/store.ts";
+
+/** Opens the store: a file path, a KV Connect URL, or `undefined` for the platform's KV. */
+export type OpenStore = (path: string | undefined) => Promise<Store>;
+
+/** What `createApp` needs from the runtime. */
+export interface AppRuntime {
+  /** Opens the store named by `STUDIO_KV_PATH` (creating a file's folder where needed). */
+  openStore: OpenStore;
+  /** Whether this is Deno Deploy, where an unset `STUDIO_KV_PATH` means the platform's KV. */
+  onDenoDeploy?: boolean;
+  /** The logger. @default {CONSOLE_LOGGER} */
+  logger?: Logger;
+}
+
+/** Where a server listens. */
+export interface ServeOptions {
+  /** TCP port, 0 for a free one. */
+  port: number;
+  /** Address to listen on. */
+  hostname: string;
+}
+
+/** A server that listens. */
+export interface Listening {
+  /** The port it listens on. */
+  port: number;
+  /** The address it listens on. */
+  hostname: string;
+  /** Stops accepting connections and waits for open requests to finish. */
+  shutdown(): Promise<void>;
+}
+
+/** What `runApp` needs from the runtime besides {@linkcode AppRuntime}. */
+export interface AppHost extends AppRuntime {
+  /** The environment. */
+  env: Environment;
+  /** Serves a handler; resolves once it listens. */
+  serve(handler: Handler, options: ServeOptions): Promise<Listening>;
+  /** Calls `listener` on SIGINT and SIGTERM (where the platform has signals). */
+  onSignal(listener: () => void): void;
+  /** Ends the process. */
+  exit(code: number): void;
+}

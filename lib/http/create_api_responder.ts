@@ -1,0 +1,101 @@
+/**
+ * The last stage of the pipeline: what a route answered becomes the `Response`. An API
+ * operation's {@linkcode JsonAnswer} is built into one response together with the fields every
+ * `/api/` response carries (`Content-Type`, `API-Version`, the deprecation notice, an alias's
+ * `Link`, the rate-limit fields); a `Response` passes as it is. HEAD gets the head alone.
+ *
+ * @module
+ */
+import { JSON_TYPE, type JsonAnswer } from "./json_response.ts";
+import { setRateLimitHeaders } from "./rate_limit.ts";
+import type { RequestContext, RouteDefinition } from "./route.ts";
+import { formatLink } from "./versioning.ts";
+
+/** Builds responses for one route table. */
+export interface ApiResponder {
+  /**
+   * The fields every `/api/` response carries whatever its rate limit: `Content-Type`,
+   * `API-Version` and the deprecation notice, if any (name → value).
+   */
+  readonly apiFields: Readonly<Record<string, string>>;
+  /** Builds the `Response` of an `/api/` answer (see the module's description). */
+  toApiResponse(answer: JsonAnswer, request: Request, context: RequestContext): Response;
+  /**
+   * Turns what a route answered, or a promise of it, into the response: a `JsonAnswer` through
+   * `toApiResponse`, a `Response` as it is, without its body for HEAD.
+   */
+  finish(
+    result: Response | JsonAnswer | Promise<Response | JsonAnswer>,
+    request: Request,
+    context: RequestContext,
+  ): Response | Promise<Response>;
+}
+
+/**
+ * Adds a field to a header record; a second value of a list field such as `Link` joins the
+ * first as one comma-separated list (RFC 9110, section 5.3).
+ */
+function addField(headers: Record<string, string>, name: string, value: string): void {
+  const present = headers[name];
+  headers[name] = present === undefined ? value : `${present}, ${value}`;
+}
+
+/**
+ * Creates the responder of a route table.
+ *
+ * @param table The route table (its aliases get their `Link; rel="latest-version"` once here).
+ * @param versionHeaders `API-Version` and the deprecation notice's fields, as name–value pairs.
+ * @returns The responder.
+ */
+export function createApiResponder(
+  table: readonly RouteDefinition[],
+  versionHeaders: ReadonlyArray<readonly [string, string]>,
+): ApiResponder {
+  const apiFields: Record<string, string> = { "Content-Type": JSON_TYPE };
+  for (const [name, value] of versionHeaders) addField(apiFields, name, value);
+  const aliasFields = new Map<RouteDefinition, Record<string, string>>();
+  for (const route of table) {
+    if (!route.latestVersion) continue;
+    const fields = { ...apiFields };
+    addField(fields, "Link", formatLink(route.latestVersion, "latest-version"));
+    aliasFields.set(route, fields);
+  }
+
+  function toApiResponse(answer: JsonAnswer, request: Request, context: RequestContext) {
+    const route = context.route;
+    // A Response built whole from one header record is the cheapest kind in Deno: nothing is
+    // set on its headers afterwards.
+    const headers = { ...(route?.latestVersion && aliasFields.get(route) || apiFields) };
+    if (answer.headers) {
+      for (const name in answer.headers) addField(headers, name, answer.headers[name]);
+    }
+    const decision = context.rateLimit;
+    if (decision) {
+      headers["RateLimit-Policy"] = context.rateLimitPolicy ?? "";
+      setRateLimitHeaders(headers, decision);
+    }
+    const body = request.method === "HEAD"
+      ? null
+      : typeof answer.body === "string"
+      ? answer.body
+      : JSON.stringify(answer.body);
+    return new Response(body, { status: answer.status ?? 200, headers });
+  }
+
+  function finish(
+    result: Response | JsonAnswer | Promise<Response | JsonAnswer>,
+    request: Request,
+    context: RequestContext,
+  ): Response | Promise<Response> {
+    if (result instanceof Promise) {
+      return result.then((settled) => finish(settled, request, context));
+    }
+    if (!(result instanceof Response)) return toApiResponse(result, request, context);
+    if (request.method === "HEAD" && result.body) {
+      return new Response(null, { status: result.status, headers: result.headers });
+    }
+    return result;
+  }
+
+  return { apiFields, toApiResponse, finish };
+}

@@ -1,0 +1,168 @@
+/**
+ * The request pipeline, itty-router's model with its stages as data: match → count → answer →
+ * finish, and one catch. Every route of the table is prepared once into a stage function, so a
+ * request answered synchronously (health, the index) awaits nothing on the way.
+ *
+ * @module
+ */
+import { ApiError } from "../contract/api_error.ts";
+import type { PolicyName, RateLimitPolicy } from "../contract/contract.ts";
+import type { Logger } from "../ports.ts";
+import { type ConnectionInfo, readClientKey, type TrustedProxyHeader } from "./client_address.ts";
+import { createApiResponder } from "./create_api_responder.ts";
+import { createErrorStage, isApiPath } from "./create_error_stage.ts";
+import {
+  createRequestCounter,
+  type Quota,
+  toRateLimitedError,
+  toRetryAfterSeconds,
+} from "./create_request_counter.ts";
+import { createRouteMatcher } from "./create_route_matcher.ts";
+import type { RateLimitDecision, RateLimiter } from "./rate_limit.ts";
+import { readPathname, type RequestContext, type RouteDefinition } from "./route.ts";
+
+/** Connection details a server passes with each request (as `Deno.ServeHandlerInfo` does). */
+export type HandlerInfo = ConnectionInfo;
+
+/** The handler: a Web `Request` in, a `Response` out. It never rejects. */
+export type Handler = (request: Request, info?: HandlerInfo) => Promise<Response>;
+
+/**
+ * Answers a path outside `/api/` that no route serves with this method (the site's 404 page, or
+ * its 405 page when `allow` is not empty).
+ */
+export type FallbackHandler = (
+  request: Request,
+  context: RequestContext,
+  allow: string,
+) => Response | Promise<Response>;
+
+/** What the pipeline is built from: the route table and the services its stages use. */
+export interface PipelineOptions {
+  /** The routes, in the order they are tried. */
+  table: readonly RouteDefinition[];
+  /** Answers unmatched paths outside `/api/`. */
+  fallback: FallbackHandler;
+  /** Keeps the rate-limit counters. */
+  rateLimiter: RateLimiter;
+  /** The rate-limit policies with the operator's quotas. */
+  policies: Readonly<Record<PolicyName, RateLimitPolicy>>;
+  /** The header trusted for the client address, if any. */
+  trustProxy?: TrustedProxyHeader;
+  /** `API-Version` and the deprecation notice's fields, sent on every `/api/` answer. */
+  versionHeaders: ReadonlyArray<readonly [string, string]>;
+  /** Absolute URL of the OpenAPI document, for ErrorResponse `docs`. */
+  docsUrl: string;
+  /** Where unexpected failures are logged. */
+  logger: Logger;
+}
+
+type Stage = (request: Request, context: RequestContext) => Response | Promise<Response>;
+
+/**
+ * Builds the fetch handler of a route table.
+ *
+ * @param options The route table and the services of the stages.
+ * @returns The handler; it answers every request, errors included, and never rejects.
+ */
+export function createPipeline(options: PipelineOptions): Handler {
+  const { table, fallback, trustProxy } = options;
+  const responder = createApiResponder(table, options.versionHeaders);
+  const { finish } = responder;
+  const errors = createErrorStage(responder, options);
+  const counter = createRequestCounter(options.rateLimiter, options.policies);
+  const readQuota = counter.toQuota(["read"]);
+  const writeQuota = counter.toQuota(["write"]);
+
+  /** Count (when the route has policies) → answer → finish. */
+  function prepare(route: RouteDefinition): Stage {
+    const { handle, answerRateLimited } = route;
+    const answer: Stage = (request, context) => finish(handle(request, context), request, context);
+    const quota = route.policies?.length ? counter.toQuota(route.policies) : undefined;
+    if (!quota) {
+      return (request, context) => {
+        context.route = route;
+        return answer(request, context);
+      };
+    }
+    const proceed = (decision: RateLimitDecision, request: Request, context: RequestContext) => {
+      if (!decision.exceeded) return answer(request, context);
+      if (!answerRateLimited) throw toRateLimitedError();
+      return answerRateLimited(request, context, toRetryAfterSeconds(decision));
+    };
+    return (request, context) => {
+      context.route = route;
+      const decision = counter.count(quota, context);
+      return decision instanceof Promise
+        ? decision.then((settled) => proceed(settled, request, context))
+        : proceed(decision, request, context);
+    };
+  }
+
+  /** Counts an `/api/` request no operation serves, then refuses it: 405 or 404. */
+  function refuse(request: Request, context: RequestContext, allow: string, quota: Quota) {
+    const decision = counter.count(quota, context);
+    const answer = (settled: RateLimitDecision): never => {
+      if (settled.exceeded) throw toRateLimitedError();
+      if (allow) {
+        throw new ApiError("not-found", {
+          status: 405,
+          message: `Method ${request.method} is not allowed at "${context.pathname}"`,
+          hint: `Use ${allow}; see /api/v1 for every operation`,
+          headers: { Allow: allow },
+        });
+      }
+      throw new ApiError("not-found", {
+        status: 404,
+        message: `No operation at "${context.pathname}"`,
+        hint: "See /api/v1 for every operation of the API",
+      });
+    };
+    return decision instanceof Promise ? decision.then(answer) : answer(decision);
+  }
+
+  /** No route of this method: the methods the path has, then the site's or the API's answer. */
+  const answerUnmatched: Stage = (request, context) => {
+    const allowed = new Set<string>();
+    for (const { route } of matcher.matchAll(context.pathname)) {
+      allowed.add(route.method);
+      if (route.method === "GET") allowed.add("HEAD");
+      // An alias path answers with its Link rel="latest-version" whatever the method.
+      if (route.latestVersion) context.route = route;
+    }
+    const allow = [...allowed].join(", ");
+    if (!isApiPath(context.pathname)) {
+      return finish(fallback(request, context, allow), request, context);
+    }
+    const safe = request.method === "GET" || request.method === "HEAD";
+    return refuse(request, context, allow, safe ? readQuota : writeQuota);
+  };
+
+  const matcher = createRouteMatcher(
+    table.map((route) => ({
+      method: route.method,
+      path: route.path,
+      route,
+      stage: prepare(route),
+    })),
+  );
+
+  return (request, info) => {
+    let context: RequestContext | undefined;
+    try {
+      context = {
+        pathname: readPathname(request.url),
+        clientKey: readClientKey(request, info, trustProxy),
+      };
+      const matched = matcher.match(request.method, context.pathname);
+      const result = matched ? matched.stage(request, context) : answerUnmatched(request, context);
+      if (!(result instanceof Promise)) return Promise.resolve(result);
+      const settledContext = context;
+      return result.then(undefined, (error) => errors.recover(error, request, settledContext));
+    } catch (error) {
+      return Promise.resolve(
+        context ? errors.recover(error, request, context) : errors.answerFailure(error),
+      );
+    }
+  };
+}

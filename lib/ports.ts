@@ -1,0 +1,23 @@
+/**
+ * The ports for time and logs: the two side effects every part of the service may need, as
+ * interfaces that import nothing, so that a domain module can take exactly the ports it uses
+ * (STYLE.md, "Ports"). Implementations are injected through `createHandler`'s options.
+ *
+ * @module
+ */
+
+/** The source of the current time. Tests pass a fake one. */
+export interface Clock {
+  /** The current instant. */
+  now(): Temporal.Instant;
+}
+
+/** Structured log output. Fields must be JSON-serialisable; never log secrets or message bodies. */
+export interface Logger {
+  /** Something worth knowing happened. */
+  info(message: string, fields?: Record<string, unknown>): void;
+  /** Something degraded but the service goes on. */
+  warn(message: string, fields?: Record<string, unknown>): void;
+  /** Something failed. */
+  error(message: string, fields?: Record<string, unknown>): void;
+}

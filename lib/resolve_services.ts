@@ -1,0 +1,196 @@
+/**
+ * Option resolution: `createHandler`'s options, checked once and resolved with their defaults
+ * into the frozen {@linkcode Services} that route factories close over.
+ *
+ * @module
+ */
+import {
+  OPENAPI_PATH,
+  type PolicyName,
+  RATE_LIMIT_POLICIES,
+  type RateLimitPolicy,
+} from "./contract/contract.ts";
+import type { TrustedProxyHeader } from "./http/client_address.ts";
+import { createRateLimiter, type RateLimiter } from "./http/rate_limit.ts";
+import { buildVersionHeaders, type DeprecationNotice } from "./http/versioning.ts";
+import { type BusyCalendar, NO_BUSY_CALENDAR } from "./availability/busy_calendar.ts";
+import { readSchedule, type ScheduleSettings } from "./availability/schedule.ts";
+import { createSlotFinder } from "./availability/slots.ts";
+import { createLinkSigner } from "./booking/signed_links.ts";
+import { createMemoryMailer, type Mailer } from "./mail/mail.ts";
+import { createOutbox, type Outbox } from "./mail/outbox.ts";
+import type { Clock, Logger } from "./ports.ts";
+import type { Services } from "./services.ts";
+import { checkCorpus, type Corpus } from "./site/corpus.ts";
+import { createMemoryStore } from "./store/memory_store.ts";
+import { readOrCreateSecret } from "./store/secret.ts";
+import type { Store } from "./store/store.ts";
+
+/** Options of {@linkcode createHandler}; every one is optional. */
+export interface HandlerOptions {
+  /**
+   * The public origin for absolute links (`docs`, the index, the catalog), without a path.
+   * @default {"http://localhost:8000"}
+   */
+  baseUrl?: string;
+  /** The store. @default {createMemoryStore()} (test grade: data is lost on exit) */
+  store?: Store;
+  /** The clock. @default {the system clock} */
+  clock?: Clock;
+  /** The logger. @default {JSON lines on the console} */
+  logger?: Logger;
+  /**
+   * The header that carries the client address behind a trusted reverse proxy. Unset, the
+   * connection's address counts and forwarding headers are ignored.
+   */
+  trustProxy?: TrustedProxyHeader;
+  /** Quotas per window, by policy name. @default {{ read: 120, write: 10, booking: 5 }} */
+  rateLimits?: Partial<Record<PolicyName, number>>;
+  /**
+   * A rate limiter of your own, for example `createKvRateLimiter({ store })`, whose counters the
+   * instances on one store share. @default {createRateLimiter()} (counts in the process)
+   */
+  rateLimiter?: RateLimiter;
+  /** Announces the deprecation of v1 (RFC 9745, RFC 8594). */
+  deprecation?: DeprecationNotice;
+  /**
+   * The mailer the default outbox sends with. @default {createMemoryMailer()} (test grade: mail
+   * is kept in memory)
+   */
+  mailer?: Mailer;
+  /**
+   * An outbox of your own (see `createOutbox`), e.g. one the composition root starts and stops;
+   * it must use the same store. Without one, an outbox over `store` and `mailer` is created and
+   * delivers right after each commit.
+   */
+  outbox?: Outbox;
+  /** The booking schedule. @default {the settings of `content/schedule.json`} */
+  schedule?: ScheduleSettings;
+  /**
+   * The calendars whose events block slots (see `createIcsCalendar`). @default {no calendar}
+   */
+  busyCalendar?: BusyCalendar;
+  /** `auto`: bookings are accepted at once; `manual`: they wait for the team. @default {"auto"} */
+  confirmation?: "auto" | "manual";
+  /**
+   * Origins whose browsers may book; a request without `Origin` is always accepted.
+   * @default {[the origin of baseUrl]}
+   */
+  allowedOrigins?: readonly string[];
+  /**
+   * The key that signs confirm, decline and cancel links (at least 32 characters).
+   * @default {one generated once and kept in the store}
+   */
+  secret?: string;
+  /** From address of outgoing e-mail. @default {"studio@localhost"} */
+  mailFrom?: string;
+  /** The studio's inbox for inquiries and booking notices. @default {"studio@localhost"} */
+  inbox?: string;
+  /**
+   * The site's content (see `Corpus`), checked once here.
+   * @default {the studio's corpus, compiled from content/ into content/corpus.generated.ts}
+   */
+  content?: Corpus;
+}
+
+/** What a handler uses where its options say nothing and the library cannot decide alone. */
+export interface ServiceDefaults {
+  /** The site's content. */
+  content: Corpus;
+  /** The booking schedule, already checked. */
+  schedule: ScheduleSettings;
+}
+
+/** The system clock (`Temporal.Now`); where it is the clock, hot paths read `Date.now()`. */
+export const SYSTEM_CLOCK: Clock = { now: () => Temporal.Now.instant() };
+
+function log(
+  write: (line: string) => void,
+  level: string,
+  message: string,
+  fields?: Record<string, unknown>,
+): void {
+  write(JSON.stringify({ time: new Date().toISOString(), level, message, ...fields }));
+}
+
+/** The default logger: one JSON object per line, errors and warnings on standard error. */
+export const CONSOLE_LOGGER: Logger = {
+  info: (message, fields) => log(console.log, "info", message, fields),
+  warn: (message, fields) => log(console.error, "warn", message, fields),
+  error: (message, fields) => log(console.error, "error", message, fields),
+};
+
+function readBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new TypeError(`Invalid baseUrl: "${value}" is not an absolute URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError(`Invalid baseUrl: "${value}" is not an http(s) URL`);
+  }
+  return url.origin;
+}
+
+function resolvePolicies(
+  limits: Partial<Record<PolicyName, number>> = {},
+): Record<PolicyName, RateLimitPolicy> {
+  const policies = { ...RATE_LIMIT_POLICIES };
+  for (const name of Object.keys(policies) as PolicyName[]) {
+    const limit = limits[name];
+    if (limit === undefined) continue;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new RangeError(
+        `Invalid rateLimits.${name}: ${limit} is not a whole number of at least 1`,
+      );
+    }
+    policies[name] = { ...policies[name], limit };
+  }
+  return policies;
+}
+
+/**
+ * Resolves the options into the frozen services that route factories close over.
+ *
+ * @param options The handler's options.
+ * @param defaults The studio's own content and schedule, for options that leave them out.
+ * @throws {TypeError | RangeError} When an option is invalid.
+ */
+export function resolveServices(options: HandlerOptions, defaults: ServiceDefaults): Services {
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  const nowMilliseconds = clock === SYSTEM_CLOCK ? Date.now : () => clock.now().epochMilliseconds;
+  const baseUrl = readBaseUrl(options.baseUrl ?? "http://localhost:8000");
+  const store = options.store ?? createMemoryStore();
+  const logger = options.logger ?? CONSOLE_LOGGER;
+  const schedule = options.schedule ? readSchedule(options.schedule) : defaults.schedule;
+  const busyCalendar = options.busyCalendar ?? NO_BUSY_CALENDAR;
+  return Object.freeze({
+    baseUrl,
+    docsUrl: baseUrl + OPENAPI_PATH,
+    store,
+    clock,
+    nowMilliseconds,
+    logger,
+    schedule,
+    busyCalendar,
+    slotFinder: createSlotFinder({ settings: schedule, busyCalendar, store, nowMilliseconds }),
+    booking: {
+      confirmation: options.confirmation ?? "auto",
+      allowedOrigins: new Set(options.allowedOrigins ?? [baseUrl]),
+    },
+    linkSigner: createLinkSigner(() => readOrCreateSecret(store, options.secret)),
+    outbox: options.outbox ??
+      createOutbox({ store, mailer: options.mailer ?? createMemoryMailer(), clock, logger }),
+    mail: {
+      from: options.mailFrom ?? "studio@localhost",
+      inbox: options.inbox ?? "studio@localhost",
+      messageIdDomain: new URL(baseUrl).hostname,
+    },
+    rateLimiter: options.rateLimiter ?? createRateLimiter({ nowMilliseconds }),
+    policies: Object.freeze(resolvePolicies(options.rateLimits)),
+    trustProxy: options.trustProxy,
+    versionHeaders: Object.freeze(buildVersionHeaders(options.deprecation)),
+    content: options.content ? checkCorpus(options.content) : defaults.content,
+  });
+}
