@@ -39,7 +39,7 @@ export {
  * const handler = createHandler();
  * const response = await handler(new Request("http://localhost/api/v1/health"));
  * assert.equal(response.status, 200);
- * assert.equal((await response.json()).ok, true);
+ * assert.equal((await response.json()).status, "ok");
  * ```
  */
 export function createHandler(options: HandlerOptions = {}): Handler {
