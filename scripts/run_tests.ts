@@ -1,13 +1,17 @@
 /**
- * Runs the whole test suite under Deno and prints a closing `N passed, N failed` line that CI
- * reads as the count. Exits with the test runner's status.
+ * Runs the whole test suite under Deno — every test under `tests/` and every `@example` of the
+ * library's modules (`deno test --doc`), which assert what they show — and prints a closing
+ * `N passed, N failed` line that CI reads as the count. Exits with the test runner's status.
  *
  * Usage: `deno task test` (extra arguments go to `deno test`).
  *
  * @module
  */
+/** The modules whose `@example` blocks run as tests besides `tests/`. */
+const DOC_SOURCES = ["mod.ts", "create_handler.ts", "lib/"];
+
 const command = new Deno.Command(Deno.execPath(), {
-  args: ["test", "--allow-all", ...Deno.args, "tests/"],
+  args: ["test", "--allow-all", "--doc", ...Deno.args, "tests/", ...DOC_SOURCES],
   stdout: "piped",
   stderr: "inherit",
   env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },

@@ -24,12 +24,14 @@ export interface RewriteOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { rewriteMarkdown } from "./rewrite_markdown.ts";
+ *
  * const text = rewriteMarkdown("# Hi\n\nSee [work](/work).\n", {
  *   baseUrl: "https://studio.example",
  *   shiftHeadings: 2,
  * });
- * console.log(text); // "### Hi\n\nSee [work](https://studio.example/work).\n"
+ * assert.equal(text, "### Hi\n\nSee [work](https://studio.example/work).\n");
  * ```
  */
 export function rewriteMarkdown(markdown: string, options: RewriteOptions): string {
