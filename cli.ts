@@ -4,15 +4,36 @@
 /**
  * `studio-website` (`npx @studio/website`, or `bunx @studio/website` under Bun): starts the service
  * with the same environment variables as `deno task start`. `studio-website inbox [--limit 50]`
- * lists the stored inquiries and bookings of `STUDIO_KV_PATH` instead.
+ * lists the stored inquiries and bookings of `STUDIO_KV_PATH` instead; `--help` and `--version` say
+ * what they say.
  *
  * @module
  */
 import "temporal-polyfill/global"; // First: Node 20 has no Temporal (installed only where missing).
 import process from "node:process";
 
+const USAGE = `Usage: studio-website [command]
+
+Commands:
+  (none)               start the service (settings from environment variables: PORT, HOST,
+                       STUDIO_BASE_URL, STUDIO_KV_PATH, STUDIO_SMTP_URL, …; see the README)
+  inbox [--limit N]    list the newest N (default 50) inquiries and bookings of STUDIO_KV_PATH
+  --help, -h           show this help
+  --version, -v        show the version`;
+
+/** The package's version, from the package.json beside this module. */
+async function readVersion(): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  const text = await readFile(new URL("./package.json", import.meta.url), "utf8");
+  return (JSON.parse(text) as { version: string }).version;
+}
+
 const [command, ...rest] = process.argv.slice(2);
-if (command === "inbox") {
+if (command === "--help" || command === "-h" || command === "help") {
+  console.log(USAGE);
+} else if (command === "--version" || command === "-v") {
+  console.log(await readVersion());
+} else if (command === "inbox") {
   const { existsSync } = await import("node:fs");
   const { openNodeKv } = await import("./adapters/node_kv.ts");
   const { writeInboxReport } = await import("./lib/inbox_report.ts");
@@ -32,6 +53,6 @@ if (command === "inbox") {
     : (await import("./adapters/node_host.ts")).createNodeHost();
   await runApp(host);
 } else {
-  console.error(`studio-website: unknown command "${command}"; use no argument, or "inbox"`);
+  console.error(`studio-website: unknown command "${command}"\n\n${USAGE}`);
   process.exit(2);
 }

@@ -107,6 +107,16 @@ console.log(response.status, body.status);
     step(`${runtime}: import { createHandler } from "${name}" answers /api/v1/health`);
   }
 
+  const { version } = JSON.parse(await Deno.readTextFile(`${ROOT}npm/package.json`));
+  const executable = `${consumer}/node_modules/.bin/studio-website`;
+  for (const runtime of ["node", "bun"]) {
+    const printed = (await run(runtime, [executable, "--version"], consumer)).trim();
+    if (printed !== version) throw new Error(`--version printed "${printed}", not "${version}"`);
+    const help = await run(runtime, [executable, "--help"], consumer);
+    if (!help.startsWith("Usage: studio-website")) throw new Error(`--help printed: ${help}`);
+    step(`${runtime}: studio-website --version and --help answer`);
+  }
+
   for (const runtime of ["node", "bun"]) {
     try {
       await driveExecutable(runtime);
