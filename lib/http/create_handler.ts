@@ -37,7 +37,8 @@ import { DEFAULT_SCHEDULE, readSchedule, type ScheduleSettings } from "../availa
 import { createSlotFinder } from "../availability/slots.ts";
 import { createLinkSigner } from "../booking/signed_links.ts";
 import { readOrCreateSecret } from "../store/secret.ts";
-import { createMemoryMailer, type Mailer } from "../mail/mail.ts";
+import type { Mailer } from "../mail/mail.ts";
+import { createMemoryMailer } from "../mail/memory_mailer.ts";
 import { createOutbox, type Outbox } from "../mail/outbox.ts";
 import { checkCorpus, type Corpus } from "../site/corpus.ts";
 import { CORPUS } from "../../content/corpus.generated.ts";
@@ -51,7 +52,10 @@ export interface HandlerOptions {
    * @default {"http://localhost:8000"}
    */
   baseUrl?: string;
-  /** The store. @default {createMemoryStore()} (test grade: data is lost on exit) */
+  /**
+   * The store. @default {createMemoryStore()}: `@deno/kv`'s in-memory KV, opened on first use
+   * (test grade: data is lost on exit)
+   */
   store?: Store;
   /** The clock. @default {the system clock} */
   clock?: Clock;
