@@ -9,7 +9,8 @@
  */
 import { type Config, ConfigError, type Environment, readConfig } from "./lib/config.ts";
 import { readOrCreateSecret } from "./lib/store/secret.ts";
-import { isStoreLocked, retryAtStart } from "./lib/store/settings.ts";
+import { START_RETRY } from "./lib/store/settings.ts";
+import { retry } from "./lib/store/retry.ts";
 import { checkDeprecationWindow } from "./lib/http/versioning.ts";
 import { CONSOLE_LOGGER, createHandler, type Handler, SYSTEM_CLOCK } from "./create_handler.ts";
 import { createOutbox, type Outbox } from "./lib/mail/outbox.ts";
@@ -50,7 +51,7 @@ export interface App {
 export async function createApp(env: Environment, runtime: AppRuntime): Promise<App> {
   const config = readConfig(env, { onDenoDeploy: runtime.onDenoDeploy });
   // Two processes starting at once on one KV file: one may find it locked for a moment.
-  const store = await retryAtStart(() => runtime.openStore(config.kvPath), isStoreLocked);
+  const store = await retry(() => runtime.openStore(config.kvPath), START_RETRY);
   try {
     const clock = SYSTEM_CLOCK;
     const logger = runtime.logger ?? CONSOLE_LOGGER;

@@ -34,7 +34,6 @@ export type {
   KvSetOptions,
   Store,
 } from "./lib/store/store.ts";
-export { createMemoryStore, type MemoryStoreOptions } from "./lib/store/memory_store.ts";
 export type { DeprecationNotice } from "./lib/http/versioning.ts";
 export type { TrustedProxyHeader } from "./lib/http/client_address.ts";
 export {
@@ -45,12 +44,7 @@ export {
   type RateLimiterOptions,
 } from "./lib/http/rate_limit.ts";
 export { createKvRateLimiter, type KvRateLimiterOptions } from "./lib/http/kv_rate_limit.ts";
-export {
-  createMemoryMailer,
-  type MailAttachment,
-  type Mailer,
-  type MemoryMailer,
-  type OutgoingMail,
-} from "./lib/mail/mail.ts";
+export type { MailAttachment, Mailer, OutgoingMail } from "./lib/mail/mail.ts";
+
 export { buildOpenApiDocument } from "./lib/contract/openapi.ts";
 export type { Corpus, CorpusPage, LanguageSettings, PageText } from "./lib/site/corpus.ts";

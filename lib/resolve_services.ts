@@ -17,7 +17,8 @@ import { type BusyCalendar, NO_BUSY_CALENDAR } from "./availability/busy_calenda
 import { readSchedule, type ScheduleSettings } from "./availability/schedule.ts";
 import { createSlotFinder } from "./availability/slots.ts";
 import { createLinkSigner } from "./booking/signed_links.ts";
-import { createMemoryMailer, type Mailer } from "./mail/mail.ts";
+import type { Mailer } from "./mail/mail.ts";
+import { createMemoryMailer } from "./mail/memory_mailer.ts";
 import { createOutbox, type Outbox } from "./mail/outbox.ts";
 import type { Clock, Logger } from "./ports.ts";
 import type { Services } from "./services.ts";
@@ -33,7 +34,10 @@ export interface HandlerOptions {
    * @default {"http://localhost:8000"}
    */
   baseUrl?: string;
-  /** The store. @default {createMemoryStore()} (test grade: data is lost on exit) */
+  /**
+   * The store. @default {createMemoryStore()}: `@deno/kv`'s in-memory KV, opened on first use
+   * (test grade: data is lost on exit)
+   */
   store?: Store;
   /** The clock. @default {the system clock} */
   clock?: Clock;

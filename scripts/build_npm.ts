@@ -1,12 +1,12 @@
 /**
  * Builds the npm package into `npm/`: ESM JavaScript and `.d.ts` of the library entry (`npm.ts`:
  * `mod.ts` plus the Temporal polyfill where missing), the runtime-neutral composition (`app.ts`),
- * the adapters and the Node and Bun entries with the executable (`cli.ts`), compiled by
- * TypeScript's `tsc` with `rewriteRelativeImportExtensions`; a `package.json` generated from
- * deno.json whose dependencies are exactly the packages the emitted files import; the README
- * and the licence. With `--tests`, also compiles `tests/` into `npm-tests/`, where every module
- * of the package is a link to its file in `npm/`, so that the suite runs on Node and Bun against
- * the built package (see scripts/test_npm.ts).
+ * the test doubles (`testing.ts`), the adapters and the Node and Bun entries with the executable
+ * (`cli.ts`), compiled by TypeScript's `tsc` with `rewriteRelativeImportExtensions`; a
+ * `package.json` generated from deno.json whose dependencies are exactly the packages the emitted
+ * files import; the README and the licence. With `--tests`, also compiles `tests/` into
+ * `npm-tests/`, where every module of the package is a link to its file in `npm/`, so that the
+ * suite runs on Node and Bun against the built package (see scripts/test_npm.ts).
  *
  * Usage: `deno task build:npm [--tests]`
  *
@@ -23,6 +23,7 @@ const ENTRIES = [
   "npm.ts",
   "mod.ts",
   "app.ts",
+  "testing.ts",
   "node.ts",
   "bun.ts",
   "cli.ts",
@@ -33,6 +34,7 @@ const ENTRIES = [
 const EXPORTS: Record<string, string> = {
   ".": "./npm",
   "./app": "./app",
+  "./testing": "./testing",
   "./node-kv": "./adapters/node_kv",
   "./smtp-mailer": "./adapters/smtp_mailer",
   "./corpus": "./content/corpus.generated",
@@ -155,7 +157,9 @@ async function buildPackage(): Promise<void> {
       // tsc rewrites `.ts` to `.js` in JavaScript only; declarations get the same specifiers.
       code = code.replace(/((?:from|import)\s*\(?\s*["']\.\.?\/[^"']*)\.ts(["'])/g, "$1.js$2");
       // The types name `Temporal`: TypeScript 6 has it as a lib, loaded here for every consumer.
-      if (file === "npm.d.ts") code = `/// <reference lib="esnext.temporal" />\n${code}`;
+      if (file === "npm.d.ts" || file === "testing.d.ts") {
+        code = `/// <reference lib="esnext.temporal" />\n${code}`;
+      }
       await Deno.writeTextFile(`${OUT}${file}`, code);
     }
     for (const specifier of readBareImports(code)) {

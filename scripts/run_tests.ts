@@ -8,7 +8,7 @@
  * @module
  */
 /** The modules whose `@example` blocks run as tests besides `tests/`. */
-const DOC_SOURCES = ["mod.ts", "create_handler.ts", "lib/"];
+const DOC_SOURCES = ["mod.ts", "create_handler.ts", "testing.ts", "lib/"];
 
 const command = new Deno.Command(Deno.execPath(), {
   args: ["test", "--allow-all", "--doc", ...Deno.args, "tests/", ...DOC_SOURCES],

@@ -66,7 +66,8 @@ try {
 
   await Deno.writeTextFile(
     `${consumer}/check.ts`,
-    `import { createHandler, createMemoryStore, type Handler, type HandlerOptions } from "${name}";
+    `import { createHandler, type Handler, type HandlerOptions } from "${name}";
+import { createMemoryStore } from "${name}/testing";
 const options: HandlerOptions = { baseUrl: "https://studio.example", store: createMemoryStore() };
 const handler: Handler = createHandler(options);
 const response: Promise<Response> = handler(new Request("https://studio.example/api/v1/health"));

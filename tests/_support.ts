@@ -1,35 +1,10 @@
 /**
- * Shared test support: a fake clock, a recording logger and a request helper. Internal to tests/.
+ * Shared test support: a recording logger and a request helper (the fixed clock is in
+ * `testing.ts`). Internal to tests/.
  *
  * @module
  */
-import type { Clock, Logger } from "../lib/ports.ts";
-
-/** A clock that stands still until moved. */
-export interface FakeClock extends Clock {
-  /** Moves the clock forward. */
-  advance(duration: { seconds?: number; minutes?: number; hours?: number }): void;
-  /** Sets the clock to an instant. */
-  set(instant: string): void;
-}
-
-/**
- * Creates a clock standing at `start`.
- *
- * @param start ISO 8601 instant with offset, e.g. `2026-11-21T10:00:00Z`.
- */
-export function createFakeClock(start: string): FakeClock {
-  let current = Temporal.Instant.from(start);
-  return {
-    now: () => current,
-    advance: (duration) => {
-      current = current.add(duration);
-    },
-    set: (instant) => {
-      current = Temporal.Instant.from(instant);
-    },
-  };
-}
+import type { Logger } from "../lib/ports.ts";
 
 /** One line a {@linkcode RecordingLogger} received. */
 export interface LogRecord {

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createApp } from "../app.ts";
-import { createMemoryStore } from "../lib/store/memory_store.ts";
 import { createRecordingLogger } from "./_support.ts";
+import { createMemoryStore } from "../testing.ts";
 
 test("createApp() opens a KV file that another process starting at the same moment holds locked", async () => {
   // Found by CI's run of two main.ts processes starting at once on one KV file: one exited with

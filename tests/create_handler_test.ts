@@ -3,13 +3,8 @@ import assert from "node:assert/strict";
 import { createHandler } from "../mod.ts";
 import { INTERNAL_ERROR_MESSAGE } from "../lib/contract/api_error.ts";
 import { ERROR_CODES } from "../lib/contract/contract.ts";
-import {
-  API_HEADERS,
-  buildRequest,
-  createFakeClock,
-  createRecordingLogger,
-  fromAddress,
-} from "./_support.ts";
+import { API_HEADERS, buildRequest, createRecordingLogger, fromAddress } from "./_support.ts";
+import { createFixedClock } from "../testing.ts";
 
 /** Asserts an ErrorResponse body and returns it. */
 async function readError(response: Response, code: string) {
@@ -53,7 +48,7 @@ test("createHandler() answers 405 with Allow for a known path and a wrong method
 });
 
 test("createHandler() counts unknown-path requests against the read and write quotas", async () => {
-  const handler = createHandler({ clock: createFakeClock("2026-11-21T10:00:00Z") });
+  const handler = createHandler({ clock: createFixedClock("2026-11-21T10:00:00Z") });
   const get = await handler(buildRequest("/api/nope"), fromAddress("198.51.100.2"));
   assert.equal(get.headers.get("RateLimit-Policy"), '"read";q=120;w=60');
   assert.equal(get.headers.get("RateLimit-Remaining"), "119");
@@ -68,7 +63,7 @@ test("createHandler() counts unknown-path requests against the read and write qu
 });
 
 test("createHandler() answers the 121st read in a window 429 rate-limited with Retry-After", async () => {
-  const clock = createFakeClock("2026-11-21T10:00:15Z");
+  const clock = createFixedClock("2026-11-21T10:00:15Z");
   const handler = createHandler({ clock });
   const client = fromAddress("192.0.2.10");
   for (let index = 0; index < 120; index++) {

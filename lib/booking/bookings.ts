@@ -18,7 +18,8 @@ import { CalendarUnavailableError } from "../availability/busy_calendar.ts";
 import { type BookingRequest, RETENTION_DAYS } from "../contract/contract.ts";
 import type { Services } from "../services.ts";
 import type { BookingAction } from "./signed_links.ts";
-import type { AtomicOperation, KvCommitResult } from "../store/store.ts";
+import type { AtomicOperation } from "../store/store.ts";
+import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 
 /** How long a booking is kept after its last change, in milliseconds. */
 const RETENTION_MILLISECONDS = RETENTION_DAYS * 86_400_000;
@@ -73,26 +74,6 @@ function conflict(): ApiError {
 function unavailable(message: string, hint: string): ApiError {
   return new ApiError("no-backend", { status: 503, message, hint });
 }
-
-/**
- * Commits, asking again while a local KV file is locked by another process: SQLite answers
- * "database is locked" before it writes anything, so repeating that commit is safe. Any other
- * failure reaches the caller.
- */
-async function commitUnlessLocked(operation: AtomicOperation): Promise<KvCommitResult> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await operation.commit();
-    } catch (error) {
-      const locked = error instanceof Error && /database is locked/i.test(error.message);
-      if (!locked || attempt >= READ_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
-    }
-  }
-}
-
-/** How often the booking check reads the store before giving up. */
-const READ_ATTEMPTS = 3;
 
 const UNCERTAIN_HINT =
   "The booking may or may not have been made: check the attendee's mailbox for a confirmation before any retry";
@@ -160,10 +141,15 @@ export async function createBooking(
     ? [...IDEMPOTENCY_PREFIX, options.idempotencyKey] as const
     : undefined;
 
+  // An expired record that the store still holds (Deno KV's expiry is best effort: a key is
+  // deleted at some point after `expireIn`): the commit replaces it, if it is still the same.
+  let expiredVersionstamp: string | null = null;
   const replay = async (): Promise<BookingResult | undefined> => {
     if (!idempotencyKey) return undefined;
     const previous = await store.get<IdempotencyRecord>(idempotencyKey);
-    if (!previous.value || previous.value.expiresAtEpochMs <= clock.now().epochMilliseconds) {
+    if (!previous.value) return undefined;
+    if (previous.value.expiresAtEpochMs <= clock.now().epochMilliseconds) {
+      expiredVersionstamp = previous.versionstamp;
       return undefined;
     }
     if (previous.value.requestHash !== requestHash) {
@@ -186,35 +172,46 @@ export async function createBooking(
   }
   if (replayed) return replayed;
 
+  /**
+   * A slot found taken: by another booking (409), or by a concurrent repeat with the same key
+   * that committed after this request's first look (its answer is replayed).
+   */
+  const replayOrConflict = async (): Promise<BookingResult> => {
+    let again: BookingResult | undefined;
+    try {
+      again = await replay();
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+    }
+    if (again) return again;
+    throw conflict();
+  };
+
   const startInstant = Temporal.Instant.from(request.start);
   let slot;
-  for (let attempt = 1;; attempt++) {
-    try {
-      slot = await services.slotFinder.findSlot(startInstant, { maxAgeSeconds: 0 });
-      break;
-    } catch (error) {
-      if (error instanceof CalendarUnavailableError) {
-        throw unavailable(
-          "The studio's calendar is temporarily unavailable",
-          "Retry in a minute; nothing was booked",
-        );
-      }
-      // Reads change nothing: a store that is briefly busy (e.g. a file locked by another
-      // process) is asked again before the client is told to retry.
-      if (attempt < READ_ATTEMPTS) {
-        await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
-        continue;
-      }
-      services.logger.error("Booking check could not read the store", {
-        error: error instanceof Error ? error.message : String(error),
-      });
+  try {
+    // Reads change nothing: a store that is briefly busy (e.g. a file locked by another process)
+    // is asked again before the client is told to retry.
+    slot = await retry(
+      () => services.slotFinder.findSlot(startInstant, { maxAgeSeconds: 0 }),
+      STORE_CONTENTION_RETRY,
+    );
+  } catch (error) {
+    if (error instanceof CalendarUnavailableError) {
       throw unavailable(
-        "The booking store is unavailable",
+        "The studio's calendar is temporarily unavailable",
         "Retry in a minute; nothing was booked",
       );
     }
+    services.logger.error("Booking check could not read the store", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    throw unavailable(
+      "The booking store is unavailable",
+      "Retry in a minute; nothing was booked",
+    );
   }
-  if (!slot) throw conflict();
+  if (!slot) return await replayOrConflict();
 
   const id = ulid(now.epochMilliseconds);
   const status = services.booking.confirmation === "manual" ? "pending" : "accepted";
@@ -246,7 +243,9 @@ export async function createBooking(
   };
 
   const operation = store.atomic().check({ key: slotKey, versionstamp: null });
-  if (idempotencyKey) operation.check({ key: idempotencyKey, versionstamp: null });
+  if (idempotencyKey) {
+    operation.check({ key: idempotencyKey, versionstamp: expiredVersionstamp });
+  }
   try {
     // Signing the e-mails' links may need the store (for a generated secret).
     record.mailIds = await queueMails(
@@ -275,7 +274,7 @@ export async function createBooking(
 
   let committed;
   try {
-    committed = await commitUnlessLocked(operation);
+    committed = await retry(() => operation.commit(), STORE_CONTENTION_RETRY);
   } catch (error) {
     // The commit is atomic: if the booking's record is there, it happened. Its absence proves
     // nothing (a commit that timed out may still land), so that stays uncertain.
@@ -294,17 +293,8 @@ export async function createBooking(
     });
     committed = { ok: true as const };
   }
-  if (!committed.ok) {
-    // The slot was taken meanwhile, or a concurrent repeat with the same key won the race.
-    let again: BookingResult | undefined;
-    try {
-      again = await replay();
-    } catch (error) {
-      if (error instanceof ApiError) throw error;
-    }
-    if (again) return again;
-    throw conflict();
-  }
+  // The slot was taken meanwhile, or a concurrent repeat with the same key won the race.
+  if (!committed.ok) return await replayOrConflict();
   services.slotFinder.forgetHolds();
   services.outbox.wake();
   services.logger.info("Booking created", { id, status, start: slot.start });

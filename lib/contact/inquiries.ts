@@ -24,6 +24,7 @@ import {
   readMediaType,
 } from "../http/read_body.ts";
 import type { Services } from "../services.ts";
+import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 
 /** The media types a contact body may have (spec, POST /api/v1/contact). */
 export const CONTACT_MEDIA_TYPES = [
@@ -244,13 +245,15 @@ export function buildInquiryMail(
 
 /**
  * Stores an inquiry and its e-mail to the studio in one atomic commit, then asks the outbox to
- * deliver. Nothing is half-written: either both are stored or neither.
+ * deliver. Nothing is half-written: either both are stored or neither. A commit refused because a
+ * local KV file is locked by another process is tried again (`STORE_CONTENTION_RETRY`).
  *
  * @param services The resolved services (store, outbox, clock, mail addresses).
  * @param fields The validated inquiry.
  * @param origin Where it came from.
  * @returns The stored record.
- * @throws {ApiError} 500 `no-backend` when the store cannot commit.
+ * @throws {ApiError} 500 `no-backend` when the store cannot commit (still locked after three
+ * attempts, or any other failure).
  */
 export async function submitInquiry(
   services: Services,
@@ -275,7 +278,8 @@ export async function submitInquiry(
     const record: InquiryRecord = { ...base, mailIds };
     operation.check({ key: [...INQUIRY_PREFIX, base.id], versionstamp: null })
       .set([...INQUIRY_PREFIX, base.id], record, { expireIn: RETENTION_DAYS * 86_400_000 });
-    const result = await operation.commit();
+    // A KV file locked by another process refuses the commit before writing anything.
+    const result = await retry(() => operation.commit(), STORE_CONTENTION_RETRY);
     if (!result.ok) throw new Error("Inquiry id collision");
     services.outbox.wake();
     return record;

@@ -21,9 +21,18 @@ import {
 } from "./rate_limit.ts";
 import type { Logger } from "../ports.ts";
 import type { KvEntryMaybe, KvKey, Store } from "../store/store.ts";
+import { retry } from "../store/retry.ts";
 
 /** Key prefix of the counters: `["rate_limit", policyName, windowIndex, clientKey]`. */
 export const RATE_LIMIT_PREFIX = ["rate_limit"] as const;
+
+/** Another instance wrote a counter between this request's read and its commit. */
+class CounterContendedError extends Error {
+  constructor() {
+    super("Rate-limit counter changed meanwhile");
+    this.name = "CounterContendedError";
+  }
+}
 
 /** Options of {@linkcode createKvRateLimiter}. */
 export interface KvRateLimiterOptions {
@@ -59,13 +68,16 @@ export interface KvRateLimiterOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createKvRateLimiter } from "./kv_rate_limit.ts";
  * import { createMemoryStore } from "../store/memory_store.ts";
  *
- * const limiter = createKvRateLimiter({ store: createMemoryStore() });
+ * const store = createMemoryStore();
+ * const limiter = createKvRateLimiter({ store });
  * const write = { name: "write", limit: 10, windowSeconds: 60, appliesTo: "POST" } as const;
  * const decision = await limiter.consume("203.0.113.7", [write]);
- * console.log(decision.states[0].remaining); // 9
+ * assert.equal(decision.states[0].remaining, 9);
+ * store.close();
  * ```
  */
 export function createKvRateLimiter(options: KvRateLimiterOptions): RateLimiter {
@@ -87,51 +99,66 @@ export function createKvRateLimiter(options: KvRateLimiterOptions): RateLimiter 
     );
   }
 
+  /** Counts once: the decision, or {@linkcode CounterContendedError} when a check failed. */
+  async function countOnce(
+    clientKey: string,
+    policies: readonly RateLimitPolicy[],
+  ): Promise<RateLimitDecision> {
+    const nowMilliseconds = now();
+    const nowSeconds = nowMilliseconds / 1000;
+    const keys: KvKey[] = policies.map((policy) => [
+      ...RATE_LIMIT_PREFIX,
+      policy.name,
+      Math.floor(nowSeconds / policy.windowSeconds),
+      clientKey,
+    ]);
+    const entries: KvEntryMaybe<number>[] = await Promise.all(
+      keys.map((key) => store.get<number>(key)),
+    );
+    const counts = entries.map((entry) => entry.value ?? 0);
+    const states = policies.map((policy, index) =>
+      toPolicyState(policy, counts[index] + 1, nowSeconds)
+    );
+    const decision = { states, exceeded: states.some((state) => state.exceeded) };
+    // A counter already at its limit stays exhausted whatever is added: only the others are
+    // written, and a request refused by every policy writes nothing.
+    const growing = policies.flatMap((policy, index) =>
+      counts[index] < policy.limit ? [index] : []
+    );
+    if (!growing.length) return decision;
+    const operation = store.atomic();
+    for (const index of growing) {
+      const { windowSeconds } = policies[index];
+      const windowEndMilliseconds = (Math.floor(nowSeconds / windowSeconds) + 1) *
+        windowSeconds * 1000;
+      operation.check(entries[index]).set(keys[index], counts[index] + 1, {
+        // A second past the window's end, so a clock slightly behind never reads it as empty.
+        expireIn: Math.max(1, windowEndMilliseconds - nowMilliseconds) + 1000,
+      });
+    }
+    if ((await operation.commit()).ok) return decision;
+    throw new CounterContendedError();
+  }
+
   async function count(
     clientKey: string,
     policies: readonly RateLimitPolicy[],
   ): Promise<RateLimitDecision | undefined> {
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
-      if (attempt) {
-        // Another instance wrote the counter meanwhile: back off so contenders spread out.
-        const delay = Math.random() * Math.min(50, 2 ** attempt);
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-      const nowMilliseconds = now();
-      const nowSeconds = nowMilliseconds / 1000;
-      const keys: KvKey[] = policies.map((policy) => [
-        ...RATE_LIMIT_PREFIX,
-        policy.name,
-        Math.floor(nowSeconds / policy.windowSeconds),
-        clientKey,
-      ]);
-      const entries: KvEntryMaybe<number>[] = await Promise.all(
-        keys.map((key) => store.get<number>(key)),
-      );
-      const counts = entries.map((entry) => entry.value ?? 0);
-      const states = policies.map((policy, index) =>
-        toPolicyState(policy, counts[index] + 1, nowSeconds)
-      );
-      const decision = { states, exceeded: states.some((state) => state.exceeded) };
-      // A counter already at its limit stays exhausted whatever is added: only the others are
-      // written, and a request refused by every policy writes nothing.
-      const growing = policies.flatMap((policy, index) =>
-        counts[index] < policy.limit ? [index] : []
-      );
-      if (!growing.length) return decision;
-      const operation = store.atomic();
-      for (const index of growing) {
-        const { windowSeconds } = policies[index];
-        const windowEndMilliseconds = (Math.floor(nowSeconds / windowSeconds) + 1) *
-          windowSeconds * 1000;
-        operation.check(entries[index]).set(keys[index], counts[index] + 1, {
-          // A second past the window's end, so a clock slightly behind never reads it as empty.
-          expireIn: Math.max(1, windowEndMilliseconds - nowMilliseconds) + 1000,
-        });
-      }
-      if ((await operation.commit()).ok) return decision;
+    try {
+      // Another instance wrote a counter meanwhile: back off (2 ms, doubling up to 50 ms, all of
+      // it random) so that contenders spread out. A failing store is not asked again.
+      return await retry(() => countOnce(clientKey, policies), {
+        maxAttempts,
+        minTimeout: 2,
+        maxTimeout: 50,
+        multiplier: 2,
+        jitter: 1,
+        isRetriable: (error) => error instanceof CounterContendedError,
+      });
+    } catch (error) {
+      if (error instanceof CounterContendedError) return undefined;
+      throw error;
     }
-    return undefined;
   }
 
   return {

@@ -1,6 +1,6 @@
 /**
- * Outgoing e-mail: the message shape the service stores in its outbox, the mailer port that sends
- * it, and an in-memory mailer for tests and the library's defaults.
+ * Outgoing e-mail: the message shape the service stores in its outbox and the mailer port that
+ * sends it (the in-memory mailer is in `memory_mailer.ts`).
  *
  * @module
  */
@@ -51,34 +51,6 @@ export interface Mailer {
    * @throws Any error when the message was not accepted (the outbox retries it later).
    */
   send(mail: OutgoingMail): Promise<void>;
-}
-
-/** A mailer that keeps every message in memory. */
-export interface MemoryMailer extends Mailer {
-  /** The messages sent, oldest first. */
-  readonly sent: OutgoingMail[];
-}
-
-/**
- * Creates a mailer that keeps what it is given: the library's default and a test double.
- *
- * @example
- * ```ts
- * import { createMemoryMailer } from "./mail.ts";
- * const mailer = createMemoryMailer();
- * await mailer.send({ messageId: "1@x", from: "a@x", to: ["b@x"], subject: "Hi", text: "Hello" });
- * console.log(mailer.sent.length); // 1
- * ```
- */
-export function createMemoryMailer(): MemoryMailer {
-  const sent: OutgoingMail[] = [];
-  return {
-    sent,
-    send(mail) {
-      sent.push(structuredClone(mail));
-      return Promise.resolve();
-    },
-  };
 }
 
 /**

@@ -7,58 +7,38 @@
  * @module
  */
 import type { KvKey, Store } from "./store.ts";
-
-/** Attempts before a store error at start reaches the caller (about 3 s of backoff in all). */
-const ATTEMPTS = 12;
+import { isStoreContention, retry, type RetryOptions } from "./retry.ts";
 
 /**
- * Whether a store's error is SQLite's "database is locked" (or busy): what a local KV file
- * answers while another process opens or writes it at the same moment.
+ * How store work at start is asked again while a KV file is locked by another process starting at
+ * the same moment: 12 attempts, the pauses growing from 50 ms by half each time up to 500 ms, half
+ * of each random so that the processes spread out (about 1.8 to 3.5 s in all).
  */
-export function isStoreLocked(error: unknown): boolean {
-  return /database is (locked|busy)|SQLITE_BUSY/i.test(
-    error instanceof Error ? error.message : String(error),
-  );
-}
-
-/**
- * Runs store work of a start again, with a growing pause, while it fails: a KV file is briefly
- * locked ("database is locked") while another process starts on it at the same moment.
- *
- * @param operation Work that is safe to repeat, such as opening the store or a create-if-absent.
- * @param retryable Which failures to retry. @default {every failure}
- * @returns What `operation` resolves to.
- * @throws The last failure, once `retryable` refuses it or after 12 attempts (about 3 s).
- */
-export async function retryAtStart<T>(
-  operation: () => Promise<T>,
-  retryable: (error: unknown) => boolean = () => true,
-): Promise<T> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await operation();
-    } catch (error) {
-      if (attempt >= ATTEMPTS || !retryable(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-    }
-  }
-}
+export const START_RETRY: RetryOptions = {
+  maxAttempts: 12,
+  minTimeout: 50,
+  maxTimeout: 500,
+  multiplier: 1.5,
+  jitter: 0.5,
+  isRetriable: isStoreContention,
+};
 
 /**
  * Reads a setting kept in the store, or stores `create()` as it if it is absent, and returns it.
  * Two instances starting at once agree: the write is an atomic "create if absent", and the loser
  * reads the winner's value. A store that is briefly busy (a KV file locked by another process
- * starting at the same moment: "database is locked") is asked again ({@linkcode retryAtStart}),
+ * starting at the same moment: "database is locked") is asked again ({@linkcode START_RETRY}),
  * since reading and a create-if-absent are safe to repeat.
  *
  * @param store The store.
  * @param key The setting's key, under `["settings"]`.
  * @param create Makes the value to keep when there is none yet.
  * @returns The kept value.
- * @throws Whatever the store throws when it is still unavailable after the retries (about 3 s).
+ * @throws Whatever the store throws at once when it is not contention, or when it is still locked
+ * after the retries (about 3 s).
  */
 export function readOrCreateSetting<T>(store: Store, key: KvKey, create: () => T): Promise<T> {
-  return retryAtStart(async () => {
+  return retry(async () => {
     for (;;) {
       const existing = await store.get<T>(key);
       if (existing.value !== null) return existing.value;
@@ -67,5 +47,5 @@ export function readOrCreateSetting<T>(store: Store, key: KvKey, create: () => T
         .commit();
       if (result.ok) return value;
     }
-  });
+  }, START_RETRY);
 }

@@ -2,8 +2,8 @@
  * The storage port of the service: the subset of the Deno KV API that the service uses.
  *
  * `Deno.Kv` (a local SQLite file, Deno Deploy's managed KV or a KV Connect URL) satisfies this
- * interface as it is, so does the `@deno/kv` package on Node and Bun, and so does
- * {@linkcode createMemoryStore} for tests. Keys, ordering, versionstamps and atomic checks follow
+ * interface as it is, and so does the `@deno/kv` package on Node and Bun, whose in-memory KV is the
+ * default store and the store of tests (`createMemoryStore` in `memory_store.ts`). Keys, ordering, versionstamps and atomic checks follow
  * Deno KV's semantics (https://docs.deno.com/deploy/kv/manual/).
  *
  * @module

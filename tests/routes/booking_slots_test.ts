@@ -9,19 +9,18 @@ import {
   createIcsCalendar,
 } from "../../lib/availability/busy_calendar.ts";
 import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "../../lib/booking/booking_store.ts";
-import { createMemoryStore } from "../../lib/store/memory_store.ts";
 import { type ErrorResponseBody, INTERNAL_ERROR_MESSAGE } from "../../lib/contract/api_error.ts";
 import type { Store } from "../../lib/store/store.ts";
 import type { Clock } from "../../lib/ports.ts";
 import {
   buildRequest,
-  createFakeClock,
   createRecordingLogger,
   fromAddress,
   type RecordingLogger,
   WEEKDAY_TIMES,
 } from "../_support.ts";
 import { buildCalendar, buildEvent } from "../_ics_feed.ts";
+import { createFixedClock, createMemoryStore } from "../../testing.ts";
 
 const SLOTS_PATH = "/api/v1/booking/slots";
 const CLIENT = fromAddress("203.0.113.7");
@@ -43,7 +42,7 @@ type ErrorBody = ErrorResponseBody;
 interface Setup {
   handler: Handler;
   store: Store;
-  clock: ReturnType<typeof createFakeClock>;
+  clock: ReturnType<typeof createFixedClock>;
   logger: RecordingLogger;
 }
 
@@ -51,7 +50,7 @@ function setup(
   now: string,
   options: { busyCalendar?: BusyCalendar; rateLimits?: { read?: number } } = {},
 ): Setup {
-  const clock = createFakeClock(now);
+  const clock = createFixedClock(now);
   const store = createMemoryStore();
   const logger = createRecordingLogger();
   const handler = createHandler({ clock, store, logger, ...options });
@@ -215,7 +214,7 @@ test("GET /api/v1/booking/slots reads busy time over the month's span with copie
 });
 
 test("GET /api/v1/booking/slots removes the slots under events of an iCalendar feed", async () => {
-  const clock = createFakeClock("2026-11-21T10:00:00Z");
+  const clock = createFixedClock("2026-11-21T10:00:00Z");
   const busyCalendar = createTextCalendar(clock, () =>
     buildCalendar(
       buildEvent("dentist", "DTSTART:20261203T143000Z", "DTEND:20261203T153000Z"),
@@ -460,7 +459,7 @@ test(
   "GET /api/v1/booking/slots still answers when the feed holds an event it cannot expand",
   {},
   async () => {
-    const clock = createFakeClock("2026-11-21T10:00:00Z");
+    const clock = createFixedClock("2026-11-21T10:00:00Z");
     const busyCalendar = createTextCalendar(clock, () =>
       buildCalendar(
         buildEvent("no-start", "SUMMARY:Broken"),

@@ -2,11 +2,11 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ErrorResponseBody } from "../../lib/contract/api_error.ts";
 import { MAX_BODY_BYTES } from "../../lib/contract/contract.ts";
+import { createFixedClock, createMemoryStore, type FixedClock } from "../../testing.ts";
 
 const BOOKING_LIMIT = MAX_BODY_BYTES.createBooking;
 import { createHandler, type Handler, type HandlerOptions } from "../../mod.ts";
 import type { BookingRecord } from "../../lib/booking/booking_mail.ts";
-import { createMemoryStore } from "../../lib/store/memory_store.ts";
 import { createOutbox, type Outbox } from "../../lib/mail/outbox.ts";
 import { DEFAULT_SCHEDULE } from "../../lib/availability/schedule.ts";
 import { createLinkSigner } from "../../lib/booking/signed_links.ts";
@@ -30,9 +30,7 @@ import { type ReceivedMail, startSmtpServer } from "../_smtp.ts";
 import {
   API_HEADERS,
   buildRequest,
-  createFakeClock,
   createRecordingLogger,
-  type FakeClock,
   fromAddress,
   type RecordingLogger,
 } from "../_support.ts";
@@ -63,7 +61,7 @@ after(async () => {
 interface TestApp {
   handler: Handler;
   store: Store;
-  clock: FakeClock;
+  clock: FixedClock;
   logger: RecordingLogger;
   outbox: Outbox;
   /** Starts handed out by {@linkcode takeSlot}, never handed out twice. */
@@ -73,10 +71,9 @@ interface TestApp {
 function createApp(
   options: Omit<HandlerOptions, "clock" | "logger" | "outbox"> = {},
 ): TestApp {
-  const clock = createFakeClock(NOW);
+  const clock = createFixedClock(NOW);
   const logger = createRecordingLogger();
-  const store = options.store ??
-    createMemoryStore({ now: () => clock.now().epochMilliseconds });
+  const store = options.store ?? createMemoryStore();
   const outbox = createOutbox({ store, mailer, clock, logger });
   outboxes.push(outbox);
   const handler = createHandler({

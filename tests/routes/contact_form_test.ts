@@ -1,14 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHandler } from "../../mod.ts";
-import { createMemoryMailer } from "../../lib/mail/mail.ts";
-import { createMemoryStore } from "../../lib/store/memory_store.ts";
 import type { InquiryRecord } from "../../lib/contact/inquiries.ts";
 import type { Store } from "../../lib/store/store.ts";
-import { buildRequest, createFakeClock, createRecordingLogger, fromAddress } from "../_support.ts";
+import { buildRequest, createRecordingLogger, fromAddress } from "../_support.ts";
+import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../testing.ts";
 
 const CLIENT = fromAddress("203.0.113.40");
-const clock = createFakeClock("2026-11-21T10:00:00Z");
+const clock = createFixedClock("2026-11-21T10:00:00Z");
 
 function buildForm(fields: Array<[string, string]>): FormData {
   const form = new FormData();

@@ -2,7 +2,6 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ErrorResponseBody } from "../../lib/contract/api_error.ts";
 import { createHandler } from "../../mod.ts";
-import { createMemoryStore } from "../../lib/store/memory_store.ts";
 import { createOutbox, type SentRecord } from "../../lib/mail/outbox.ts";
 import { createSmtpMailer } from "../../adapters/smtp_mailer.ts";
 import type { InquiryRecord } from "../../lib/contact/inquiries.ts";
@@ -14,13 +13,8 @@ import type {
   Store,
 } from "../../lib/store/store.ts";
 import { type ReceivedMail, startSmtpServer } from "../_smtp.ts";
-import {
-  API_HEADERS,
-  buildRequest,
-  createFakeClock,
-  createRecordingLogger,
-  fromAddress,
-} from "../_support.ts";
+import { API_HEADERS, buildRequest, createRecordingLogger, fromAddress } from "../_support.ts";
+import { createFixedClock, createMemoryStore } from "../../testing.ts";
 
 const INBOX = "inbox@studio.example";
 const MAIL_FROM = "Studio <site@studio.example>";
@@ -42,7 +36,7 @@ const ATTRIBUTION = {
 
 const smtp = await startSmtpServer();
 const mailer = createSmtpMailer(smtp.url, { timeoutSeconds: 5 });
-const clock = createFakeClock("2026-11-21T10:00:00Z");
+const clock = createFixedClock("2026-11-21T10:00:00Z");
 const logger = createRecordingLogger();
 const store = createMemoryStore();
 const outbox = createOutbox({ store, mailer, clock, logger });
@@ -875,8 +869,61 @@ test("POST /api/v1/contact answers 500 no-backend and stores nothing when the co
   assert.match(String(errors[0].fields?.error), /database is locked/);
 });
 
+test("POST /api/v1/contact answers 200 and stores the inquiry when the commit was refused once by a locked KV file", async () => {
+  // A second process holding the KV file's lock: SQLite refuses the commit before writing anything.
+  const inner = createMemoryStore();
+  let operations = 0;
+  let inquiryCommits = 0;
+  const lockedOnce: Store = {
+    ...inner,
+    atomic() {
+      const operation = inner.atomic();
+      // The first operation is the inquiry's (the outbox writes only after it).
+      if (++operations > 1) return operation;
+      const commit = operation.commit.bind(operation);
+      operation.commit = () => {
+        inquiryCommits++;
+        return inquiryCommits === 1
+          ? Promise.reject(new TypeError("database is locked"))
+          : commit();
+      };
+      return operation;
+    },
+  };
+  const lockedLogger = createRecordingLogger();
+  const lockedOutbox = createOutbox({ store: lockedOnce, mailer, clock, logger: lockedLogger });
+  const lockedHandler = createHandler({
+    store: lockedOnce,
+    clock,
+    logger: lockedLogger,
+    outbox: lockedOutbox,
+    mailFrom: MAIL_FROM,
+    inbox: INBOX,
+    rateLimits: { write: 1000 },
+  });
+  const message = uniqueMessage("Locked once");
+  const response = await lockedHandler(
+    buildRequest("/api/v1/contact", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ Name: "Luís", Email: "luis@example.pt", Message: message }),
+    }),
+    CLIENT,
+  );
+  assert.equal(response.status, 200);
+  await readSuccess(response);
+  assert.equal(inquiryCommits, 2, "the refused commit was tried once more");
+  const inquiries = await listInquiries(lockedOnce);
+  assert.equal(inquiries.length, 1);
+  assert.equal(inquiries[0].fields.Message, message);
+  await lockedOutbox.idle();
+  await lockedOutbox.stop();
+  assert.deepEqual(lockedLogger.records.filter((record) => record.level === "error"), []);
+  inner.close();
+});
+
 test("POST /api/v1/contact answers the 11th write in 60 s 429 with Retry-After", async () => {
-  const quotaClock = createFakeClock("2026-11-21T10:00:15Z");
+  const quotaClock = createFixedClock("2026-11-21T10:00:15Z");
   const quotaStore = createMemoryStore();
   const quotaHandler = createHandler({ store: quotaStore, clock: quotaClock, logger });
   const client = fromAddress("192.0.2.50");

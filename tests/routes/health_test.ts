@@ -1,10 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHandler } from "../../mod.ts";
-import { API_HEADERS, buildRequest, createFakeClock, fromAddress } from "../_support.ts";
+import { API_HEADERS, buildRequest, fromAddress } from "../_support.ts";
+import { createFixedClock } from "../../testing.ts";
 
 test("GET /api/v1/health answers the HealthResponse with the clock's time in UTC", async () => {
-  const handler = createHandler({ clock: createFakeClock("2026-11-21T10:15:30.250+01:00") });
+  const handler = createHandler({ clock: createFixedClock("2026-11-21T10:15:30.250+01:00") });
   const response = await handler(buildRequest("/api/v1/health"), fromAddress("203.0.113.7"));
   assert.equal(response.status, 200);
   assert.equal(response.headers.get("Content-Type"), "application/json");
@@ -22,7 +23,7 @@ test("GET /api/v1/health answers the HealthResponse with the clock's time in UTC
 });
 
 test("GET /api/health is the alias of v1 health with Link rel=latest-version", async () => {
-  const handler = createHandler({ clock: createFakeClock("2026-11-21T10:00:00Z") });
+  const handler = createHandler({ clock: createFixedClock("2026-11-21T10:00:00Z") });
   const response = await handler(buildRequest("/api/health"), fromAddress("203.0.113.7"));
   assert.equal(response.status, 200);
   assert.equal(response.headers.get("Link"), '</api/v1/health>; rel="latest-version"');

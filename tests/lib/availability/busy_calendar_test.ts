@@ -8,8 +8,9 @@ import {
   NO_BUSY_CALENDAR,
   parseCalendar,
 } from "../../../lib/availability/busy_calendar.ts";
-import { createFakeClock, createRecordingLogger } from "../../_support.ts";
+import { createRecordingLogger } from "../../_support.ts";
 import { buildCalendar, buildEvent, startIcsFeedServer } from "../../_ics_feed.ts";
+import { createFixedClock } from "../../../testing.ts";
 
 const LISBON = "Europe/Lisbon";
 
@@ -698,7 +699,7 @@ function createCalendarFor(
   urls: string[],
   options: { timeoutMs?: number; maxBytes?: number } = {},
 ) {
-  const clock = createFakeClock("2026-11-21T10:00:00Z");
+  const clock = createFixedClock("2026-11-21T10:00:00Z");
   const logger = createRecordingLogger();
   const calendar = createIcsCalendar({ urls, defaultTimeZone: LISBON, clock, logger, ...options });
   return { clock, logger, calendar };

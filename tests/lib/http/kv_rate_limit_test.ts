@@ -2,12 +2,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createKvRateLimiter, RATE_LIMIT_PREFIX } from "../../../lib/http/kv_rate_limit.ts";
 import { createRateLimiter, type RateLimitDecision } from "../../../lib/http/rate_limit.ts";
-import { createMemoryStore } from "../../../lib/store/memory_store.ts";
 import type { RateLimitPolicy } from "../../../lib/contract/contract.ts";
 import type { KvSetOptions, Store } from "../../../lib/store/store.ts";
 import { createHandler } from "../../../mod.ts";
 import { createRecordingLogger } from "../../_support.ts";
 import { openKvFile, RUNTIME } from "../../_kv.ts";
+import { createMemoryStore } from "../../../testing.ts";
 
 const WRITE: RateLimitPolicy = { name: "write", limit: 10, windowSeconds: 60, appliesTo: "POST" };
 const BOOKING: RateLimitPolicy = {
@@ -40,7 +40,7 @@ async function consumeTimes(
 
 test("createKvRateLimiter() counts one client together across limiters on one store", async () => {
   const clock = createClock();
-  const store = createMemoryStore({ now: clock.now });
+  const store = createMemoryStore();
   const first = createKvRateLimiter({ store, nowMilliseconds: clock.now });
   const second = createKvRateLimiter({ store, nowMilliseconds: clock.now });
   const early = await consumeTimes(first, "203.0.113.7", [WRITE], 6);
@@ -60,7 +60,7 @@ test("createKvRateLimiter() counts one client together across limiters on one st
 
 test("createKvRateLimiter() decides as createRateLimiter() does, window by window", async () => {
   const clock = createClock();
-  const store = createMemoryStore({ now: clock.now });
+  const store = createMemoryStore();
   const shared = createKvRateLimiter({ store, nowMilliseconds: clock.now });
   const local = createRateLimiter({ nowMilliseconds: clock.now });
   for (let step = 0; step < 40; step++) {
@@ -76,7 +76,7 @@ test("createKvRateLimiter() decides as createRateLimiter() does, window by windo
 
 test("createKvRateLimiter() writes each counter to expire a second after its window ends", async () => {
   const clock = createClock();
-  const inner = createMemoryStore({ now: clock.now });
+  const inner = createMemoryStore();
   const writes: Array<{ key: readonly unknown[]; value: unknown; options?: KvSetOptions }> = [];
   const store: Store = {
     ...inner,
@@ -117,7 +117,7 @@ test("createKvRateLimiter() writes each counter to expire a second after its win
 
 test("createKvRateLimiter() refuses an exhausted client without writing", async () => {
   const clock = createClock();
-  const inner = createMemoryStore({ now: clock.now });
+  const inner = createMemoryStore();
   let commits = 0;
   const store: Store = {
     ...inner,
@@ -142,7 +142,7 @@ test("createKvRateLimiter() refuses an exhausted client without writing", async 
 
 test("createKvRateLimiter() counts in the process and warns once a minute when the store fails", async () => {
   const clock = createClock();
-  const inner = createMemoryStore({ now: clock.now });
+  const inner = createMemoryStore();
   const store: Store = {
     ...inner,
     get: () => Promise.reject(new Error("database is locked")),

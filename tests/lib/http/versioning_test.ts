@@ -8,7 +8,7 @@ import {
   formatLink,
   MIN_SUNSET_DAYS,
 } from "../../../lib/http/versioning.ts";
-import { createMemoryStore } from "../../../lib/store/memory_store.ts";
+import { createMemoryStore } from "../../../testing.ts";
 
 const NOTICE: DeprecationNotice = {
   deprecatedAt: "2027-01-01T00:00:00Z",

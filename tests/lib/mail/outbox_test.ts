@@ -1,6 +1,5 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createMemoryStore } from "../../../lib/store/memory_store.ts";
 import type { Mailer, OutgoingMail } from "../../../lib/mail/mail.ts";
 import {
   createOutbox,
@@ -11,7 +10,8 @@ import {
   toStoredMail,
 } from "../../../lib/mail/outbox.ts";
 import type { Store } from "../../../lib/store/store.ts";
-import { createFakeClock, createRecordingLogger } from "../../_support.ts";
+import { createRecordingLogger } from "../../_support.ts";
+import { createFixedClock, createMemoryStore } from "../../../testing.ts";
 
 function buildMail(index: number): OutgoingMail {
   return {
@@ -69,8 +69,8 @@ test("toStoredMail() and fromStoredMail() give back the message that was accepte
 });
 
 test("createOutbox() delivers due messages once and keeps a sent record", async () => {
-  const clock = createFakeClock("2026-11-21T10:00:00Z");
-  const store = createMemoryStore({ now: () => clock.now().epochMilliseconds });
+  const clock = createFixedClock("2026-11-21T10:00:00Z");
+  const store = createMemoryStore();
   const { mailer, accepted } = createSwitchableMailer();
   const outbox = createOutbox({ store, mailer, clock, logger: createRecordingLogger() });
   await enqueue(store, outbox, 5);
@@ -88,8 +88,8 @@ test("createOutbox() delivers due messages once and keeps a sent record", async 
 });
 
 test("createOutbox() retries a failed message with doubling backoff until it is accepted", async () => {
-  const clock = createFakeClock("2026-11-21T10:00:00Z");
-  const store = createMemoryStore({ now: () => clock.now().epochMilliseconds });
+  const clock = createFixedClock("2026-11-21T10:00:00Z");
+  const store = createMemoryStore();
   const { mailer, accepted, state } = createSwitchableMailer();
   const logger = createRecordingLogger();
   const outbox = createOutbox({ store, mailer, clock, logger, retryBaseSeconds: 2 });
@@ -112,8 +112,8 @@ test("createOutbox() retries a failed message with doubling backoff until it is 
 });
 
 test("createOutbox() lets only one of two outboxes on one store send a message", async () => {
-  const clock = createFakeClock("2026-11-21T10:00:00Z");
-  const store = createMemoryStore({ now: () => clock.now().epochMilliseconds });
+  const clock = createFixedClock("2026-11-21T10:00:00Z");
+  const store = createMemoryStore();
   const first = createSwitchableMailer({ delayMs: 20 });
   const second = createSwitchableMailer({ delayMs: 20 });
   const logger = createRecordingLogger();
@@ -127,8 +127,8 @@ test("createOutbox() lets only one of two outboxes on one store send a message",
 });
 
 test("createOutbox() keeps mail waiting without a mailer and says so once", async () => {
-  const clock = createFakeClock("2026-11-21T10:00:00Z");
-  const store = createMemoryStore({ now: () => clock.now().epochMilliseconds });
+  const clock = createFixedClock("2026-11-21T10:00:00Z");
+  const store = createMemoryStore();
   const logger = createRecordingLogger();
   const outbox = createOutbox({ store, clock, logger });
   await enqueue(store, outbox, 2);
@@ -140,8 +140,8 @@ test("createOutbox() keeps mail waiting without a mailer and says so once", asyn
 });
 
 test("createOutbox() stop() leaves messages not yet begun due for the next start", async () => {
-  const clock = createFakeClock("2026-11-21T10:00:00Z");
-  const store = createMemoryStore({ now: () => clock.now().epochMilliseconds });
+  const clock = createFixedClock("2026-11-21T10:00:00Z");
+  const store = createMemoryStore();
   const slow = createSwitchableMailer({ delayMs: 30 });
   const outbox = createOutbox({
     store,

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createMemoryStore } from "../../../lib/store/memory_store.ts";
 import { readOrCreateSecret, SECRET_KEY } from "../../../lib/store/secret.ts";
 import type { Store } from "../../../lib/store/store.ts";
+import { createMemoryStore } from "../../../testing.ts";
 
 /** A memory store whose first `failures` reads throw as a KV file locked by another process does. */
 function createLockedStore(failures: number): { store: Store; calls: () => number } {
