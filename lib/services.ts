@@ -10,6 +10,7 @@ import type { TrustedProxyHeader } from "./http/client_address.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import type { Store } from "./store/store.ts";
 import type { Outbox } from "./mail/outbox.ts";
+import type { MailAddresses } from "./mail/mail.ts";
 import type { Corpus } from "./site/corpus.ts";
 import type { ScheduleSettings } from "./availability/schedule.ts";
 import type { BusyCalendar } from "./availability/busy_calendar.ts";
@@ -52,7 +53,7 @@ export interface Services {
   /** The outbox that delivers e-mail. */
   outbox: Outbox;
   /** Mail addresses: From, the studio inbox, and the domain of generated Message-IDs. */
-  mail: { from: string; inbox: string; messageIdDomain: string };
+  mail: MailAddresses;
   /** Headers every `/api/` response carries: `API-Version` and any deprecation notice. */
   versionHeaders: ReadonlyArray<readonly [string, string]>;
   /** The site's content: pages of both languages, settings and assets. */

@@ -16,7 +16,13 @@ import {
 import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "./booking_store.ts";
 import { CalendarUnavailableError } from "../availability/busy_calendar.ts";
 import { type BookingRequest, RETENTION_DAYS } from "../contract/contract.ts";
-import type { Services } from "../services.ts";
+import type { SlotFinder } from "../availability/slots.ts";
+import type { ScheduleSettings } from "../availability/schedule.ts";
+import type { MailAddresses } from "../mail/mail.ts";
+import type { Outbox } from "../mail/outbox.ts";
+import type { Clock, Logger } from "../ports.ts";
+import type { LinkSigner } from "./signed_links.ts";
+import type { Store } from "../store/store.ts";
 import type { BookingAction } from "./signed_links.ts";
 import type { AtomicOperation } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
@@ -78,8 +84,35 @@ function unavailable(message: string, hint: string): ApiError {
 const UNCERTAIN_HINT =
   "The booking may or may not have been made: check the attendee's mailbox for a confirmation before any retry";
 
+/**
+ * What bookings use: narrow ports and settings, not the whole set of services (the handler's
+ * resolved services satisfy it).
+ */
+export interface BookingServices {
+  /** The public origin, for the signed links of the e-mails. */
+  baseUrl: string;
+  /** Where bookings, holds and idempotency records are kept. */
+  store: Store;
+  /** The current time. */
+  clock: Clock;
+  /** Where failures are logged. */
+  logger: Logger;
+  /** Queues the e-mails in the booking's commit, and delivers them. */
+  outbox: Outbox;
+  /** Finds the slot asked for, reading the busy calendars fresh. */
+  slotFinder: SlotFinder;
+  /** The meeting's zone, length and place. */
+  schedule: ScheduleSettings;
+  /** From and the studio's inbox. */
+  mail: MailAddresses;
+  /** Signs the confirm, decline and cancel links. */
+  linkSigner: LinkSigner;
+  /** Whether bookings are accepted at once or wait for the team. */
+  booking: { confirmation: "auto" | "manual" };
+}
+
 /** The mail context of the services, at the current instant. */
-function mailContext(services: Services) {
+function mailContext(services: BookingServices) {
   return {
     from: services.mail.from,
     inbox: services.mail.inbox,
@@ -91,7 +124,7 @@ function mailContext(services: Services) {
   };
 }
 
-async function buildLinks(services: Services, record: BookingRecord): Promise<BookingLinks> {
+async function buildLinks(services: BookingServices, record: BookingRecord): Promise<BookingLinks> {
   const { linkSigner, baseUrl } = services;
   const links: BookingLinks = { cancel: await linkSigner.buildUrl(baseUrl, "cancel", record.id) };
   if (record.status === "pending") {
@@ -102,7 +135,7 @@ async function buildLinks(services: Services, record: BookingRecord): Promise<Bo
 }
 
 async function queueMails(
-  services: Services,
+  services: BookingServices,
   operation: AtomicOperation,
   record: BookingRecord,
   kinds: BookingMailKind[],
@@ -122,7 +155,7 @@ async function queueMails(
 /**
  * Books a slot.
  *
- * @param services The resolved services.
+ * @param services The ports and settings bookings use.
  * @param request The validated BookingRequest.
  * @param options The client, and the `Idempotency-Key` header if sent.
  * @returns The BookingResult of a 201 (or the replayed first answer).
@@ -130,7 +163,7 @@ async function queueMails(
  * not available; 503 `no-backend` when a calendar cannot be read or the outcome is uncertain.
  */
 export async function createBooking(
-  services: Services,
+  services: BookingServices,
   request: BookingRequest,
   options: { origin: BookingOrigin; idempotencyKey?: string },
 ): Promise<BookingResult> {
@@ -315,13 +348,13 @@ export type ActionOutcome =
  * the start) frees the slot and sends METHOD:CANCEL with a higher SEQUENCE to both sides.
  * Repeating an action that was done answers `already`.
  *
- * @param services The resolved services.
+ * @param services The ports and settings bookings use.
  * @param action The action.
  * @param bookingId The booking.
  * @throws Whatever the store throws when it is unavailable.
  */
 export async function applyBookingAction(
-  services: Services,
+  services: BookingServices,
   action: BookingAction,
   bookingId: string,
 ): Promise<ActionOutcome> {

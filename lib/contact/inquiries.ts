@@ -13,7 +13,7 @@ import {
   RETENTION_DAYS,
 } from "../contract/contract.ts";
 import { requireFields } from "../contract/fields.ts";
-import { escapeHtml, type OutgoingMail, toHeaderText } from "../mail/mail.ts";
+import { escapeHtml, type MailAddresses, type OutgoingMail, toHeaderText } from "../mail/mail.ts";
 import {
   BodyError,
   discardBody,
@@ -23,7 +23,9 @@ import {
   readBody,
   readMediaType,
 } from "../http/read_body.ts";
-import type { Services } from "../services.ts";
+import type { Clock, Logger } from "../ports.ts";
+import type { Outbox } from "../mail/outbox.ts";
+import type { Store } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 
 /** The media types a contact body may have (spec, POST /api/v1/contact). */
@@ -187,7 +189,7 @@ const ATTRIBUTION_FIELDS = [
  */
 export function buildInquiryMail(
   record: Omit<InquiryRecord, "mailIds">,
-  addresses: { from: string; inbox: string; messageIdDomain: string },
+  addresses: MailAddresses,
 ): OutgoingMail {
   const { fields } = record;
   const name = toHeaderText(fields.Name);
@@ -243,12 +245,26 @@ export function buildInquiryMail(
   };
 }
 
+/** What {@linkcode submitInquiry} uses: narrow ports, not the whole set of services. */
+export interface InquiryServices {
+  /** Where the inquiry is kept. */
+  store: Store;
+  /** Queues the inquiry's e-mail in the same commit, and delivers it. */
+  outbox: Outbox;
+  /** The time of receipt. */
+  clock: Clock;
+  /** Where a failed commit is logged. */
+  logger: Logger;
+  /** From and the studio's inbox. */
+  mail: MailAddresses;
+}
+
 /**
  * Stores an inquiry and its e-mail to the studio in one atomic commit, then asks the outbox to
  * deliver. Nothing is half-written: either both are stored or neither. A commit refused because a
  * local KV file is locked by another process is tried again (`STORE_CONTENTION_RETRY`).
  *
- * @param services The resolved services (store, outbox, clock, mail addresses).
+ * @param services The store and outbox it commits to, the clock, the log and the addresses.
  * @param fields The validated inquiry.
  * @param origin Where it came from.
  * @returns The stored record.
@@ -256,7 +272,7 @@ export function buildInquiryMail(
  * attempts, or any other failure).
  */
 export async function submitInquiry(
-  services: Services,
+  services: InquiryServices,
   fields: ContactInquiry,
   origin: InquiryOrigin,
 ): Promise<InquiryRecord> {

@@ -5,6 +5,16 @@
  * @module
  */
 
+/** The addresses of the service's mail: From, the studio's inbox, the domain of Message-IDs. */
+export interface MailAddresses {
+  /** From address of every e-mail, e.g. `Studio <studio@example.pt>`. */
+  from: string;
+  /** The studio's inbox for inquiries and booking notices. */
+  inbox: string;
+  /** The domain of generated `Message-ID`s and iCalendar `UID`s, e.g. `studio.example`. */
+  messageIdDomain: string;
+}
+
 /** A file attached to a message. */
 export interface MailAttachment {
   /** File name, e.g. `invite.ics`. */
