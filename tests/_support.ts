@@ -4,7 +4,10 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import type { Logger } from "../lib/ports.ts";
+import type { ErrorResponseBody } from "../lib/contract/api_error.ts";
+import { ERROR_CODES } from "../lib/contract/contract.ts";
 
 /** One line a {@linkcode RecordingLogger} received. */
 export interface LogRecord {
@@ -73,3 +76,70 @@ export const WEEKDAY_TIMES: readonly string[] = [
   "17:00",
   "17:30",
 ];
+
+/** Asserts an ErrorResponse and returns its body; see {@linkcode createErrorReader}. */
+export interface ErrorReader {
+  /** Asserts an ErrorResponse of `code` (its status asserted by the caller). */
+  (response: Response, code: string): Promise<ErrorResponseBody>;
+  /** Asserts an ErrorResponse of `status` and `code`. */
+  (response: Response, status: number, code: string): Promise<ErrorResponseBody>;
+}
+
+/**
+ * Creates the suite's one ErrorResponse assertion (spec, Errors): JSON, every header of an
+ * `/api/` answer, `API-Version: 1`, `ok: false`, one of the six codes, a message and a hint, and
+ * `docs` naming the OpenAPI document of the server under test.
+ *
+ * @param docsUrl The absolute URL `error.docs` must hold.
+ */
+export function createErrorReader(docsUrl = "http://localhost:8000/openapi.json"): ErrorReader {
+  return async (response: Response, statusOrCode: number | string, maybeCode?: string) => {
+    const code = typeof statusOrCode === "string" ? statusOrCode : maybeCode;
+    if (typeof statusOrCode === "number") assert.equal(response.status, statusOrCode);
+    assert.equal(response.headers.get("Content-Type"), "application/json");
+    for (const name of API_HEADERS) assert.ok(response.headers.has(name), `missing ${name}`);
+    assert.equal(response.headers.get("API-Version"), "1");
+    const body: ErrorResponseBody = await response.json();
+    assert.equal(body.ok, false);
+    assert.equal(body.error.code, code);
+    assert.ok(ERROR_CODES.includes(body.error.code));
+    assert.equal(typeof body.error.message, "string");
+    assert.ok(body.error.message.length > 0);
+    assert.equal(typeof body.error.hint, "string");
+    assert.ok(body.error.hint.length > 0);
+    assert.equal(body.error.docs, docsUrl);
+    return body;
+  };
+}
+
+/** {@linkcode createErrorReader} for servers on the default base URL. */
+export const readError: ErrorReader = createErrorReader();
+
+/** Requests to an in-process handler from one client, as a server would pass them. */
+export interface TestClient {
+  /** `GET path`. */
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** `HEAD path`. */
+  head(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** `POST path` with a body (a streamed body gets `duplex: "half"`). */
+  post(path: string, body: BodyInit | null, headers?: Record<string, string>): Promise<Response>;
+}
+
+/**
+ * Creates the suite's one request helper for in-process tests.
+ *
+ * @param handler The handler under test.
+ * @param client The connection's address (the rate limits count per client).
+ */
+export function createTestClient(
+  handler: (request: Request, info?: { remoteAddr: { hostname: string } }) => Promise<Response>,
+  client = "203.0.113.7",
+): TestClient {
+  const info = fromAddress(client);
+  return {
+    get: (path, headers = {}) => handler(buildRequest(path, { headers }), info),
+    head: (path, headers = {}) => handler(buildRequest(path, { method: "HEAD", headers }), info),
+    post: (path, body, headers = {}) =>
+      handler(buildRequest(path, { method: "POST", body, headers }), info),
+  };
+}

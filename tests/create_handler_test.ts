@@ -2,25 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHandler } from "../mod.ts";
 import { INTERNAL_ERROR_MESSAGE } from "../lib/contract/api_error.ts";
-import { ERROR_CODES } from "../lib/contract/contract.ts";
-import { API_HEADERS, buildRequest, createRecordingLogger, fromAddress } from "./_support.ts";
+import { buildRequest, createRecordingLogger, fromAddress, readError } from "./_support.ts";
 import { createFixedClock } from "../testing.ts";
-
-/** Asserts an ErrorResponse body and returns it. */
-async function readError(response: Response, code: string) {
-  assert.equal(response.headers.get("Content-Type"), "application/json");
-  for (const name of API_HEADERS) assert.ok(response.headers.has(name), `missing ${name}`);
-  const body = await response.json();
-  assert.equal(body.ok, false);
-  assert.equal(body.error.code, code);
-  assert.ok(ERROR_CODES.includes(body.error.code));
-  assert.equal(typeof body.error.message, "string");
-  assert.ok(body.error.message.length > 0);
-  assert.equal(typeof body.error.hint, "string");
-  assert.ok(body.error.hint.length > 0);
-  assert.equal(body.error.docs, "http://localhost:8000/openapi.json");
-  return body;
-}
 
 test("createHandler() answers 404 not-found naming /api/v1 for unknown paths under /api/", async () => {
   const handler = createHandler();

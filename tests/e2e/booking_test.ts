@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { withKvFile } from "../_kv.ts";
+import { createErrorReader } from "../_support.ts";
 import type { KvKey, Store } from "../../lib/store/store.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,6 +23,7 @@ const MAIL_FROM = "Studio <site@studio.example>";
 const STUDIO_ADDRESS = "site@studio.example";
 /** The public origin: links in e-mails point there, and it is the one allowed Origin. */
 const BASE_URL = "https://studio.example";
+const readError = createErrorReader(`${BASE_URL}/openapi.json`);
 const DEFAULT_POLICY = '"write";q=10;w=60, "booking";q=5;w=300';
 /** Just over the outbox's poll interval of 5 s: a message sent twice would show up by now. */
 const POLL_MARGIN_MILLISECONDS = 5500;
@@ -90,15 +92,6 @@ async function readCreated(
   assert.equal(response.headers.get("Cache-Control"), "no-store");
   assert.equal(response.headers.get("API-Version"), "1");
   assert.deepEqual(await response.json(), { ok: true, status, start });
-}
-
-async function readError(response: Response, status: number, code: string): Promise<void> {
-  assert.equal(response.status, status);
-  assert.equal(response.headers.get("Content-Type"), "application/json");
-  const body = await response.json();
-  assert.equal(body.ok, false);
-  assert.equal(body.error.code, code);
-  assert.equal(body.error.docs, `${BASE_URL}/openapi.json`);
 }
 
 /**

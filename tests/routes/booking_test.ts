@@ -28,10 +28,11 @@ import {
 } from "../_booking.ts";
 import { type ReceivedMail, startSmtpServer } from "../_smtp.ts";
 import {
-  API_HEADERS,
   buildRequest,
   createRecordingLogger,
+  createTestClient,
   fromAddress,
+  readError,
   type RecordingLogger,
 } from "../_support.ts";
 
@@ -98,7 +99,8 @@ function post(
   headers: Record<string, string> = { "Content-Type": "application/json" },
   client = CLIENT,
 ): Promise<Response> {
-  return app.handler(buildRequest("/api/v1/booking", { method: "POST", body, headers }), client);
+  return createTestClient(app.handler, client.remoteAddr.hostname)
+    .post("/api/v1/booking", body, headers);
 }
 
 function book(
@@ -138,20 +140,6 @@ async function takeSlot(app: TestApp, month: string, date?: string): Promise<str
 
 /** The ErrorResponse body as the library types it. */
 type ErrorBody = ErrorResponseBody;
-
-/** Asserts an ErrorResponse of `status` and `code` with every API header, and returns it. */
-async function readError(response: Response, status: number, code: string): Promise<ErrorBody> {
-  assert.equal(response.status, status);
-  assert.equal(response.headers.get("Content-Type"), "application/json");
-  for (const name of API_HEADERS) assert.ok(response.headers.has(name), `missing ${name}`);
-  const body: ErrorBody = await response.json();
-  assert.equal(body.ok, false);
-  assert.equal(body.error.code, code);
-  assert.ok(body.error.message.length > 0);
-  assert.ok(body.error.hint.length > 0);
-  assert.equal(body.error.docs, `${BASE_URL}/openapi.json`);
-  return body;
-}
 
 /** Asserts a 201 BookingResult and returns it. */
 async function readCreated(

@@ -13,12 +13,19 @@ import type {
   Store,
 } from "../../lib/store/store.ts";
 import { type ReceivedMail, startSmtpServer } from "../_smtp.ts";
-import { API_HEADERS, buildRequest, createRecordingLogger, fromAddress } from "../_support.ts";
+import {
+  buildRequest,
+  createRecordingLogger,
+  createTestClient,
+  fromAddress,
+  readError,
+} from "../_support.ts";
 import { createFixedClock, createMemoryStore } from "../../testing.ts";
 
 const INBOX = "inbox@studio.example";
 const MAIL_FROM = "Studio <site@studio.example>";
-const CLIENT = fromAddress("203.0.113.7");
+const CLIENT_ADDRESS = "203.0.113.7";
+const CLIENT = fromAddress(CLIENT_ADDRESS);
 const MAX_BODY_BYTES = 64 * 1024;
 const MEDIA_TYPES = [
   "application/json",
@@ -63,13 +70,7 @@ function uniqueMessage(label: string): string {
   return `${label} (#${sequence}): we need a new website by March.`;
 }
 
-function post(
-  path: string,
-  body: BodyInit | null,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  return handler(buildRequest(path, { method: "POST", body, headers }), CLIENT);
-}
+const { post } = createTestClient(handler, CLIENT_ADDRESS);
 
 function postJson(value: unknown, path = "/api/v1/contact"): Promise<Response> {
   return post(path, JSON.stringify(value), { "Content-Type": "application/json" });
@@ -86,20 +87,6 @@ async function readSuccess(response: Response): Promise<void> {
 
 /** The ErrorResponse body as the library types it. */
 type ErrorBody = ErrorResponseBody;
-
-/** Asserts an ErrorResponse's headers and shape and returns its body. */
-async function readError(response: Response, code: string): Promise<ErrorBody> {
-  assert.equal(response.headers.get("Content-Type"), "application/json");
-  for (const name of API_HEADERS) assert.ok(response.headers.has(name), `missing ${name}`);
-  assert.equal(response.headers.get("API-Version"), "1");
-  const body: ErrorBody = await response.json();
-  assert.equal(body.ok, false);
-  assert.equal(body.error.code, code);
-  assert.ok(body.error.message.length > 0);
-  assert.ok(body.error.hint.length > 0);
-  assert.equal(body.error.docs, "http://localhost:8000/openapi.json");
-  return body;
-}
 
 /** Asserts a 400 bad-form whose hint lists the three accepted media types. */
 async function readBadForm(response: Response, message: RegExp): Promise<ErrorBody> {
