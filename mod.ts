@@ -4,11 +4,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createHandler } from "./mod.ts";
  *
  * const handler = createHandler({ baseUrl: "https://studio.example" });
  * const response = await handler(new Request("https://studio.example/api/v1/health"));
- * console.log(response.status, await response.json());
+ * assert.equal(response.status, 200);
+ * assert.equal(response.headers.get("API-Version"), "1");
+ * assert.equal((await response.json()).status, "ok");
  * ```
  *
  * @module

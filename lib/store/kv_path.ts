@@ -14,9 +14,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { toKvFolder } from "./kv_path.ts";
- * console.log(toKvFolder("data/studio.kv")); // "data"
- * console.log(toKvFolder("http://127.0.0.1:4512")); // undefined
+ *
+ * assert.equal(toKvFolder("data/studio.kv"), "data");
+ * assert.equal(toKvFolder("http://127.0.0.1:4512"), undefined);
  * ```
  */
 export function toKvFolder(path: string | undefined): string | undefined {
