@@ -2,7 +2,8 @@
  * The last stage of the pipeline: what a route answered becomes the `Response`. An API
  * operation's {@linkcode JsonAnswer} is built into one response together with the fields every
  * `/api/` response carries (`Content-Type`, `API-Version`, the deprecation notice, an alias's
- * `Link`, the rate-limit fields); a `Response` passes as it is. HEAD gets the head alone.
+ * `Link`, the rate-limit fields); a `Response` passes as it is. HEAD gets the head alone, with
+ * the `Content-Length` of the body GET would send.
  *
  * @module
  */
@@ -40,6 +41,22 @@ function addField(headers: Record<string, string>, name: string, value: string):
   headers[name] = present === undefined ? value : `${present}, ${value}`;
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * The answer to HEAD of a response prepared for GET: its status and fields, no body, and the
+ * `Content-Length` GET would send (RFC 9110, section 9.3.2).
+ */
+async function toHeadResponse(response: Response): Promise<Response> {
+  const headers = new Headers(response.headers);
+  if (!headers.has("Content-Length")) {
+    headers.set("Content-Length", String((await response.arrayBuffer()).byteLength));
+  } else {
+    await response.body?.cancel();
+  }
+  return new Response(null, { status: response.status, headers });
+}
+
 /**
  * Creates the responder of a route table.
  *
@@ -74,11 +91,12 @@ export function createApiResponder(
       headers["RateLimit-Policy"] = context.rateLimitPolicy ?? "";
       setRateLimitHeaders(headers, decision);
     }
-    const body = request.method === "HEAD"
-      ? null
-      : typeof answer.body === "string"
-      ? answer.body
-      : JSON.stringify(answer.body);
+    const body = typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
+    if (request.method === "HEAD") {
+      // The length GET would send, not 0 (RFC 9110, section 9.3.2).
+      headers["Content-Length"] = String(encoder.encode(body).byteLength);
+      return new Response(null, { status: answer.status ?? 200, headers });
+    }
     return new Response(body, { status: answer.status ?? 200, headers });
   }
 
@@ -91,9 +109,7 @@ export function createApiResponder(
       return result.then((settled) => finish(settled, request, context));
     }
     if (!(result instanceof Response)) return toApiResponse(result, request, context);
-    if (request.method === "HEAD" && result.body) {
-      return new Response(null, { status: result.status, headers: result.headers });
-    }
+    if (request.method === "HEAD" && result.body) return toHeadResponse(result);
     return result;
   }
 

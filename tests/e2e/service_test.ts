@@ -147,3 +147,32 @@ test("two instances on one KV file with STUDIO_RATE_LIMIT_STORE=kv share a clien
     rmSync(folder, { recursive: true, force: true });
   }
 });
+
+test("HEAD answers with the Content-Length GET sends, and no body (RFC 9110, section 9.3.2)", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));
+  const server = await startServer({ STUDIO_KV_PATH: join(folder, "studio.kv") });
+  try {
+    const paths = [
+      "/api/v1/health",
+      "/api/v1",
+      "/openapi.json",
+      "/.well-known/api-catalog",
+      "/en/agents",
+      "/md/en/agents",
+      "/llms.txt",
+      "/nowhere",
+    ];
+    for (const path of paths) {
+      const get = await fetch(`${server.origin}${path}`);
+      const bytes = (await get.arrayBuffer()).byteLength;
+      assert.ok(bytes > 0, path);
+      const head = await fetch(`${server.origin}${path}`, { method: "HEAD" });
+      assert.equal(head.status, get.status, path);
+      assert.equal(head.headers.get("Content-Length"), String(bytes), path);
+      assert.equal((await head.arrayBuffer()).byteLength, 0, path);
+    }
+  } finally {
+    await server.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
