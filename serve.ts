@@ -1,24 +1,55 @@
 /**
- * The entry for `deno serve` (`deno serve --allow-all --host 127.0.0.1 --port 8000 serve.ts`):
- * the same application as `main.ts`, exported as `{ fetch }`; `deno serve`'s flags choose the
- * address, so `PORT` and `HOST` are not read.
+ * The entry for `deno serve`:
+ *
+ * ```sh
+ * deno serve --allow-net --allow-env --allow-read --allow-write --allow-sys --host 127.0.0.1 --port 9000 serve.ts
+ * ```
+ *
+ * The same application as `main.ts`, exported as `{ fetch, onListen }`. `deno serve`'s flags
+ * choose the address, so `PORT` and `HOST` are not read; unless `STUDIO_BASE_URL` is set, the
+ * base URL (absolute links, the origin browsers may book from) names the port actually served,
+ * so the application is built once the server listens, and requests that arrive meanwhile wait.
  *
  * @module
  */
-import { createApp } from "./app.ts";
+import { type App, createApp } from "./app.ts";
 import { isDenoDeploy, openDenoKv } from "./adapters/deno_kv.ts";
+import type { Handler } from "./create_handler.ts";
 
-const app = await createApp(Deno.env.toObject(), {
-  onDenoDeploy: isDenoDeploy(),
-  openStore: openDenoKv,
-});
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  // The outbox's timer would keep the process alive: release the app, then leave.
-  Deno.addSignalListener(signal, () => void app.close().finally(() => Deno.exit(0)));
+const env = Deno.env.toObject();
+const host = { onDenoDeploy: isDenoDeploy(), openStore: openDenoKv };
+const started: { handler?: Handler } = {};
+const ready = Promise.withResolvers<Handler>();
+
+function start(environment: Record<string, string>): void {
+  createApp(environment, host).then((app: App) => {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      // The outbox's timer would keep the process alive: release the app, then leave.
+      Deno.addSignalListener(signal, () => void app.close().finally(() => Deno.exit(0)));
+    }
+    started.handler = app.handler;
+    ready.resolve(app.handler);
+  }, (error: unknown) => {
+    console.error(`studio-website: ${error instanceof Error ? error.message : String(error)}`);
+    Deno.exit(1);
+  });
 }
 
+const baseUrlGiven = Boolean(env.STUDIO_BASE_URL?.trim());
+// On Deno Deploy, or with a base URL given, nothing waits for the address.
+if (baseUrlGiven || host.onDenoDeploy) start(env);
+
 export default {
-  // A Unix socket's peer has no address: the client then counts as unknown.
-  fetch: (request, info) =>
-    app.handler(request, "hostname" in info.remoteAddr ? { remoteAddr: info.remoteAddr } : {}),
+  onListen(address) {
+    if (baseUrlGiven || host.onDenoDeploy) return;
+    const port = "port" in address ? address.port : 8000;
+    start({ ...env, STUDIO_BASE_URL: `http://localhost:${port}` });
+  },
+  fetch(request, info) {
+    // A Unix socket's peer has no address: the client then counts as unknown.
+    const client = "hostname" in info.remoteAddr ? { remoteAddr: info.remoteAddr } : {};
+    return started.handler
+      ? started.handler(request, client)
+      : ready.promise.then((handler) => handler(request, client));
+  },
 } satisfies Deno.ServeDefaultExport;

@@ -4,7 +4,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runServerExpectingFailure, startServer } from "./_server.ts";
-import { withKvFile } from "../_kv.ts";
+import { RUNTIME, withKvFile } from "../_kv.ts";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { type AddressInfo, createServer } from "node:net";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
 
 /** Reads the generated link-signing secret straight from the KV file. */
 function readSecret(path: string): Promise<string | null> {
@@ -176,3 +181,58 @@ test("HEAD answers with the Content-Length GET sends, and no body (RFC 9110, sec
     rmSync(folder, { recursive: true, force: true });
   }
 });
+
+test("deno serve serve.ts: without STUDIO_BASE_URL, the base URL and the booking origin name the port served", {
+  skip: RUNTIME !== "deno" && "serve.ts is Deno's entry",
+}, async () => {
+  const folder = mkdtempSync(join(tmpdir(), "studio-serve-"));
+  const port = await findFreePort();
+  const child = spawn(process.execPath, [
+    "serve",
+    "--allow-all",
+    "--quiet",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "serve.ts",
+  ], {
+    cwd: fileURLToPath(new URL("../../", import.meta.url)),
+    env: { ...process.env, NO_COLOR: "1", STUDIO_KV_PATH: join(folder, "studio.kv") },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  try {
+    const origin = `http://127.0.0.1:${port}`;
+    let index: Response | undefined;
+    for (let attempt = 0; attempt < 100 && !index; attempt++) {
+      index = await fetch(`${origin}/api/v1`).catch(() => undefined);
+      if (!index) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(index, "deno serve answered");
+    assert.equal(index.status, 200);
+    assert.equal((await index.json()).openapi, `http://localhost:${port}/openapi.json`);
+    // A booking from the page it serves names that origin, and is not refused for it.
+    const booking = await fetch(`${origin}/api/v1/booking`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: `http://localhost:${port}` },
+      body: "{}",
+    });
+    assert.equal(booking.status, 400, "validated, not refused for its Origin");
+    await booking.body?.cancel();
+  } finally {
+    child.kill("SIGTERM");
+    await once(child, "exit");
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+/** A loopback port free at the moment of asking. */
+async function findFreePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, "close");
+  return port;
+}
