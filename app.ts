@@ -18,6 +18,7 @@ import { createSmtpMailer } from "./adapters/smtp_mailer.ts";
 import { createIcsCalendar } from "./lib/availability/busy_calendar.ts";
 import { DEFAULT_SCHEDULE } from "./lib/availability/schedule.ts";
 import { createKvRateLimiter } from "./lib/http/kv_rate_limit.ts";
+import { logRequests } from "./lib/http/log_requests.ts";
 import type { Store } from "./lib/store/store.ts";
 import type { AppHost, AppRuntime, Listening, ServeOptions } from "./lib/host.ts";
 
@@ -95,7 +96,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
     outbox.start();
     return {
       config,
-      handler,
+      handler: config.log === "info" ? logRequests(handler, logger) : handler,
       store,
       outbox,
       async close() {
@@ -156,6 +157,7 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
     stopping = true;
     await server.shutdown();
     await app.close();
+    console.log(JSON.stringify({ level: "info", message: "Stopped", port }));
     host.exit(0);
   });
   return app;

@@ -96,6 +96,12 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
       "memory: each instance counts its own clients; kv: counters live in the store, shared by every instance on it",
   },
   {
+    name: "STUDIO_LOG",
+    defaultValue: "info",
+    description:
+      "info: one JSON line per request (method, path, status, ms); quiet: none (start, stop, warnings and errors are always logged)",
+  },
+  {
     name: "STUDIO_DEPRECATION",
     defaultValue: "unset: v1 is not deprecated",
     description:
@@ -165,6 +171,8 @@ export interface Config {
   rateLimits: { read: number; write: number; booking: number };
   /** Where rate-limit counters live: in the process, or in the store (shared by instances). */
   rateLimitStore: "memory" | "kv";
+  /** `info`: a line per request, at start and at stop; `quiet`: warnings and errors only. */
+  log: "info" | "quiet";
   /** Deprecation notice of v1. */
   deprecation?: DeprecationNotice;
 }
@@ -311,6 +319,10 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
   if (rateLimitStore !== "memory" && rateLimitStore !== "kv") {
     throw new ConfigError("STUDIO_RATE_LIMIT_STORE", `"${rateLimitStore}" is not "memory" or "kv"`);
   }
+  const log = readText(env, "STUDIO_LOG")?.toLowerCase() ?? "info";
+  if (log !== "info" && log !== "quiet") {
+    throw new ConfigError("STUDIO_LOG", `"${log}" is not "info" or "quiet"`);
+  }
   return {
     port,
     host,
@@ -331,6 +343,7 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
       booking: readWhole(env, "STUDIO_RATE_LIMIT_BOOKING", 5, 1, 1_000_000_000),
     },
     rateLimitStore,
+    log,
     deprecation: readDeprecation(env),
   };
 }

@@ -47,6 +47,7 @@ function startService(kvPath: string): Promise<BenchProcess> {
     HOST: "127.0.0.1",
     STUDIO_KV_PATH: kvPath,
     STUDIO_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    STUDIO_LOG: "quiet", // the handler is measured, not the console
     STUDIO_RATE_LIMIT_READ: UNLIMITED,
     STUDIO_RATE_LIMIT_WRITE: UNLIMITED,
     STUDIO_RATE_LIMIT_BOOKING: UNLIMITED,

@@ -24,6 +24,7 @@ const service = await startProcess(["run", "--allow-all", "main.ts"], {
   PORT: "0",
   HOST: "127.0.0.1",
   STUDIO_KV_PATH: `${folder}/bench.kv`,
+  STUDIO_LOG: "quiet", // the handler is measured, not the console
   STUDIO_RATE_LIMIT_READ: "1000000000",
 });
 try {

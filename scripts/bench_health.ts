@@ -102,6 +102,7 @@ try {
         PORT: "0",
         HOST: "127.0.0.1",
         STUDIO_KV_PATH: `${folder}/${runtime}.kv`,
+        STUDIO_LOG: "quiet", // the handler is measured, not the console
         STUDIO_RATE_LIMIT_READ: "1000000000",
       }, bench.program);
       started.push(service);

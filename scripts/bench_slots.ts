@@ -188,6 +188,7 @@ const service = await startProcess(["run", "--allow-all", ...profile, "main.ts"]
   HOST: "127.0.0.1",
   STUDIO_KV_PATH: kvPath,
   STUDIO_BUSY_CALENDARS: feedUrl,
+  STUDIO_LOG: "quiet", // the handler is measured, not the console
   STUDIO_RATE_LIMIT_READ: "1000000000",
 });
 try {

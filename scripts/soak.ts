@@ -40,6 +40,7 @@ const server = await startServer({
   STUDIO_SMTP_URL: smtp.url,
   STUDIO_BASE_URL: "https://studio.example",
   STUDIO_TRUST_PROXY: "x-forwarded-for",
+  STUDIO_LOG: "quiet", // thousands of requests: no line each
   STUDIO_RATE_LIMIT_READ: "1000000",
   STUDIO_RATE_LIMIT_WRITE: "1000000",
   STUDIO_RATE_LIMIT_BOOKING: "1000000",

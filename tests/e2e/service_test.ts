@@ -182,49 +182,53 @@ test("HEAD answers with the Content-Length GET sends, and no body (RFC 9110, sec
   }
 });
 
-test("deno serve serve.ts: without STUDIO_BASE_URL, the base URL and the booking origin name the port served", {
-  skip: RUNTIME !== "deno" && "serve.ts is Deno's entry",
-}, async () => {
-  const folder = mkdtempSync(join(tmpdir(), "studio-serve-"));
-  const port = await findFreePort();
-  const child = spawn(process.execPath, [
-    "serve",
-    "--allow-all",
-    "--quiet",
-    "--host",
-    "127.0.0.1",
-    "--port",
-    String(port),
-    "serve.ts",
-  ], {
-    cwd: fileURLToPath(new URL("../../", import.meta.url)),
-    env: { ...process.env, NO_COLOR: "1", STUDIO_KV_PATH: join(folder, "studio.kv") },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  try {
-    const origin = `http://127.0.0.1:${port}`;
-    let index: Response | undefined;
-    for (let attempt = 0; attempt < 100 && !index; attempt++) {
-      index = await fetch(`${origin}/api/v1`).catch(() => undefined);
-      if (!index) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.ok(index, "deno serve answered");
-    assert.equal(index.status, 200);
-    assert.equal((await index.json()).openapi, `http://localhost:${port}/openapi.json`);
-    // A booking from the page it serves names that origin, and is not refused for it.
-    const booking = await fetch(`${origin}/api/v1/booking`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Origin: `http://localhost:${port}` },
-      body: "{}",
+test(
+  "deno serve serve.ts: without STUDIO_BASE_URL, the base URL and the booking origin name the port served",
+  {
+    skip: RUNTIME !== "deno" && "serve.ts is Deno's entry",
+  },
+  async () => {
+    const folder = mkdtempSync(join(tmpdir(), "studio-serve-"));
+    const port = await findFreePort();
+    const child = spawn(process.execPath, [
+      "serve",
+      "--allow-all",
+      "--quiet",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "serve.ts",
+    ], {
+      cwd: fileURLToPath(new URL("../../", import.meta.url)),
+      env: { ...process.env, NO_COLOR: "1", STUDIO_KV_PATH: join(folder, "studio.kv") },
+      stdio: ["ignore", "ignore", "inherit"],
     });
-    assert.equal(booking.status, 400, "validated, not refused for its Origin");
-    await booking.body?.cancel();
-  } finally {
-    child.kill("SIGTERM");
-    await once(child, "exit");
-    rmSync(folder, { recursive: true, force: true });
-  }
-});
+    try {
+      const origin = `http://127.0.0.1:${port}`;
+      let index: Response | undefined;
+      for (let attempt = 0; attempt < 100 && !index; attempt++) {
+        index = await fetch(`${origin}/api/v1`).catch(() => undefined);
+        if (!index) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(index, "deno serve answered");
+      assert.equal(index.status, 200);
+      assert.equal((await index.json()).openapi, `http://localhost:${port}/openapi.json`);
+      // A booking from the page it serves names that origin, and is not refused for it.
+      const booking = await fetch(`${origin}/api/v1/booking`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: `http://localhost:${port}` },
+        body: "{}",
+      });
+      assert.equal(booking.status, 400, "validated, not refused for its Origin");
+      await booking.body?.cancel();
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+      rmSync(folder, { recursive: true, force: true });
+    }
+  },
+);
 
 /** A loopback port free at the moment of asking. */
 async function findFreePort(): Promise<number> {
@@ -236,3 +240,36 @@ async function findFreePort(): Promise<number> {
   await once(server, "close");
   return port;
 }
+
+test("the service logs one line per request without its query, a line when it stops, and none with STUDIO_LOG=quiet", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));
+  try {
+    const server = await startServer({ STUDIO_KV_PATH: join(folder, "studio.kv") });
+    await (await fetch(`${server.origin}/api/v1/health?email=ana@example.pt`)).body?.cancel();
+    await (await fetch(`${server.origin}/nowhere`)).body?.cancel();
+    await server.stop();
+    const lines = server.output().split("\n").filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line));
+    const requests = lines.filter((line) => line.message === "Request");
+    assert.deepEqual(
+      requests.map(({ method, path, status }) => ({ method, path, status })),
+      [
+        { method: "GET", path: "/api/v1/health", status: 200 },
+        { method: "GET", path: "/nowhere", status: 404 },
+      ],
+    );
+    for (const line of requests) assert.equal(typeof line.ms, "number");
+    assert.doesNotMatch(server.output(), /ana@example/);
+    assert.ok(lines.some((line) => line.message === "Stopped"), server.output());
+
+    const quiet = await startServer({
+      STUDIO_KV_PATH: join(folder, "quiet.kv"),
+      STUDIO_LOG: "quiet",
+    });
+    await (await fetch(`${quiet.origin}/api/v1/health`)).body?.cancel();
+    await quiet.stop();
+    assert.doesNotMatch(quiet.output(), /"message":"Request"/);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});

@@ -54,6 +54,7 @@ test("readConfig() applies every default to an empty environment", () => {
     trustProxy: undefined,
     rateLimits: { read: 120, write: 10, booking: 5 },
     rateLimitStore: "memory",
+    log: "info",
     deprecation: undefined,
   };
   assert.deepEqual(readConfig({}), expected);
@@ -228,6 +229,7 @@ test("readConfig() parses every variable set to a good value", () => {
     STUDIO_RATE_LIMIT_WRITE: "3",
     STUDIO_RATE_LIMIT_BOOKING: "2",
     STUDIO_RATE_LIMIT_STORE: "KV",
+    STUDIO_LOG: "Quiet",
     ...DEPRECATION_ENV,
   };
   const expected: Config = {
@@ -254,6 +256,7 @@ test("readConfig() parses every variable set to a good value", () => {
     trustProxy: "x-forwarded-for",
     rateLimits: { read: 60, write: 3, booking: 2 },
     rateLimitStore: "kv",
+    log: "quiet",
     deprecation: {
       deprecatedAt: "2027-01-01T00:00:00Z",
       sunsetAt: "2027-07-01T00:00:00Z",
@@ -282,12 +285,17 @@ test("readConfig() rejects a rate-limit store other than memory or kv", () => {
   assert.match(message, /"redis" is not "memory" or "kv"/);
 });
 
+test("readConfig() rejects a log setting other than info or quiet", () => {
+  const message = assertConfigError({ STUDIO_LOG: "verbose" }, "STUDIO_LOG");
+  assert.match(message, /"verbose" is not "info" or "quiet"/);
+});
+
 test("readConfig() takes a KV Connect URL in STUDIO_KV_PATH as it is", () => {
   const config = readConfig({ STUDIO_KV_PATH: "http://127.0.0.1:4512" });
   assert.equal(config.kvPath, "http://127.0.0.1:4512");
 });
 
-test("ENVIRONMENT_VARIABLES lists the 19 variables readConfig() reads, each once", () => {
+test("ENVIRONMENT_VARIABLES lists the 20 variables readConfig() reads, each once", () => {
   const names = ENVIRONMENT_VARIABLES.map((variable) => variable.name);
   assert.equal(new Set(names).size, names.length);
   assert.deepEqual(names, [
@@ -307,6 +315,7 @@ test("ENVIRONMENT_VARIABLES lists the 19 variables readConfig() reads, each once
     "STUDIO_RATE_LIMIT_WRITE",
     "STUDIO_RATE_LIMIT_BOOKING",
     "STUDIO_RATE_LIMIT_STORE",
+    "STUDIO_LOG",
     "STUDIO_DEPRECATION",
     "STUDIO_SUNSET",
     "STUDIO_SUNSET_LINK",
