@@ -132,7 +132,10 @@ async function readRepository(config: DenoJson): Promise<DenoJson["repository"]>
       stderr: "null",
     }).output();
     const url = new TextDecoder().decode(stdout).trim();
-    if (success && url) return { type: "git", url: url.startsWith("git+") ? url : `git+${url}` };
+    // Only a URL another machine can reach: a clone's origin may be a local path.
+    if (success && /^(?:git\+)?(?:https?|ssh|git):\/\//.test(url)) {
+      return { type: "git", url: url.startsWith("git+") ? url : `git+${url}` };
+    }
   } catch { /* no git */ }
   return undefined;
 }

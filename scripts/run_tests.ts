@@ -10,6 +10,10 @@
 /** The modules whose `@example` blocks run as tests besides `tests/`. */
 const DOC_SOURCES = ["mod.ts", "create_handler.ts", "testing.ts", "lib/"];
 
+// deno test type-checks every module before the first test runs (half a minute here): say so.
+console.log(
+  `deno test: type-checking tests/ and ${DOC_SOURCES.join(", ")} first, then running the tests`,
+);
 const command = new Deno.Command(Deno.execPath(), {
   args: ["test", "--allow-all", "--doc", ...Deno.args, "tests/", ...DOC_SOURCES],
   stdout: "piped",
