@@ -78,7 +78,8 @@ export async function readBody(
       if (result.done) break;
       size += result.value.byteLength;
       if (size > maxBytes) {
-        await reader.cancel().catch(() => {});
+        // Not awaited: the cancel of a cloned body settles only once every clone is cancelled.
+        reader.cancel().catch(() => {});
         throw new BodyError("too-large", maxBytes);
       }
       chunks.push(result.value);

@@ -123,6 +123,35 @@ test("POST /contacto with a body that does not parse answers a page saying so, i
   assert.match(body, /href="mailto:ola@studio\.example"/);
 });
 
+test("POST /en/contact answers a chunked body over 64 KiB with a 400 page at once", async () => {
+  const handler = createHandler({ clock, logger: createRecordingLogger() });
+  const chunk = new TextEncoder().encode("x".repeat(16 * 1024));
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent++ < 8) controller.enqueue(chunk);
+      else controller.close();
+    },
+  });
+  const answered = handler(
+    buildRequest("/en/contact", {
+      method: "POST",
+      headers: { "Content-Type": "multipart/form-data; boundary=x" },
+      body,
+    }),
+    CLIENT,
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), 3000));
+  const response = await Promise.race([answered, late]);
+  clearTimeout(timer);
+  assert.notEqual(response, "late", "no answer within 3 s");
+  if (response === "late") return;
+  assert.equal(response.status, 400);
+  assert.equal(response.headers.get("Content-Type"), "text/html; charset=utf-8");
+  assert.match(await response.text(), /<html lang="en">/);
+});
+
 test("POST /contacto counts against the write quota and answers a 429 page with Retry-After", async () => {
   const handler = createHandler({
     clock,
