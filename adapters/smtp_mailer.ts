@@ -5,7 +5,7 @@
  *
  * @module
  */
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Mailer, OutgoingMail } from "../lib/mail/mail.ts";
 
 /** Options of {@linkcode createSmtpMailer}. */
@@ -27,21 +27,27 @@ export function createSmtpMailer(url: string, options: SmtpMailerOptions = {}): 
   close(): void;
 } {
   const timeout = (options.timeoutSeconds ?? 15) * 1000;
-  const transport = nodemailer.createTransport({
-    url,
-    // Reuse a few connections instead of a TCP and SMTP handshake per message.
-    pool: true,
-    maxConnections: options.maxConnections ?? 4,
-    maxMessages: 100,
-    connectionTimeout: timeout,
-    greetingTimeout: timeout,
-    socketTimeout: timeout,
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  });
+  // nodemailer costs about 50 ms to load: a service that sends no mail never pays it, and one
+  // that does pays it at its first message rather than at start-up.
+  let transport: Promise<Transporter> | undefined;
+  const open = () =>
+    transport ??= import("nodemailer").then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        url,
+        // Reuse a few connections instead of a TCP and SMTP handshake per message.
+        pool: true,
+        maxConnections: options.maxConnections ?? 4,
+        maxMessages: 100,
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout,
+        disableFileAccess: true,
+        disableUrlAccess: true,
+      })
+    );
   return {
     async send(mail: OutgoingMail) {
-      await transport.sendMail({
+      await (await open()).sendMail({
         messageId: `<${mail.messageId}>`,
         from: mail.from,
         to: mail.to,
@@ -67,7 +73,7 @@ export function createSmtpMailer(url: string, options: SmtpMailerOptions = {}): 
       });
     },
     close() {
-      transport.close();
+      void transport?.then((opened) => opened.close());
     },
   };
 }
