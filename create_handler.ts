@@ -5,7 +5,7 @@
  * @module
  */
 import { CORPUS } from "./content/corpus.generated.ts";
-import { DEFAULT_SCHEDULE } from "./lib/availability/schedule.ts";
+import { DEFAULT_SCHEDULE } from "./content/schedule.ts";
 import { createPipeline, type Handler } from "./lib/http/create_pipeline.ts";
 import { type HandlerOptions, resolveServices } from "./lib/resolve_services.ts";
 import { answerSiteFallback, buildRouteTable } from "./routes/mod.ts";

@@ -13,7 +13,7 @@ import {
   type Operation,
   type PolicyName,
 } from "../lib/contract/contract.ts";
-import { MIN_SUNSET_DAYS } from "../lib/http/versioning.ts";
+import { MIN_SUNSET_DAYS } from "../lib/contract/contract.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 

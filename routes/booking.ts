@@ -7,7 +7,7 @@
 import { ApiError } from "../lib/contract/api_error.ts";
 import { createBooking } from "../lib/booking/bookings.ts";
 import { BOOKING_FIELDS, BookingRequest, MAX_BODY_BYTES } from "../lib/contract/contract.ts";
-import { requireFields } from "../lib/contract/fields.ts";
+import { requireFields } from "../lib/contract/require_fields.ts";
 import {
   BodyError,
   discardBody,

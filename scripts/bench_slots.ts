@@ -14,7 +14,7 @@
  */
 import { compare, printRatio, readFlag, startProcess } from "./_bench_support.ts";
 import { buildCandidateSlots } from "../lib/availability/availability.ts";
-import { DEFAULT_SCHEDULE } from "../lib/availability/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../content/schedule.ts";
 import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "../lib/booking/booking_store.ts";
 
 const seconds = Number(readFlag("--seconds") ?? 10);

@@ -23,7 +23,6 @@ import {
   tuple,
   validate,
 } from "superstruct";
-import schedule from "../../content/schedule.json" with { type: "json" };
 
 const TIME: Struct<string, null> = pattern(string(), /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/);
 const DATE: Struct<string, null> = pattern(string(), /^\d{4}-\d{2}-\d{2}$/);
@@ -163,6 +162,3 @@ export function readSchedule(value: unknown): ScheduleSettings {
   }
   return settings;
 }
-
-/** The schedule of `content/schedule.json`. */
-export const DEFAULT_SCHEDULE: ScheduleSettings = readSchedule(schedule);

@@ -12,7 +12,7 @@ import {
   MAX_BODY_BYTES,
   RETENTION_DAYS,
 } from "../contract/contract.ts";
-import { requireFields } from "../contract/fields.ts";
+import { requireFields } from "../contract/require_fields.ts";
 import { escapeHtml, type MailAddresses, type OutgoingMail, toHeaderText } from "../mail/mail.ts";
 import {
   BodyError,

@@ -14,6 +14,9 @@ export const API_VERSION = "1";
 /** The versioned base path (spec, Versioning 1). */
 export const API_BASE_PATH = "/api/v1";
 
+/** The least time between `Deprecation` and `Sunset` the spec promises (Versioning 4), in days. */
+export const MIN_SUNSET_DAYS = 180;
+
 /** The path of the API and its unversioned aliases: every answer under it is JSON. */
 export const API_PREFIX = "/api";
 

@@ -6,7 +6,6 @@
  * @module
  */
 import { coerce, define, type Failure, string, type Struct, type, validate } from "superstruct";
-import { ApiError } from "./api_error.ts";
 
 /** A text field of a request body: every field of ContactInquiry and BookingRequest is one. */
 export interface TextField {
@@ -198,8 +197,19 @@ export function validateFields<F extends FieldSet>(
   struct: Struct<FieldValues<F>, unknown>,
   input: Record<string, unknown>,
 ): FieldValidation<F> {
-  const [error, value] = validate(input, struct, { coerce: true });
-  if (!error) {
+  // A member that is not a string is refused here, before superstruct: its failure message
+  // prints the value, which throws for `{"toString":1}` and overflows the stack for arrays
+  // nested thousands deep.
+  const typeProblems: FieldProblem[] = [];
+  const strings: Record<string, unknown> = { ...input };
+  for (const name of Object.keys(fields)) {
+    const item = input[name];
+    if (item === undefined || typeof item === "string") continue;
+    typeProblems.push({ field: name, problem: "type", hint: `Send "${name}" as a string` });
+    delete strings[name];
+  }
+  const [error, value] = validate(strings, struct, { coerce: true });
+  if (!error && !typeProblems.length) {
     // Optional fields left empty after trimming carry no information: drop them.
     const cleaned: Record<string, unknown> = {};
     for (const name of Object.keys(fields)) {
@@ -209,30 +219,10 @@ export function validateFields<F extends FieldSet>(
     return { ok: true, value: cleaned as FieldValues<F> };
   }
   const order = Object.keys(fields);
-  const problems = error.failures().map((failure) => describeFailure(fields, failure))
+  const refused = new Set(typeProblems.map((problem) => problem.field));
+  const described = (error?.failures() ?? []).map((failure) => describeFailure(fields, failure))
+    .filter((problem) => !refused.has(problem.field));
+  const problems = [...described, ...typeProblems]
     .sort((a, b) => order.indexOf(a.field) - order.indexOf(b.field));
   return { ok: false, problems };
-}
-
-/**
- * Validates like {@linkcode validateFields} and throws the API's answer to a failure.
- *
- * @returns The typed value.
- * @throws {ApiError} 400 `validation-failed` whose hint names the first failing field, with every
- * failing field in `details`.
- */
-export function requireFields<F extends FieldSet>(
-  fields: F,
-  struct: Struct<FieldValues<F>, unknown>,
-  input: Record<string, unknown>,
-): FieldValues<F> {
-  const result = validateFields(fields, struct, input);
-  if (result.ok) return result.value;
-  const [first] = result.problems;
-  throw new ApiError("validation-failed", {
-    status: 400,
-    message: `Field "${first.field}" is invalid`,
-    hint: first.hint,
-    details: result.problems,
-  });
 }

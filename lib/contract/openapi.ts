@@ -12,6 +12,7 @@ import {
   ERROR_CODES,
   ERROR_STATUS_CODES,
   MAX_BODY_BYTES,
+  MIN_SUNSET_DAYS,
   OPENAPI_DOCUMENT_VERSION,
   type Operation,
   OPERATIONS,
@@ -19,10 +20,6 @@ import {
   type RateLimitPolicy,
 } from "./contract.ts";
 import { buildJsonSchema, type JsonSchema } from "./fields.ts";
-import { MIN_SUNSET_DAYS } from "../http/versioning.ts";
-import { DEFAULT_SCHEDULE } from "../availability/schedule.ts";
-
-const DEFAULT_TIME_ZONE = DEFAULT_SCHEDULE.timeZone;
 
 /** Options of {@linkcode buildOpenApiDocument}. */
 export interface OpenApiOptions {
@@ -30,11 +27,8 @@ export interface OpenApiOptions {
   baseUrl: string;
   /** The policies with the operator's quotas. */
   policies: Readonly<Record<PolicyName, RateLimitPolicy>>;
-  /**
-   * The IANA time zone of the booking schedule, in which slots are listed and months counted.
-   * @default {"Europe/Lisbon"} (the spec's)
-   */
-  timeZone?: string;
+  /** The IANA time zone of the booking schedule, in which slots are listed and months counted. */
+  timeZone: string;
 }
 
 const COMMON_HEADERS = {
@@ -333,7 +327,7 @@ function buildOperationObject(
     "x-rate-limit-policies": operation.policies,
     responses,
   };
-  const parameters = buildParameters(operation, options.timeZone ?? DEFAULT_TIME_ZONE);
+  const parameters = buildParameters(operation, options.timeZone);
   if (parameters) object.parameters = parameters;
   const requestBody = buildRequestBody(operation);
   if (requestBody) object.requestBody = requestBody;
@@ -413,7 +407,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
     ],
     paths,
     components: {
-      schemas: buildSchemas(options.timeZone ?? DEFAULT_TIME_ZONE),
+      schemas: buildSchemas(options.timeZone),
       headers: { ...COMMON_HEADERS, "Retry-After": RETRY_AFTER },
     },
   };

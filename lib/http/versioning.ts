@@ -11,8 +11,7 @@ import { isDateTime } from "../contract/fields.ts";
 import { readOrCreateSetting } from "../store/settings.ts";
 import type { Store } from "../store/store.ts";
 
-/** The least time between `Deprecation` and `Sunset` the spec promises (Versioning 4), in days. */
-export const MIN_SUNSET_DAYS = 180;
+import { MIN_SUNSET_DAYS } from "../contract/contract.ts";
 
 /** An announcement that v1 is deprecated and when it stops. */
 export interface DeprecationNotice {

@@ -4,7 +4,7 @@ import { createHandler } from "../../mod.ts";
 import { buildRouteTable } from "../../routes/mod.ts";
 import { resolveServices } from "../../lib/resolve_services.ts";
 import { CORPUS } from "../../content/corpus.generated.ts";
-import { DEFAULT_SCHEDULE } from "../../lib/availability/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
 import { OPERATIONS } from "../../lib/contract/contract.ts";
 import { buildRequest, fromAddress } from "../_support.ts";
 

@@ -8,7 +8,7 @@ const BOOKING_LIMIT = MAX_BODY_BYTES.createBooking;
 import { createHandler, type Handler, type HandlerOptions } from "../../mod.ts";
 import type { BookingRecord } from "../../lib/booking/booking_mail.ts";
 import { createOutbox, type Outbox } from "../../lib/mail/outbox.ts";
-import { DEFAULT_SCHEDULE } from "../../lib/availability/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
 import { createLinkSigner } from "../../lib/booking/signed_links.ts";
 import { createSmtpMailer } from "../../adapters/smtp_mailer.ts";
 import type {
@@ -1509,3 +1509,19 @@ test(
     assertNoInternalError(app);
   },
 );
+
+test("POST /api/v1/booking answers 400 validation-failed, not 500, for {toString} objects and arrays nested 3000 deep", async () => {
+  const app = createApp();
+  const start = await takeSlot(app, "2026-12");
+  const nested = JSON.parse("[".repeat(3000) + "]".repeat(3000));
+  for (const topic of [{ toString: 1 }, nested]) {
+    const body = await readError(
+      await book(app, buildBookingBody(start, { topic })),
+      400,
+      "validation-failed",
+    );
+    assert.deepEqual(body.error.details, [
+      { field: "topic", problem: "type", hint: 'Send "topic" as a string' },
+    ]);
+  }
+});

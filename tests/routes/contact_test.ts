@@ -1038,3 +1038,15 @@ test("POST /api/v1/contact drops optional fields left blank", async () => {
   const mail = await receiveMail(record);
   assert.equal(mail.parsed.subject, "Novo contacto: Nuno");
 });
+
+test("POST /api/v1/contact answers 400 validation-failed, not 500, for {toString} objects and arrays nested 3000 deep", async () => {
+  const nested = JSON.parse("[".repeat(3000) + "]".repeat(3000));
+  for (const Name of [{ toString: 1 }, { valueOf: 1, toString: 1 }, nested]) {
+    const response = await postJson({ Name, Email: "ana@example.pt", Message: "Olá" });
+    assert.equal(response.status, 400);
+    const body = await readError(response, "validation-failed");
+    assert.deepEqual(body.error.details, [
+      { field: "Name", problem: "type", hint: 'Send "Name" as a string' },
+    ]);
+  }
+});

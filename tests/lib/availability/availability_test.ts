@@ -12,11 +12,11 @@ import {
   overlapsAny,
 } from "../../../lib/availability/availability.ts";
 import {
-  DEFAULT_SCHEDULE,
   readSchedule,
   type ScheduleSettings,
   WEEKDAYS,
 } from "../../../lib/availability/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../../../content/schedule.ts";
 import schedule from "../../../content/schedule.json" with { type: "json" };
 
 const LISBON = "Europe/Lisbon";

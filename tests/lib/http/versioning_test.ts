@@ -6,8 +6,8 @@ import {
   DEPRECATION_SENT_PREFIX,
   type DeprecationNotice,
   formatLink,
-  MIN_SUNSET_DAYS,
 } from "../../../lib/http/versioning.ts";
+import { MIN_SUNSET_DAYS } from "../../../lib/contract/contract.ts";
 import { createMemoryStore } from "../../../testing.ts";
 
 const NOTICE: DeprecationNotice = {
