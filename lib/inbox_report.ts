@@ -11,6 +11,20 @@ import type { BookingRecord } from "./booking/booking_mail.ts";
 import { OUTBOX_PREFIX, type OutboxEntry, SENT_PREFIX, type SentRecord } from "./mail/outbox.ts";
 import type { Store } from "./store/store.ts";
 
+/**
+ * Escapes the control characters of a line (C0, DEL and C1, line breaks included) as `\uXXXX`,
+ * so that it prints as one inert line on a terminal.
+ *
+ * @param line Text that may hold a visitor's characters.
+ * @returns The same text with every control character escaped.
+ */
+export function toPrintable(line: string): string {
+  return line.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 /** Options of {@linkcode writeInboxReport}. */
 export interface InboxReportOptions {
   /** The most inquiries and the most bookings listed. @default {50} */
@@ -31,7 +45,10 @@ export async function writeInboxReport(
   options: InboxReportOptions = {},
 ): Promise<void> {
   const limit = options.limit ?? 50;
-  const write = options.write ?? console.log;
+  const print = options.write ?? console.log;
+  // Every line shows visitors' text: its control characters (ESC sequences, NUL, CR, LF) are
+  // shown escaped, so no one can forge report lines or drive the operator's terminal.
+  const write = (line: string) => print(toPrintable(line));
 
   async function describeDelivery(mailId: string): Promise<string> {
     const waiting = await store.get<OutboxEntry>([...OUTBOX_PREFIX, mailId]);
@@ -49,7 +66,8 @@ export async function writeInboxReport(
   }
 
   let count = 0;
-  write("Inquiries, newest first:\n");
+  write("Inquiries, newest first:");
+  write("");
   for await (
     const entry of store.list<InquiryRecord>({ prefix: INQUIRY_PREFIX }, { reverse: true, limit })
   ) {
@@ -67,7 +85,9 @@ export async function writeInboxReport(
   write(`${count} inquir${count === 1 ? "y" : "ies"}`);
 
   let bookings = 0;
-  write("\nBookings, newest first:\n");
+  write("");
+  write("Bookings, newest first:");
+  write("");
   for await (
     const entry of store.list<BookingRecord>({ prefix: BOOKING_PREFIX }, { reverse: true, limit })
   ) {

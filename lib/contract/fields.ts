@@ -50,6 +50,13 @@ const EMAIL_PATTERN =
 const DATE_TIME_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
+/**
+ * Control characters that no field may carry (C0 but tab, line feed and carriage return; DEL;
+ * C1): RFC 5545 forbids them in iCalendar text and no mail body needs them, so they are removed
+ * before a field is checked.
+ */
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
 /** Whether `value` is a valid e-mail address under the WHATWG rule. */
 export function isEmailAddress(value: string): boolean {
   return EMAIL_PATTERN.test(value);
@@ -86,7 +93,7 @@ function buildFieldStruct(field: TextField): Struct<string | undefined, null> {
     if (field.format === "date-time" && !isDateTime(value)) return false;
     return true;
   });
-  return coerce(checked, string(), (value) => value.trim());
+  return coerce(checked, string(), (value) => value.replace(CONTROL_CHARACTERS, "").trim());
 }
 
 /**

@@ -1525,3 +1525,31 @@ test("POST /api/v1/booking answers 400 validation-failed, not 500, for {toString
     ]);
   }
 });
+
+test("POST /api/v1/booking removes control characters before they reach the invite and the e-mails", async () => {
+  const app = createApp();
+  const start = await takeSlot(app, "2026-12");
+  const email = "controls@example.pt";
+  await readCreated(
+    await book(
+      app,
+      buildBookingBody(start, {
+        email,
+        topic: "Um site\u0000 novo\u001b[31m para a padaria\u0007",
+        company: "Padaria\u007f Central\u009b",
+      }),
+    ),
+    "accepted",
+    start,
+  );
+  const record = await findBooking(app, email);
+  assert.equal(record.topic, "Um site novo[31m para a padaria");
+  assert.equal(record.company, "Padaria Central");
+  const mails = await receiveMails(app, record.id, ["attendee-booked-0", "studio-new-0"]);
+  for (const mail of Object.values(mails)) {
+    const forbidden = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+    assert.doesNotMatch(mail.raw, forbidden);
+    assert.doesNotMatch(mail.parsed.text ?? "", forbidden);
+    assert.match(mail.parsed.text ?? "", /Um site novo\[31m para a padaria/);
+  }
+});
