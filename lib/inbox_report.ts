@@ -20,6 +20,7 @@ import type { Store } from "./store/store.ts";
  */
 export function toPrintable(line: string): string {
   return line.replace(
+    // deno-lint-ignore no-control-regex -- matching control characters is the point
     /[\u0000-\u001f\u007f-\u009f]/g,
     (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );

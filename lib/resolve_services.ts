@@ -23,6 +23,8 @@ import { createOutbox, type Outbox } from "./mail/outbox.ts";
 import type { Clock, Logger } from "./ports.ts";
 import type { Services } from "./services.ts";
 import { checkCorpus, type Corpus } from "./site/corpus.ts";
+import { buildSite, type Site } from "./site/build_site.ts";
+import { createFormatNegotiator } from "./http/negotiate_format.ts";
 import { createMemoryStore } from "./store/memory_store.ts";
 import { readOrCreateSecret } from "./store/secret.ts";
 import type { Store } from "./store/store.ts";
@@ -169,6 +171,8 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
   const logger = options.logger ?? CONSOLE_LOGGER;
   const schedule = options.schedule ? readSchedule(options.schedule) : defaults.schedule;
   const busyCalendar = options.busyCalendar ?? NO_BUSY_CALENDAR;
+  const content = options.content ? checkCorpus(options.content) : defaults.content;
+  let site: Site | undefined;
   return Object.freeze({
     baseUrl,
     docsUrl: baseUrl + OPENAPI_PATH,
@@ -195,6 +199,8 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     policies: Object.freeze(resolvePolicies(options.rateLimits)),
     trustProxy: options.trustProxy,
     versionHeaders: Object.freeze(buildVersionHeaders(options.deprecation)),
-    content: options.content ? checkCorpus(options.content) : defaults.content,
+    content,
+    site: () => site ??= buildSite(content, baseUrl),
+    negotiateFormat: createFormatNegotiator(),
   });
 }

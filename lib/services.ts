@@ -12,6 +12,8 @@ import type { Store } from "./store/store.ts";
 import type { Outbox } from "./mail/outbox.ts";
 import type { MailAddresses } from "./mail/mail.ts";
 import type { Corpus } from "./site/corpus.ts";
+import type { Site } from "./site/build_site.ts";
+import type { ContentFormat } from "./http/negotiate_format.ts";
 import type { ScheduleSettings } from "./availability/schedule.ts";
 import type { BusyCalendar } from "./availability/busy_calendar.ts";
 import type { SlotFinder } from "./availability/slots.ts";
@@ -58,4 +60,12 @@ export interface Services {
   versionHeaders: ReadonlyArray<readonly [string, string]>;
   /** The site's content: pages of both languages, settings and assets. */
   content: Corpus;
+  /**
+   * The site built from `content`, on first use and kept for the handler's lifetime (the content
+   * routes, the contact form, the booking links and the not-found fallback share it). Building
+   * takes some tens of milliseconds, paid by the first content request, not by every handler.
+   */
+  site(): Site;
+  /** Chooses HTML or Markdown for an `Accept` value, remembering recent answers. */
+  negotiateFormat(accept: string | null): ContentFormat;
 }

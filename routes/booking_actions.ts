@@ -11,7 +11,7 @@ import type { BookingRecord } from "../lib/booking/booking_mail.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
 import { respond } from "../lib/http/representation.ts";
 import type { RouteDefinition } from "../lib/http/route.ts";
-import { buildDocumentPage, readSite } from "../lib/site/build_site.ts";
+import { buildDocumentPage } from "../lib/site/build_site.ts";
 import type { Services } from "../lib/services.ts";
 import {
   ACTION_PATH_PREFIX,
@@ -109,7 +109,7 @@ export function bookingActionRoutes(services: Services): RouteDefinition[] {
     title: string,
     body: string,
   ): Response {
-    const document = buildDocumentPage(readSite(services), locale, {
+    const document = buildDocumentPage(services.site(), locale, {
       title,
       mainHtml: `<h1>${escapeHtml(title)}</h1>\n${body}`,
     }, ACTION_PAGE_HEADERS);

@@ -8,7 +8,7 @@
  * @module
  */
 import { ApiError } from "../lib/contract/api_error.ts";
-import { buildNoticePage, readSite, type Site, type SitePage } from "../lib/site/build_site.ts";
+import { buildNoticePage, type Site, type SitePage } from "../lib/site/build_site.ts";
 import { findPage } from "../lib/site/render_page.ts";
 import type { FieldProblem } from "../lib/contract/fields.ts";
 import { type Attribution, ATTRIBUTION_FIELDS } from "../lib/contact/first_touch.ts";
@@ -120,7 +120,7 @@ export function contactFormRoutes(services: Services): RouteDefinition[] {
     .filter((page) => page.layout === "contact")
     .map((page) => {
       const prepare = () => {
-        const site = readSite(services);
+        const site = services.site();
         const entry = site.pages.get(page.path);
         if (!entry) throw new Error(`No prepared page at "${page.path}"`);
         return { site, entry };

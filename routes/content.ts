@@ -11,7 +11,6 @@
 import { LLMS_FULL_PATH, toLlmsPath } from "../lib/site/build_llms_txt.ts";
 import {
   buildNoticePage,
-  readSite,
   type Site,
   type SitePage,
   toLanguage,
@@ -23,7 +22,6 @@ import {
   readQueryAttribution,
 } from "../lib/contact/first_touch.ts";
 import { LLMS_PATH } from "../lib/contract/contract.ts";
-import { negotiateFormat } from "../lib/http/negotiate_format.ts";
 import { renderContactForm } from "../lib/site/render_contact_form.ts";
 import {
   type HeaderPair,
@@ -75,6 +73,7 @@ function answerWithAttribution(site: Site, entry: SitePage, request: Request): R
 }
 
 function servePage(
+  services: Services,
   site: Site,
   entry: SitePage,
   request: Request,
@@ -88,7 +87,7 @@ function servePage(
       headers: { Location: entry.page.path + (query < 0 ? "" : request.url.slice(query)) },
     });
   }
-  if (negotiateFormat(request.headers.get("Accept")) === "markdown") {
+  if (services.negotiateFormat(request.headers.get("Accept")) === "markdown") {
     return respond(request, entry.markdown);
   }
   if (
@@ -114,7 +113,7 @@ export function answerSiteFallback(
   context: RequestContext,
   allow: string,
 ): Response {
-  const site = readSite(services);
+  const site = services.site();
   const language = toLanguage(context.pathname);
   if (allow) {
     const notice = site.corpus.languages[language].text.methodNotAllowed;
@@ -125,13 +124,13 @@ export function answerSiteFallback(
   }
   const format = context.pathname.startsWith("/md/")
     ? "markdown"
-    : negotiateFormat(request.headers.get("Accept"));
+    : services.negotiateFormat(request.headers.get("Accept"));
   return respond(request, site.notFound[language][format], { status: 404 });
 }
 
 /**
  * The routes of the site's content. The paths come from the corpus; the site itself is rendered
- * on the first content request and kept (see `readSite`), so a handler that only serves the API
+ * on the first content request and kept (see `Services.site`), so a handler that only serves the API
  * never pays for it.
  */
 export function contentRoutes(services: Services): RouteDefinition[] {
@@ -139,23 +138,23 @@ export function contentRoutes(services: Services): RouteDefinition[] {
     method: "GET",
     path: page.path,
     handle: (request, context) => {
-      const site = readSite(services);
+      const site = services.site();
       const entry = site.pages.get(page.path);
       if (!entry) return answerSiteFallback(services, request, context, "");
-      return servePage(site, entry, request, context);
+      return servePage(services, site, entry, request, context);
     },
   }));
   const serve = (path: string, pick: (site: Site) => Representation): RouteDefinition => ({
     method: "GET",
     path,
-    handle: (request) => respond(request, pick(readSite(services))),
+    handle: (request) => respond(request, pick(services.site())),
   });
   routes.push(
     {
       method: "GET",
       path: "/md/*",
       handle: (request, context) => {
-        const site = readSite(services);
+        const site = services.site();
         const path = toPagePath(context.pathname);
         const entry = path === undefined ? undefined : site.pages.get(path);
         if (entry) return respond(request, entry.markdown);
@@ -173,7 +172,7 @@ export function contentRoutes(services: Services): RouteDefinition[] {
       method: "GET",
       path: "/assets/:name",
       handle: (request, context) => {
-        const asset = readSite(services).assets.get(context.pathname.slice("/assets/".length));
+        const asset = services.site().assets.get(context.pathname.slice("/assets/".length));
         if (!asset) return answerSiteFallback(services, request, context, "");
         const pinned = request.url.endsWith(`?v=${asset.version}`);
         return respond(request, pinned ? asset.pinned : asset.current);

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { listPublicHolidays } from "./holidays.ts";
+import { createHolidayCalendar, type HolidayCalendar } from "./holidays.ts";
 import { type ScheduleSettings, WEEKDAYS } from "./schedule.ts";
 
 /** A busy span of time, as epoch milliseconds, start inclusive and end exclusive. */
@@ -56,12 +56,14 @@ function toMinutes(time: string): number {
  * @param settings The schedule.
  * @param first The first date.
  * @param last The last date.
+ * @param holidays The public holidays. @default {a calendar of this call's own}
  * @returns The candidates in time order.
  */
 export function buildCandidateSlots(
   settings: ScheduleSettings,
   first: Temporal.PlainDate,
   last: Temporal.PlainDate,
+  holidays: HolidayCalendar = createHolidayCalendar(),
 ): CandidateSlot[] {
   const slots: CandidateSlot[] = [];
   const closed = new Set(settings.closedDates);
@@ -75,7 +77,7 @@ export function buildCandidateSlots(
     if (closed.has(day)) continue;
     if (
       settings.closedOnPublicHolidays &&
-      listPublicHolidays(settings.holidayCountry, date.year).has(day)
+      holidays(settings.holidayCountry, date.year).has(day)
     ) continue;
     for (const [open, close] of settings.weeklyHours[WEEKDAYS[date.dayOfWeek - 1]]) {
       const closeMinutes = toMinutes(close);

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { createHolidayCalendar } from "./holidays.ts";
 import {
   buildBookingWindow,
   buildCandidateSlots,
@@ -86,6 +87,7 @@ export function createSlotFinder(options: SlotFinderOptions): SlotFinder {
   const { settings, busyCalendar, nowMilliseconds } = options;
   const holds = createHoldsReader(options.store);
   const months = new Map<string, MonthEntry>();
+  const holidays = createHolidayCalendar();
   let window: { minuteStartMs: number; latestEpochMs: number } | undefined;
 
   function readMonth(month: string): MonthEntry {
@@ -93,7 +95,7 @@ export function createSlotFinder(options: SlotFinderOptions): SlotFinder {
     if (!entry) {
       const described = describeMonth(month, settings.timeZone);
       entry = {
-        candidates: buildCandidateSlots(settings, described.first, described.last),
+        candidates: buildCandidateSlots(settings, described.first, described.last, holidays),
         span: described.span,
       };
       if (months.size > 24) months.clear();

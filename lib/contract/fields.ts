@@ -55,6 +55,7 @@ const DATE_TIME_PATTERN =
  * C1): RFC 5545 forbids them in iCalendar text and no mail body needs them, so they are removed
  * before a field is checked.
  */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
 /** Whether `value` is a valid e-mail address under the WHATWG rule. */

@@ -60,26 +60,37 @@ export function readClientKey(
   info: ConnectionInfo | undefined,
   trustProxy?: TrustedProxyHeader,
 ): string {
-  if (trustProxy) {
-    const value = request.headers.get(trustProxy);
-    if (value) {
-      const candidate = trustProxy === "x-forwarded-for"
-        ? value.slice(value.lastIndexOf(",") + 1)
-        : value;
-      const key = toClientKey(candidate);
-      if (key) return key;
-    }
-  }
-  const hostname = info?.remoteAddr?.hostname;
-  if (!hostname) return UNKNOWN_CLIENT;
-  if (hostname !== lastConnection.hostname) {
-    lastConnection = { hostname, key: toClientKey(hostname) ?? UNKNOWN_CLIENT };
-  }
-  return lastConnection.key;
+  return createClientKeyReader(trustProxy)(request, info);
 }
 
 /**
- * The key of the connection address seen last: consecutive requests mostly come from one
- * address (a kept-alive connection, a proxy), which then is not parsed again.
+ * Creates a {@linkcode readClientKey} for one handler that remembers the key of the connection
+ * address it saw last: consecutive requests mostly come from one address (a kept-alive
+ * connection, a proxy), which then is not parsed again. This runs on every request.
+ *
+ * @param trustProxy The trusted header, if any.
+ * @returns The reader.
  */
-let lastConnection = { hostname: "", key: UNKNOWN_CLIENT };
+export function createClientKeyReader(
+  trustProxy?: TrustedProxyHeader,
+): (request: Request, info: ConnectionInfo | undefined) => string {
+  let lastConnection = { hostname: "", key: UNKNOWN_CLIENT };
+  return (request, info) => {
+    if (trustProxy) {
+      const value = request.headers.get(trustProxy);
+      if (value) {
+        const candidate = trustProxy === "x-forwarded-for"
+          ? value.slice(value.lastIndexOf(",") + 1)
+          : value;
+        const key = toClientKey(candidate);
+        if (key) return key;
+      }
+    }
+    const hostname = info?.remoteAddr?.hostname;
+    if (!hostname) return UNKNOWN_CLIENT;
+    if (hostname !== lastConnection.hostname) {
+      lastConnection = { hostname, key: toClientKey(hostname) ?? UNKNOWN_CLIENT };
+    }
+    return lastConnection.key;
+  };
+}

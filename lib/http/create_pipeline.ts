@@ -8,7 +8,11 @@
 import { ApiError } from "../contract/api_error.ts";
 import type { PolicyName, RateLimitPolicy } from "../contract/contract.ts";
 import type { Logger } from "../ports.ts";
-import { type ConnectionInfo, readClientKey, type TrustedProxyHeader } from "./client_address.ts";
+import {
+  type ConnectionInfo,
+  createClientKeyReader,
+  type TrustedProxyHeader,
+} from "./client_address.ts";
 import { createApiResponder } from "./create_api_responder.ts";
 import { createErrorStage, isApiPath } from "./create_error_stage.ts";
 import {
@@ -66,7 +70,8 @@ type Stage = (request: Request, context: RequestContext) => Response | Promise<R
  * @returns The handler; it answers every request, errors included, and never rejects.
  */
 export function createPipeline(options: PipelineOptions): Handler {
-  const { table, fallback, trustProxy } = options;
+  const { table, fallback } = options;
+  const readClientKey = createClientKeyReader(options.trustProxy);
   const responder = createApiResponder(table, options.versionHeaders);
   const { finish } = responder;
   const errors = createErrorStage(responder, options);
@@ -152,7 +157,7 @@ export function createPipeline(options: PipelineOptions): Handler {
     try {
       context = {
         pathname: readPathname(request.url),
-        clientKey: readClientKey(request, info, trustProxy),
+        clientKey: readClientKey(request, info),
       };
       const matched = matcher.match(request.method, context.pathname);
       const result = matched ? matched.stage(request, context) : answerUnmatched(request, context);

@@ -20,8 +20,6 @@ const OFFERED = ["text/html", "text/markdown", "text/markdown;charset=utf-8"];
 /** Most distinct `Accept` values remembered; a flood of odd values only clears the memory. */
 const MAX_REMEMBERED = 256;
 
-const remembered = new Map<string, ContentFormat>();
-
 /**
  * Chooses the representation of a page for an `Accept` header.
  *
@@ -31,18 +29,34 @@ const remembered = new Map<string, ContentFormat>();
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { negotiateFormat } from "./negotiate_format.ts";
- * console.log(negotiateFormat("text/markdown;q=0.1, text/html")); // "html"
- * console.log(negotiateFormat("text/markdown, *\/*;q=0.8")); // "markdown"
+ *
+ * assert.equal(negotiateFormat("text/markdown;q=0.1, text/html"), "html");
+ * assert.equal(negotiateFormat("text/markdown, *\/*;q=0.8"), "markdown");
  * ```
  */
 export function negotiateFormat(accept: string | null): ContentFormat {
   if (!accept) return "html";
-  let format = remembered.get(accept);
-  if (format) return format;
   const chosen = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
-  format = chosen?.startsWith("text/markdown") ? "markdown" : "html";
-  if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-  remembered.set(accept, format);
-  return format;
+  return chosen?.startsWith("text/markdown") ? "markdown" : "html";
+}
+
+/**
+ * Creates a {@linkcode negotiateFormat} that remembers its answers to the last few hundred
+ * distinct `Accept` values (browsers and agents send a handful), for one handler's lifetime.
+ *
+ * @returns The remembering negotiator.
+ */
+export function createFormatNegotiator(): (accept: string | null) => ContentFormat {
+  const remembered = new Map<string, ContentFormat>();
+  return (accept) => {
+    if (!accept) return "html";
+    let format = remembered.get(accept);
+    if (format) return format;
+    format = negotiateFormat(accept);
+    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+    remembered.set(accept, format);
+    return format;
+  };
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { serializeInteger, serializeList, serializeString } from "structured-headers";
-import type { RateLimitPolicy } from "../contract/contract.ts";
+import { RATE_LIMIT_POLICIES, type RateLimitPolicy } from "../contract/contract.ts";
 
 /** One policy's state for one client after a request was counted. */
 export interface PolicyState {
@@ -149,16 +149,14 @@ export function buildPolicyHeader(policies: readonly RateLimitPolicy[]): string 
   ]));
 }
 
-const serializedNames = new Map<string, string>();
+/** The spec's policy names as Structured Fields Strings, serialised once (read-only). */
+const SERIALIZED_NAMES: Readonly<Record<string, string>> = Object.freeze(
+  Object.fromEntries(Object.keys(RATE_LIMIT_POLICIES).map((name) => [name, serializeString(name)])),
+);
 
-/** The policy name as a Structured Fields String, serialised once per name. */
+/** The policy name as a Structured Fields String. */
 function serializeName(name: string): string {
-  let serialized = serializedNames.get(name);
-  if (serialized === undefined) {
-    serialized = serializeString(name);
-    serializedNames.set(name, serialized);
-  }
-  return serialized;
+  return SERIALIZED_NAMES[name] ?? serializeString(name);
 }
 
 /**

@@ -25,7 +25,12 @@ export interface Representation {
 const encoder = new TextEncoder();
 
 /** The headers a 304 answer carries (RFC 9110, section 15.4.5), lower case. */
-const NOT_MODIFIED_HEADERS = new Set(["etag", "vary", "cache-control", "content-language"]);
+const NOT_MODIFIED_HEADERS: ReadonlySet<string> = new Set([
+  "etag",
+  "vary",
+  "cache-control",
+  "content-language",
+]);
 
 /**
  * Prepares a representation.

@@ -17,7 +17,6 @@ import { renderInlineMarkdown, renderMarkdown } from "./render_markdown.ts";
 import { findPage, type PageView, renderPage } from "./render_page.ts";
 import { type HeaderPair, type Representation, toRepresentation } from "../http/representation.ts";
 import { rewriteMarkdown } from "./rewrite_markdown.ts";
-import type { Services } from "../services.ts";
 import { formatLink } from "../http/versioning.ts";
 
 /** The media type of the Markdown representations. */
@@ -333,22 +332,4 @@ export function buildNoticePage(
       renderInlineMarkdown(text)
     }</p>`,
   });
-}
-
-const sites = new WeakMap<Services, Site>();
-
-/**
- * The site of a handler's services, built on first use and kept for the services' lifetime (the
- * content routes, the contact form and the not-found fallback share it). Building takes some
- * tens of milliseconds, paid by the first content request rather than by every handler.
- *
- * @param services The resolved services.
- */
-export function readSite(services: Services): Site {
-  let site = sites.get(services);
-  if (!site) {
-    site = buildSite(services.content, services.baseUrl);
-    sites.set(services, site);
-  }
-  return site;
 }

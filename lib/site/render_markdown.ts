@@ -17,21 +17,8 @@ export function toSlug(text: string): string {
     .replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "section";
 }
 
-const usedSlugs = new Set<string>();
-
-const marked = new Marked({
-  gfm: true,
-  renderer: {
-    heading({ tokens, depth, text }) {
-      // Link syntax is dropped from the text: "[Websites](/servicos/websites)" → "websites".
-      const base = toSlug(text.replace(/\[([^\]]*)\]\([^)]*\)/g, "$1"));
-      let slug = base;
-      for (let suffix = 2; usedSlugs.has(slug); suffix++) slug = `${base}-${suffix}`;
-      usedSlugs.add(slug);
-      return `<h${depth} id="${slug}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
-    },
-  },
-});
+/** Inline Markdown needs no heading ids: one configured parser, never changed after this. */
+const INLINE = new Marked({ gfm: true });
 
 /**
  * Renders a Markdown document as HTML. Raw HTML in the Markdown passes through: the corpus is
@@ -41,7 +28,21 @@ const marked = new Marked({
  * @returns The HTML fragment.
  */
 export function renderMarkdown(markdown: string): string {
-  usedSlugs.clear();
+  // Heading ids are unique within one document: the slugs used so far live in this call only.
+  const usedSlugs = new Set<string>();
+  const marked = new Marked({
+    gfm: true,
+    renderer: {
+      heading({ tokens, depth, text }) {
+        // Link syntax is dropped from the text: "[Websites](/servicos/websites)" → "websites".
+        const base = toSlug(text.replace(/\[([^\]]*)\]\([^)]*\)/g, "$1"));
+        let slug = base;
+        for (let suffix = 2; usedSlugs.has(slug); suffix++) slug = `${base}-${suffix}`;
+        usedSlugs.add(slug);
+        return `<h${depth} id="${slug}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
+      },
+    },
+  });
   return marked.parse(markdown, { async: false });
 }
 
@@ -52,5 +53,5 @@ export function renderMarkdown(markdown: string): string {
  * @returns The HTML, without a wrapping paragraph.
  */
 export function renderInlineMarkdown(markdown: string): string {
-  return marked.parseInline(markdown, { async: false });
+  return INLINE.parseInline(markdown, { async: false });
 }

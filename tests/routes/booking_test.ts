@@ -1547,6 +1547,7 @@ test("POST /api/v1/booking removes control characters before they reach the invi
   assert.equal(record.company, "Padaria Central");
   const mails = await receiveMails(app, record.id, ["attendee-booked-0", "studio-new-0"]);
   for (const mail of Object.values(mails)) {
+    // deno-lint-ignore no-control-regex -- matching control characters is the point
     const forbidden = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
     assert.doesNotMatch(mail.raw, forbidden);
     assert.doesNotMatch(mail.parsed.text ?? "", forbidden);
