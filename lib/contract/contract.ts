@@ -280,7 +280,7 @@ const RATE_LIMITED: OperationResponse = {
 };
 
 /** Every operation of the API v1 (spec, Endpoints), in the order the index lists them. */
-export const OPERATIONS: readonly Operation[] = [
+export const OPERATIONS = [
   {
     operationId: "getApiIndex",
     method: "GET",
@@ -394,11 +394,16 @@ export const OPERATIONS: readonly Operation[] = [
       },
     ],
   },
-];
+] as const satisfies readonly Operation[];
+
+/** The id of one of the API's operations: a typo does not compile. */
+export type OperationId = typeof OPERATIONS[number]["operationId"];
 
 /** Finds an operation by its id; throws `Error` for an unknown id (a programming error). */
-export function getOperation(operationId: string): Operation {
-  const operation = OPERATIONS.find((item) => item.operationId === operationId);
+export function getOperation(operationId: OperationId): Operation {
+  const operation: Operation | undefined = OPERATIONS.find((item) =>
+    item.operationId === operationId
+  );
   if (!operation) throw new Error(`Unknown operation: "${operationId}"`);
   return operation;
 }

@@ -6,7 +6,12 @@
  */
 import type { RateLimitDecision } from "./rate_limit.ts";
 import type { Services } from "../services.ts";
-import { getOperation, type Operation, type PolicyName } from "../contract/contract.ts";
+import {
+  getOperation,
+  type Operation,
+  type OperationId,
+  type PolicyName,
+} from "../contract/contract.ts";
 import type { JsonAnswer } from "./json_response.ts";
 
 /** What a route handler gets besides the request. */
@@ -105,7 +110,7 @@ export type RateLimitedHandler = (
  * @returns The canonical route first, then one route per alias.
  */
 export function buildOperationRoutes(
-  operationId: string,
+  operationId: OperationId,
   handle: OperationHandler,
 ): RouteDefinition[] {
   const operation = getOperation(operationId);
