@@ -79,7 +79,8 @@ export interface HandlerOptions {
   /** `auto`: bookings are accepted at once; `manual`: they wait for the team. @default {"auto"} */
   confirmation?: "auto" | "manual";
   /**
-   * Origins whose browsers may book; a request without `Origin` is always accepted.
+   * Origins whose pages may POST (contact, booking, the contact form, booking links): a POST whose
+   * `Origin` is another is refused with 403; a request without `Origin` is always accepted.
    * @default {[the origin of baseUrl]}
    */
   allowedOrigins?: readonly string[];
@@ -183,10 +184,8 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     schedule,
     busyCalendar,
     slotFinder: createSlotFinder({ settings: schedule, busyCalendar, store, nowMilliseconds }),
-    booking: {
-      confirmation: options.confirmation ?? "auto",
-      allowedOrigins: new Set(options.allowedOrigins ?? [baseUrl]),
-    },
+    booking: { confirmation: options.confirmation ?? "auto" },
+    allowedOrigins: new Set(options.allowedOrigins ?? [baseUrl]),
     linkSigner: createLinkSigner(() => readOrCreateSecret(store, options.secret)),
     outbox: options.outbox ??
       createOutbox({ store, mailer: options.mailer ?? createMemoryMailer(), clock, logger }),

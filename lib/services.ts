@@ -48,8 +48,10 @@ export interface Services {
   busyCalendar: BusyCalendar;
   /** The availability service (listing and booking check). */
   slotFinder: SlotFinder;
-  /** Booking rules: confirmation mode and the origins browsers may book from. */
-  booking: { confirmation: "auto" | "manual"; allowedOrigins: ReadonlySet<string> };
+  /** Booking rules: the confirmation mode. */
+  booking: { confirmation: "auto" | "manual" };
+  /** The origins whose pages may POST (contact, booking, the forms); see `createOriginCheck`. */
+  allowedOrigins: ReadonlySet<string>;
   /** Signs and checks the links of booking e-mails. */
   linkSigner: LinkSigner;
   /** The outbox that delivers e-mail. */

@@ -115,16 +115,6 @@ const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
 export function bookingRoutes(services: Services): RouteDefinition[] {
   const { schedule, slotFinder } = services;
   const book = buildOperationRoutes("createBooking", async (request, context) => {
-    const origin = request.headers.get("Origin");
-    if (origin !== null && !services.booking.allowedOrigins.has(origin)) {
-      discardBody(request);
-      throw new ApiError("validation-failed", {
-        status: 403,
-        message: `Origin ${JSON.stringify(origin.slice(0, 200))} is not allowed to book`,
-        hint:
-          `Book from the studio's site (${services.baseUrl}/), or from software that sends no Origin`,
-      });
-    }
     const idempotencyKey = request.headers.get("Idempotency-Key")?.trim();
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       discardBody(request);

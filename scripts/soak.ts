@@ -6,8 +6,9 @@
  * percentiles, the error count and the server's resident memory. Its verdict: memory did not grow
  * without bound, i.e. the median RSS of the last minute exceeds that of the first minute after a
  * one-minute warm-up by less than `RSS_GROWTH_LIMIT_BYTES`. Then a flood of 100,000 distinct
- * client addresses through X-Forwarded-For, with the RSS before and after against the rate
- * limiter's documented bound.
+ * client addresses through X-Forwarded-For on a server with a read quota of one, each exhausting
+ * its quota, while first-time visitors keep arriving: every visitor must be served, and the RSS
+ * before and after must stay within the rate limiter's documented bound.
  *
  * Usage: `deno task soak [--minutes 5] [--rate 200] [--flood 100000]`
  *
@@ -243,39 +244,73 @@ console.log(
   } (limit +${mib(RSS_GROWTH_LIMIT_BYTES)})`,
 );
 
-// The flood: distinct addresses, one read each, 50 at a time.
-const floodBefore = rss();
+await server.stop();
+
+// The flood, on a second server whose read quota is 1 per client: 100,000 distinct addresses each
+// exhaust their quota (a 200, then a 429), 50 at a time, while a first-time visitor arrives every
+// 500 flood addresses and must be served (issue 16, defect 2: a full client table must not hand
+// newcomers a counter the flood exhausted).
+const floodServer = await startServer({
+  STUDIO_KV_PATH: `${folder}/flood.kv`,
+  STUDIO_SMTP_URL: smtp.url,
+  STUDIO_BASE_URL: "https://studio.example",
+  STUDIO_TRUST_PROXY: "x-forwarded-for",
+  STUDIO_LOG: "quiet",
+  STUDIO_RATE_LIMIT_READ: "1",
+});
+const floodRss = () => readRssBytes(floodServer.process.pid) ?? 0;
+const floodBefore = floodRss();
 const floodStarted = performance.now();
 let floodErrors = 0;
+let visitors = 0;
+let visitorsRefused = 0;
 let next = 0;
+async function sendHealth(address: string): Promise<number> {
+  const response = await fetch(`${floodServer.origin}/api/v1/health`, {
+    headers: { "X-Forwarded-For": address },
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
 async function floodWorker(): Promise<void> {
   while (next < floodClients) {
     const number = next++;
     const address = `10.${(number >> 16) & 255}.${(number >> 8) & 255}.${number & 255}`;
     try {
-      const response = await fetch(`${server.origin}/api/v1/health`, {
-        headers: { "X-Forwarded-For": address },
-      });
-      await response.arrayBuffer();
-      if (response.status !== 200) floodErrors++;
+      const statuses = [await sendHealth(address), await sendHealth(address)];
+      if (statuses[0] !== 200 || statuses[1] !== 429) floodErrors++;
+      if (number % 500 === 0) {
+        visitors++;
+        const visitor = `2001:db8:${(number >> 16).toString(16)}:${
+          (number & 0xffff).toString(16)
+        }::1`;
+        if (await sendHealth(visitor) !== 200) visitorsRefused++;
+      }
     } catch {
       floodErrors++;
     }
   }
 }
 await Promise.all(Array.from({ length: 50 }, floodWorker));
-const floodAfter = rss();
+const floodAfter = floodRss();
 const perClient = (floodAfter - floodBefore) / floodClients;
 const floodBounded = floodAfter - floodBefore < FLOOD_LIMIT_BYTES;
 console.log(
-  `flood: ${floodClients} distinct client addresses in ${
+  `flood: ${floodClients} distinct client addresses (a 200 then a 429 each) in ${
     ((performance.now() - floodStarted) / 1000).toFixed(0)
-  } s, ${floodErrors} not 200; RSS ${mib(floodBefore)} → ${mib(floodAfter)} (${
-    perClient.toFixed(0)
-  } bytes per client): ${floodBounded ? "within" : "OVER"} the bound of +${mib(FLOOD_LIMIT_BYTES)}`,
+  } s, ${floodErrors} answered otherwise; ${
+    visitors - visitorsRefused
+  } of ${visitors} first-time ` +
+    `visitors served during it; RSS ${mib(floodBefore)} → ${mib(floodAfter)} (${
+      perClient.toFixed(0)
+    } bytes per client): ${floodBounded ? "within" : "OVER"} the bound of +${
+      mib(FLOOD_LIMIT_BYTES)
+    }`,
 );
 
-await server.stop();
+await floodServer.stop();
 await smtp.stop();
 await Deno.remove(folder, { recursive: true });
-if (!memoryBounded || !floodBounded || totalErrors > 0) Deno.exit(1);
+if (!memoryBounded || !floodBounded || totalErrors > 0 || floodErrors > 0 || visitorsRefused > 0) {
+  Deno.exit(1);
+}

@@ -279,6 +279,16 @@ const RATE_LIMITED: OperationResponse = {
   description: "Rate limit exceeded: wait the seconds in Retry-After, then retry.",
 };
 
+/**
+ * The refusal of a POST sent from another site's page (spec, Endpoints, for bookings; extended to
+ * contact by issue 16, defect 6: every browser-facing POST has the same Origin rule).
+ */
+const ORIGIN_REFUSED: OperationResponse = {
+  status: 403,
+  schema: "ErrorResponse",
+  description: "validation-failed: the Origin is not allowed.",
+};
+
 /** Every operation of the API v1 (spec, Endpoints), in the order the index lists them. */
 export const OPERATIONS = [
   {
@@ -312,7 +322,7 @@ export const OPERATIONS = [
     aliases: ["/api/fuel-contact"],
     summary: "Submit a project inquiry or question to the studio inbox",
     description:
-      "Stores a ContactInquiry and routes it to the studio inbox (average reply in 2 to 8 business hours). Accepts application/json, multipart/form-data and application/x-www-form-urlencoded. Only for genuine inquiries by the person concerned; never for testing or bulk messaging. Legacy alias: POST /api/fuel-contact.",
+      "Stores a ContactInquiry and routes it to the studio inbox (average reply in 2 to 8 business hours). Accepts application/json, multipart/form-data and application/x-www-form-urlencoded. Only for genuine inquiries by the person concerned; never for testing or bulk messaging. A request whose Origin header is present must come from an allowed origin (by default the site's own); requests without Origin are accepted. Legacy alias: POST /api/fuel-contact.",
     policies: ["write"],
     responses: [
       { status: 200, schema: "ContactSuccess", description: "Inquiry stored and routed." },
@@ -322,6 +332,7 @@ export const OPERATIONS = [
         description:
           "bad-form: the body is not JSON, multipart or urlencoded, does not parse, or is larger than 64 KiB. validation-failed: a field is missing or out of bounds; the hint names it.",
       },
+      ORIGIN_REFUSED,
       RATE_LIMITED,
       {
         status: 500,
@@ -374,11 +385,7 @@ export const OPERATIONS = [
         schema: "ErrorResponse",
         description: "bad-form or validation-failed: invalid booking details.",
       },
-      {
-        status: 403,
-        schema: "ErrorResponse",
-        description: "validation-failed: the Origin is not allowed.",
-      },
+      ORIGIN_REFUSED,
       {
         status: 409,
         schema: "ErrorResponse",

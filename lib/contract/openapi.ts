@@ -253,6 +253,16 @@ function buildRequestBody(operation: Operation): Record<string, unknown> | undef
   return undefined;
 }
 
+/** The `Origin` rule of every POST (the pipeline checks it before any POST is answered). */
+const ORIGIN_PARAMETER = {
+  name: "Origin",
+  in: "header",
+  required: false,
+  description:
+    "Sent by browsers. When present it must be an allowed origin (by default the site's own), or the answer is 403; software that sends no Origin is accepted.",
+  schema: { type: "string" },
+};
+
 function buildParameters(operation: Operation, timeZone: string): unknown[] | undefined {
   if (operation.operationId === "listBookingSlots") {
     return [{
@@ -266,14 +276,7 @@ function buildParameters(operation: Operation, timeZone: string): unknown[] | un
   }
   if (operation.operationId === "createBooking") {
     return [
-      {
-        name: "Origin",
-        in: "header",
-        required: false,
-        description:
-          "Sent by browsers. When present it must be an allowed origin (by default the site's own), or the answer is 403; software that sends no Origin is accepted.",
-        schema: { type: "string" },
-      },
+      ORIGIN_PARAMETER,
       {
         name: "Idempotency-Key",
         in: "header",
@@ -284,6 +287,7 @@ function buildParameters(operation: Operation, timeZone: string): unknown[] | un
       },
     ];
   }
+  if (operation.method === "POST") return [ORIGIN_PARAMETER];
   return undefined;
 }
 

@@ -14,6 +14,7 @@ import {
   type TrustedProxyHeader,
 } from "./client_address.ts";
 import { createApiResponder } from "./create_api_responder.ts";
+import { createOriginCheck } from "./check_origin.ts";
 import { createErrorStage, isApiPath } from "./create_error_stage.ts";
 import {
   createRequestCounter,
@@ -53,6 +54,10 @@ export interface PipelineOptions {
   policies: Readonly<Record<PolicyName, RateLimitPolicy>>;
   /** The header trusted for the client address, if any. */
   trustProxy?: TrustedProxyHeader;
+  /** The origins whose pages may POST; any other `Origin` on a POST is refused with 403. */
+  allowedOrigins: ReadonlySet<string>;
+  /** The site's public origin, named in the 403's hint. */
+  baseUrl: string;
   /** `API-Version` and the deprecation notice's fields, sent on every `/api/` answer. */
   versionHeaders: ReadonlyArray<readonly [string, string]>;
   /** Absolute URL of the OpenAPI document, for ErrorResponse `docs`. */
@@ -79,10 +84,17 @@ export function createPipeline(options: PipelineOptions): Handler {
   const readQuota = counter.toQuota(["read"]);
   const writeQuota = counter.toQuota(["write"]);
 
-  /** Count (when the route has policies) → answer → finish. */
+  const checkOrigin = createOriginCheck(options.allowedOrigins, options.baseUrl);
+
+  /** Count (when the route has policies) → check the Origin of a POST → answer → finish. */
   function prepare(route: RouteDefinition): Stage {
     const { handle, answerRateLimited } = route;
-    const answer: Stage = (request, context) => finish(handle(request, context), request, context);
+    const answer: Stage = route.method === "POST"
+      ? (request, context) => {
+        checkOrigin(request);
+        return finish(handle(request, context), request, context);
+      }
+      : (request, context) => finish(handle(request, context), request, context);
     const quota = route.policies?.length ? counter.toQuota(route.policies) : undefined;
     if (!quota) {
       return (request, context) => {

@@ -4,8 +4,8 @@
  * together. Windows and headers are those of the in-process limiter (`createRateLimiter`).
  *
  * Each counter is a number at `["rate_limit", policy, window, client]`, written with an atomic
- * check of the versionstamp it was read at (retried when another instance wrote meanwhile) and
- * an expiry at the end of its window. A check-and-set rather than Deno KV's `sum`: `sum` needs
+ * check of the versionstamp it was read at (retried when another instance wrote meanwhile, or
+ * when SQLite reports the file locked by another process) and an expiry at the end of its window. A check-and-set rather than Deno KV's `sum`: `sum` needs
  * the non-standard `Deno.KvU64`, and `@deno/kv` drops `expireIn` on `sum`, which would leave
  * every window's counters behind for good.
  *
@@ -21,7 +21,7 @@ import {
 } from "./rate_limit.ts";
 import type { Logger } from "../ports.ts";
 import type { KvEntryMaybe, KvKey, Store } from "../store/store.ts";
-import { retry } from "../store/retry.ts";
+import { isStoreContention, retry } from "../store/retry.ts";
 
 /** Key prefix of the counters: `["rate_limit", policyName, windowIndex, clientKey]`. */
 export const RATE_LIMIT_PREFIX = ["rate_limit"] as const;
@@ -43,12 +43,12 @@ export interface KvRateLimiterOptions {
   /** Where to report that the store failed and counting fell back to the process. */
   logger?: Logger;
   /**
-   * Commits tried per request before counting in the process instead; between attempts a
-   * request waits a random delay that doubles each time, up to 50 ms. @default {16}
+   * Commits tried per request before refusing it; between attempts a request waits a random
+   * delay that doubles each time, up to 50 ms. @default {16}
    */
   maxAttempts?: number;
   /**
-   * Counts a request when the store fails or stays contended.
+   * Counts every request in the process too, and decides when the store fails.
    * @default {createRateLimiter({ nowMilliseconds })}
    */
   fallback?: LocalRateLimiter;
@@ -58,10 +58,16 @@ export interface KvRateLimiterOptions {
  * Creates a rate limiter whose counters live in the store, shared across instances.
  *
  * Decisions are those of the in-process limiter. A counter already at its limit is not written
- * again, so a flood of refused requests costs one read per policy each. When the store fails (or other
- * writers win `maxAttempts` times in a row), the request is counted in the process instead and
- * the failure is logged, at most once a minute: limits then hold per instance until the store
- * answers again.
+ * again, so a flood of refused requests costs one read per policy each. No outcome lets more
+ * through than the quota on this instance (issue 16, defect 3):
+ *
+ * - contention (another writer won, or the file is locked) is retried with backoff; when other
+ *   writers win `maxAttempts` times in a row, the request is refused (429 with `Retry-After`):
+ *   only a client whose own counter is that contended, i.e. one sending many requests at once,
+ *   meets this;
+ * - when the store fails, the request is decided by the `fallback` limiter, which counts every
+ *   request of this instance all along, so it resumes from what this instance already let through
+ *   in the window rather than from a full quota; the failure is logged, at most once a minute.
  *
  * @param options The store, clock, logger and retry bound.
  * @returns The limiter; its `consume` returns a promise.
@@ -140,37 +146,47 @@ export function createKvRateLimiter(options: KvRateLimiterOptions): RateLimiter 
     throw new CounterContendedError();
   }
 
+  /** Refuses a request whose counters stayed contended: every policy exhausted till its reset. */
+  function refuse(policies: readonly RateLimitPolicy[]): RateLimitDecision {
+    const nowSeconds = now() / 1000;
+    const states = policies.map((policy) => toPolicyState(policy, policy.limit + 1, nowSeconds));
+    return { states, exceeded: true };
+  }
+
   async function count(
     clientKey: string,
     policies: readonly RateLimitPolicy[],
-  ): Promise<RateLimitDecision | undefined> {
+  ): Promise<RateLimitDecision> {
     try {
-      // Another instance wrote a counter meanwhile: back off (2 ms, doubling up to 50 ms, all of
-      // it random) so that contenders spread out. A failing store is not asked again.
+      // Another writer won meanwhile: back off (2 ms, doubling up to 50 ms, all of it random) so
+      // that contenders spread out. A failing store is not asked again.
       return await retry(() => countOnce(clientKey, policies), {
         maxAttempts,
         minTimeout: 2,
         maxTimeout: 50,
         multiplier: 2,
         jitter: 1,
-        isRetriable: (error) => error instanceof CounterContendedError,
+        isRetriable: (error) => error instanceof CounterContendedError || isStoreContention(error),
       });
     } catch (error) {
-      if (error instanceof CounterContendedError) return undefined;
+      if (error instanceof CounterContendedError || isStoreContention(error)) {
+        warn("Rate-limit counters stayed contended; refusing the request", error);
+        return refuse(policies);
+      }
       throw error;
     }
   }
 
   return {
     async consume(clientKey, policies) {
+      // Counted here too, every time: should the store fail, this instance's counts are current.
+      const local = fallback.consume(clientKey, policies);
       try {
-        const decision = await count(clientKey, policies);
-        if (decision) return decision;
-        warn("Rate-limit counters stayed contended; counting in this process");
+        return await count(clientKey, policies);
       } catch (error) {
         warn("Rate-limit store failed; counting in this process", error);
+        return local;
       }
-      return fallback.consume(clientKey, policies);
     },
   };
 }

@@ -62,26 +62,29 @@ export interface RateLimiterOptions {
   /** The current time in epoch milliseconds. @default {Date.now} */
   nowMilliseconds?: () => number;
   /**
-   * The most clients tracked per policy and window; clients beyond it share one counter, so a
-   * flood of distinct addresses cannot grow memory (each tracked client costs about 100 bytes).
+   * The most clients tracked per policy and window. When a new client arrives at the bound, the
+   * client seen least recently is forgotten (it starts again from a full quota if it comes back),
+   * so a flood of distinct addresses neither grows memory (each tracked client costs about
+   * 100 bytes) nor hands its exhausted counters to the visitors who come after it.
    * @default {100000}
    */
   maxClients?: number;
 }
 
-/** The key under which clients beyond `maxClients` are counted together. */
-export const OVERFLOW_CLIENT = "overflow";
-
 interface Window {
   /** Index of the window: epoch seconds divided by the window length, floored. */
   index: number;
+  /** Each tracked client's count, least recently seen first (a Map keeps insertion order). */
   counts: Map<string, number>;
 }
 
 /**
  * Creates an in-process fixed-window limiter. Windows are aligned to the epoch (a 60 s window
  * starts at every whole minute), so every counter of a policy expires at once, when its window
- * ends, and the limiter's memory never holds more than one window of counters per policy.
+ * ends, and the limiter's memory never holds more than one window of counters per policy, of at
+ * most `maxClients` clients: beyond that, the least recently seen client is forgotten. A client
+ * that keeps sending stays tracked however many others arrive; a flood of new addresses can
+ * only push out clients that have gone quiet (issue 16, defect 2).
  *
  * @param options The clock and the memory bound.
  * @returns The limiter.
@@ -98,11 +101,17 @@ export function createRateLimiter(options: RateLimiterOptions = {}): LocalRateLi
       window = { index, counts: new Map() };
       windows.set(policy.name, window);
     }
-    const key = window.counts.has(clientKey) || window.counts.size < maxClients
-      ? clientKey
-      : OVERFLOW_CLIENT;
-    const count = (window.counts.get(key) ?? 0) + 1;
-    window.counts.set(key, count);
+    const { counts } = window;
+    const previous = counts.get(clientKey);
+    if (previous === undefined) {
+      // Full: forget the least recently seen client, the first in the Map's order.
+      if (counts.size >= maxClients) counts.delete(counts.keys().next().value!);
+    } else {
+      // Seen again: move it to the end of the order.
+      counts.delete(clientKey);
+    }
+    const count = (previous ?? 0) + 1;
+    counts.set(clientKey, count);
     return toPolicyState(policy, count, nowSeconds);
   }
 

@@ -26,6 +26,15 @@ function nextMonth(): string {
     .add({ months: 1 }).toString();
 }
 
+/**
+ * Waits, when a rate-limit window (aligned to whole minutes) ends within 3 s, until it has ended:
+ * a pair of requests meant to exhaust a quota of one and meet the 429 must fall in one window.
+ */
+async function awaitWholeWindow(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 3_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
 /** Records which documented statuses each operation was driven through. */
 class Coverage {
   readonly seen = new Map<string, Set<string>>();
@@ -113,11 +122,12 @@ test("every operation of /openapi.json answers every documented status it can re
     for (const id of ["getApiIndex", "getApiIndexViaAlias", "getHealth", "getHealthViaAlias"]) {
       const operation = findOperation(contract, id);
       await drive(contract, coverage, main.origin, operation, { expect: 200 });
+      await awaitWholeWindow();
       await drive(contract, coverage, strict.origin, operation, { expect: 200 });
       await drive(contract, coverage, strict.origin, operation, { expect: 429 });
     }
 
-    // Contact and its alias, in each content type; 400 for each kind of bad body.
+    // Contact and its alias, in each content type; 400 for each kind of bad body; 403, 429.
     for (const id of ["createContactInquiry", "createContactInquiryViaAlias"]) {
       const operation = findOperation(contract, id);
       const fields = { Name: "Rita Lopes", Email: "rita@example.pt", Message: `Via ${id}` };
@@ -144,6 +154,12 @@ test("every operation of /openapi.json answers every documented status it can re
       ) {
         await drive(contract, coverage, main.origin, operation, { expect: 400, headers, body });
       }
+      await drive(contract, coverage, main.origin, operation, {
+        expect: 403,
+        headers: { ...json, Origin: "https://evil.example" },
+        body: JSON.stringify(fields),
+      });
+      await awaitWholeWindow();
       await drive(contract, coverage, strict.origin, operation, {
         expect: 200,
         headers: json,
@@ -165,6 +181,7 @@ test("every operation of /openapi.json answers every documented status it can re
     for (const query of ["", "?month=2020-01", "?month=2026-13", "?month=x", "?month=9999-01"]) {
       await drive(contract, coverage, main.origin, slots, { expect: 400, query });
     }
+    await awaitWholeWindow();
     await drive(contract, coverage, strict.origin, slots, {
       expect: 200,
       query: `?month=${month}`,
@@ -217,6 +234,7 @@ test("every operation of /openapi.json answers every documented status it can re
       headers: json,
       body: JSON.stringify(buildBookingBody(second)),
     });
+    await awaitWholeWindow();
     await drive(contract, coverage, strict.origin, booking, {
       expect: 409,
       headers: json,

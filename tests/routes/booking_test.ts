@@ -861,7 +861,7 @@ test("POST /api/v1/booking answers 403 to a foreign or null Origin and books wit
       403,
       "validation-failed",
     );
-    assert.match(body.error.message, /is not allowed to book/, origin);
+    assert.match(body.error.message, /is not allowed to post here/, origin);
     assert.match(body.error.hint, /http:\/\/localhost:8000\//, origin);
   }
   assert.ok((await listSlots(app, "2026-12")).includes(start), "a refused origin books nothing");

@@ -140,13 +140,20 @@ test("createKvRateLimiter() refuses an exhausted client without writing", async 
   assert.equal(commits, 10, "refusals only read");
 });
 
-test("createKvRateLimiter() counts in the process and warns once a minute when the store fails", async () => {
-  const clock = createClock();
+/** A store whose reads fail with `error` while `failing.now` is true. */
+function createFailingStore(error: Error) {
   const inner = createMemoryStore();
+  const failing = { now: true };
   const store: Store = {
     ...inner,
-    get: () => Promise.reject(new Error("database is locked")),
+    get: (key) => failing.now ? Promise.reject(error) : inner.get(key),
   };
+  return { store, failing, close: () => inner.close() };
+}
+
+test("createKvRateLimiter() counts in the process and warns once a minute when the store fails", async () => {
+  const clock = createClock();
+  const { store, close } = createFailingStore(new Error("disk I/O error"));
   const logger = createRecordingLogger();
   const limiter = createKvRateLimiter({ store, nowMilliseconds: clock.now, logger });
   const decisions = await consumeTimes(limiter, "203.0.113.7", [WRITE], 11);
@@ -158,11 +165,69 @@ test("createKvRateLimiter() counts in the process and warns once a minute when t
   assert.deepEqual(logger.records, [{
     level: "warn",
     message: "Rate-limit store failed; counting in this process",
-    fields: { error: "database is locked" },
+    fields: { error: "disk I/O error" },
   }]);
   clock.milliseconds += 61_000;
   await limiter.consume("203.0.113.7", [WRITE]);
   assert.equal(logger.records.length, 2);
+  close();
+});
+
+test("createKvRateLimiter() resumes from this instance's count when the store fails mid-window (issue 16, defect 3)", async () => {
+  const clock = createClock();
+  const { store, failing, close } = createFailingStore(new Error("disk I/O error"));
+  failing.now = false;
+  const limiter = createKvRateLimiter({ store, nowMilliseconds: clock.now });
+  const before = await consumeTimes(limiter, "203.0.113.7", [WRITE], 6);
+  assert.equal(before.at(-1)?.states[0].remaining, 4);
+  failing.now = true;
+  const after = await consumeTimes(limiter, "203.0.113.7", [WRITE], 5);
+  assert.deepEqual(
+    after.map((decision) => decision.exceeded),
+    [false, false, false, false, true],
+    "4 more, not a fresh quota of 10",
+  );
+  close();
+});
+
+test("createKvRateLimiter() retries a locked file and counts once the lock clears (issue 16, defect 3)", async () => {
+  const clock = createClock();
+  const { store, failing, close } = createFailingStore(new Error("database is locked"));
+  const logger = createRecordingLogger();
+  const limiter = createKvRateLimiter({ store, nowMilliseconds: clock.now, logger });
+  setTimeout(() => failing.now = false, 20);
+  const decision = await limiter.consume("203.0.113.7", [WRITE]);
+  assert.equal(decision.exceeded, false);
+  assert.equal(decision.states[0].remaining, 9);
+  assert.deepEqual(logger.records, [], "no fallback, no warning");
+  // The count reached the store: a second limiter on it sees it.
+  const other = createKvRateLimiter({ store, nowMilliseconds: clock.now });
+  assert.equal((await other.consume("203.0.113.7", [WRITE])).states[0].remaining, 8);
+  close();
+});
+
+test("createKvRateLimiter() refuses, rather than counting apart, a request whose counter stays contended", async () => {
+  const clock = createClock();
+  const { store, close } = createFailingStore(new Error("database is locked"));
+  const logger = createRecordingLogger();
+  const limiter = createKvRateLimiter({
+    store,
+    nowMilliseconds: clock.now,
+    logger,
+    maxAttempts: 3,
+  });
+  const decision = await limiter.consume("203.0.113.7", [WRITE, BOOKING]);
+  assert.equal(decision.exceeded, true);
+  assert.deepEqual(
+    decision.states.map((state) => [state.policy.name, state.remaining, state.resetSeconds]),
+    [["write", 0, 45], ["booking", 0, 285]],
+  );
+  assert.deepEqual(logger.records, [{
+    level: "warn",
+    message: "Rate-limit counters stayed contended; refusing the request",
+    fields: { error: "database is locked" },
+  }]);
+  close();
 });
 
 test("createKvRateLimiter() admits exactly the limit to simultaneous requests of four instances on one KV", async () => {

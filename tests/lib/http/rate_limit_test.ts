@@ -5,7 +5,6 @@ import {
   buildPolicyHeader,
   buildRateLimitHeader,
   createRateLimiter,
-  OVERFLOW_CLIENT,
   type PolicyState,
   type RateLimitDecision,
   setRateLimitHeaders,
@@ -198,35 +197,47 @@ test("createRateLimiter() counts one request against write 10/60 and booking 5/3
   assert.equal(headers["RateLimit-Reset"], "285");
 });
 
-test("createRateLimiter() shares the OVERFLOW_CLIENT counter among clients beyond maxClients", () => {
+test("createRateLimiter() forgets the least recently seen client when a new one arrives at maxClients", () => {
   const { limiter } = createFakeClockLimiter(3);
-  assert.equal(OVERFLOW_CLIENT, "overflow");
   for (const client of ["192.0.2.1", "192.0.2.2", "192.0.2.3"]) {
     assert.deepEqual(limiter.consume(client, [WRITE]).states, [state(WRITE, 9, 60)]);
   }
-  const fourth = limiter.consume("192.0.2.4", [WRITE]);
-  const fifth = limiter.consume("192.0.2.5", [WRITE]);
-  assert.deepEqual(fourth.states, [state(WRITE, 9, 60)]);
-  assert.deepEqual(fifth.states, [state(WRITE, 8, 60)]);
-  const overflow = limiter.consume(OVERFLOW_CLIENT, [WRITE]);
-  assert.deepEqual(overflow.states, [state(WRITE, 7, 60)]);
-  // Clients tracked before the bound was reached keep their own counters.
+  // 192.0.2.1 is seen again: 192.0.2.2 is now the least recent.
   assert.deepEqual(limiter.consume("192.0.2.1", [WRITE]).states, [state(WRITE, 8, 60)]);
+  // A newcomer gets a counter of its own (not one shared with other newcomers) ...
+  assert.deepEqual(limiter.consume("192.0.2.4", [WRITE]).states, [state(WRITE, 9, 60)]);
+  assert.deepEqual(limiter.consume("192.0.2.5", [WRITE]).states, [state(WRITE, 9, 60)]);
+  // ... and the clients seen most recently kept theirs: 192.0.2.1 still counts on ...
+  assert.deepEqual(limiter.consume("192.0.2.1", [WRITE]).states, [state(WRITE, 7, 60)]);
+  // ... while 192.0.2.2 and 192.0.2.3, quiet since, were forgotten.
+  assert.deepEqual(limiter.consume("192.0.2.2", [WRITE]).states, [state(WRITE, 9, 60)]);
 });
 
-test("createRateLimiter() frees the overflowed clients' memory when a new window starts", () => {
+test("createRateLimiter() keeps serving new clients through a flood of distinct addresses (issue 16, defect 2)", () => {
+  const { limiter } = createFakeClockLimiter(1_000);
+  // An active abuser exhausts its quota and keeps sending between the flood's requests.
+  const abuser = "2001:db8:ffff::/64";
+  for (let request = 0; request < 10; request++) limiter.consume(abuser, [WRITE]);
+  // 20 times the table's size of addresses, each exhausting its own quota.
+  for (let flood = 0; flood < 20_000; flood++) {
+    const client = `2001:db8:${flood.toString(16)}::/64`;
+    for (let request = 0; request < 11; request++) limiter.consume(client, [WRITE]);
+    if (flood % 100 === 0) assert.ok(limiter.consume(abuser, [WRITE]).exceeded, "abuser refused");
+  }
+  // A first-time visitor has a full quota, and the abuser is still refused.
+  assert.deepEqual(limiter.consume("192.0.2.200", [WRITE]).states, [state(WRITE, 9, 60)]);
+  assert.equal(limiter.consume(abuser, [WRITE]).exceeded, true);
+});
+
+test("createRateLimiter() frees the old window's clients when a new window starts", () => {
   const { clock, limiter } = createFakeClockLimiter(3);
-  for (const client of ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4", "192.0.2.5"]) {
-    limiter.consume(client, [WRITE]);
+  for (const client of ["192.0.2.1", "192.0.2.2", "192.0.2.3"]) {
+    for (let request = 0; request < 11; request++) limiter.consume(client, [WRITE]);
   }
   clock.milliseconds = WINDOW_START_MILLISECONDS + 60_000;
-  // The fourth and fifth clients get counters of their own: the old window's three are gone.
-  for (const client of ["192.0.2.4", "192.0.2.5", "192.0.2.6"]) {
+  for (const client of ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"]) {
     assert.deepEqual(limiter.consume(client, [WRITE]).states, [state(WRITE, 9, 60)], client);
   }
-  // The new window is bounded again: the first two clients are now the ones that overflow.
-  assert.deepEqual(limiter.consume("192.0.2.1", [WRITE]).states, [state(WRITE, 9, 60)]);
-  assert.deepEqual(limiter.consume("192.0.2.2", [WRITE]).states, [state(WRITE, 8, 60)]);
 });
 
 test("buildPolicyHeader() serialises write 10/60 and booking 5/300 as a Structured Fields List", () => {

@@ -1,0 +1,51 @@
+/**
+ * The Origin rule of every POST (issue 16, defect 6): a browser names the page a request comes
+ * from in `Origin` (RFC 6454 §7, Fetch), so a request whose `Origin` is present but not one of the
+ * allowed origins was sent by another site's page in its visitor's browser (cross-site request
+ * forgery) and is refused with 403. Software that sends no `Origin` (curl, agents, servers) is
+ * not a browser page and passes; its requests are counted like any other.
+ *
+ * @module
+ */
+import { ApiError } from "../contract/api_error.ts";
+import { discardBody } from "./read_body.ts";
+
+/**
+ * Creates the check of a POST's `Origin`.
+ *
+ * @param allowedOrigins Serialised origins (`https://studio.example`, no path or trailing slash)
+ * whose pages may post; by default the site's own (`HandlerOptions.allowedOrigins`).
+ * @param baseUrl The site's public origin, named in the hint.
+ * @returns A function that returns when the request may proceed, and otherwise discards its body
+ * and throws `ApiError` `validation-failed` with status 403.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createOriginCheck } from "./check_origin.ts";
+ *
+ * const checkOrigin = createOriginCheck(new Set(["https://studio.example"]), "https://studio.example");
+ * checkOrigin(new Request("https://studio.example/api/v1/contact", { method: "POST" }));
+ * assert.throws(() =>
+ *   checkOrigin(new Request("https://studio.example/api/v1/contact", {
+ *     method: "POST",
+ *     headers: { Origin: "https://evil.example" },
+ *   }))
+ * );
+ * ```
+ */
+export function createOriginCheck(
+  allowedOrigins: ReadonlySet<string>,
+  baseUrl: string,
+): (request: Request) => void {
+  return (request) => {
+    const origin = request.headers.get("Origin");
+    if (origin === null || allowedOrigins.has(origin)) return;
+    discardBody(request);
+    throw new ApiError("validation-failed", {
+      status: 403,
+      message: `Origin ${JSON.stringify(origin.slice(0, 200))} is not allowed to post here`,
+      hint: `Send it from the studio's site (${baseUrl}/), or from software that sends no Origin`,
+    });
+  };
+}
