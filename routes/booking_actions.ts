@@ -6,7 +6,7 @@
  * @module
  */
 import { describeStart } from "../lib/booking/booking_mail.ts";
-import { applyBookingAction, BOOKING_PREFIX } from "../lib/booking/bookings.ts";
+import { applyBookingAction, BOOKING_PREFIX, hasLapsed } from "../lib/booking/bookings.ts";
 import type { BookingRecord } from "../lib/booking/booking_mail.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
 import { respond } from "../lib/http/representation.ts";
@@ -40,6 +40,8 @@ const WORDS = {
       cancel: "Esta conversa já estava cancelada.",
     },
     notAllowed: "Esta ação já não é possível para esta conversa.",
+    lapsed:
+      "Este pedido caducou: não foi confirmado a tempo e o horário ficou livre. A pessoa pode marcar outro horário no site.",
     invalid: "Esta ligação não é válida. Use a ligação completa do e-mail.",
     missing: "Não encontrámos esta conversa.",
     busy: "Não foi possível concluir agora. Tente de novo dentro de um minuto.",
@@ -66,6 +68,8 @@ const WORDS = {
       cancel: "This conversation was already cancelled.",
     },
     notAllowed: "This action is no longer possible for this conversation.",
+    lapsed:
+      "This request has lapsed: it was not confirmed in time and the time is free again. The person can book another time on the site.",
     invalid: "This link is not valid. Use the complete link from the e-mail.",
     missing: "We could not find this conversation.",
     busy: "This could not be done right now. Please try again in a minute.",
@@ -164,9 +168,12 @@ export function bookingActionRoutes(services: Services): RouteDefinition[] {
         const title = words.title[action];
         if (!record) return page(request, locale, 404, title, `<p>${words.missing}</p>`);
         if (method === "GET") {
-          const state = record.status === "pending" || record.status === "accepted"
-            ? `<form method="post"><button type="submit">${words.button[action]}</button></form>`
-            : `<p>${words.already[record.status === "declined" ? "decline" : "cancel"]}</p>`;
+          const state =
+            action !== "cancel" && hasLapsed(record, services.clock.now().epochMilliseconds)
+              ? `<p>${words.lapsed}</p>`
+              : record.status === "pending" || record.status === "accepted"
+              ? `<form method="post"><button type="submit">${words.button[action]}</button></form>`
+              : `<p>${words.already[record.status === "declined" ? "decline" : "cancel"]}</p>`;
           return page(
             request,
             locale,
@@ -207,7 +214,8 @@ export function bookingActionRoutes(services: Services): RouteDefinition[] {
             `<p role="status">${words.already[action]}</p>${summary}`,
           );
         }
-        return page(request, locale, 409, title, `<p>${words.notAllowed}</p>${summary}`);
+        const refusal = outcome.kind === "lapsed" ? words.lapsed : words.notAllowed;
+        return page(request, locale, 409, title, `<p>${refusal}</p>${summary}`);
       },
     };
   }

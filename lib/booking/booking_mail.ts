@@ -45,6 +45,12 @@ export interface BookingRecord {
   clientAddress: string;
   /** Whether the attendee has been sent a REQUEST invite. */
   attendeeInvited: boolean;
+  /**
+   * For a pending booking: until when its slot is held for the team's confirmation, epoch
+   * milliseconds (the earlier of 48 hours after booking and the start). Past it the request has
+   * lapsed: it can no longer be confirmed or declined, and the slot is free for others.
+   */
+  holdUntilEpochMs?: number;
   /** Outbox ids of the e-mails it caused. */
   mailIds: string[];
 }
@@ -133,6 +139,15 @@ export function describeStart(
   locale: "pt" | "en",
   timeZone: string,
 ): string {
+  return describeInstant(record.startEpochMs, timeZone, locale);
+}
+
+/** An instant in words, as {@linkcode describeStart} writes it (epoch milliseconds). */
+export function describeInstant(
+  epochMilliseconds: number,
+  timeZone: string,
+  locale: "pt" | "en" = "pt",
+): string {
   const text = TEXT[locale];
   const formatted = new Intl.DateTimeFormat(text.intlLocale, {
     timeZone,
@@ -142,7 +157,7 @@ export function describeStart(
     year: "numeric",
     hour: "2-digit",
     minute: "2-digit",
-  }).format(new Date(record.startEpochMs));
+  }).format(new Date(epochMilliseconds));
   return `${formatted} (${text.zone})`;
 }
 
@@ -279,7 +294,15 @@ export function buildBookingMail(
     record.topic,
     "",
     ...(kind === "studio-new" && pending && links.confirm && links.decline
-      ? [`Confirmar: ${links.confirm}`, `Recusar: ${links.decline}`]
+      ? [
+        `Confirmar: ${links.confirm}`,
+        `Recusar: ${links.decline}`,
+        ...(record.holdUntilEpochMs === undefined ? [] : [
+          `Sem confirmação até ${
+            describeInstant(record.holdUntilEpochMs, context.timeZone)
+          }, o pedido caduca e o horário fica livre.`,
+        ]),
+      ]
       : []),
     ...(kind === "studio-new" ? [`Cancelar: ${links.cancel}`] : []),
     "",

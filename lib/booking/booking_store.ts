@@ -25,6 +25,16 @@ export interface SlotHold {
   startEpochMs: number;
   /** End, epoch milliseconds. */
   endEpochMs: number;
+  /**
+   * For a pending booking's hold: when it lapses, epoch milliseconds; from then on the slot is
+   * free (a new booking replaces the hold). Absent: held until the store deletes it.
+   */
+  lapsesAtEpochMs?: number;
+}
+
+/** Whether a hold still holds its slot at `nowEpochMs`. */
+export function isHolding(hold: SlotHold, nowEpochMs: number): boolean {
+  return hold.lapsesAtEpochMs === undefined || nowEpochMs < hold.lapsesAtEpochMs;
 }
 
 /** Reads the slot holds, reusing the last read while the store's version token is unchanged. */
@@ -50,6 +60,8 @@ interface CachedHolds {
   version: string | null;
   checkedAtMs: number;
   holds: BusyInterval[];
+  /** When the first of the listed pending holds lapses (the holds must be read again then). */
+  validUntilMs: number;
 }
 
 /**
@@ -65,22 +77,29 @@ export function createHoldsReader(store: Store): HoldsReader {
     async read(span, { nowEpochMs, maxAgeMilliseconds }) {
       const key = `${span.startEpochMs}:${span.endEpochMs}`;
       const cached = cache.get(key);
-      if (cached && nowEpochMs - cached.checkedAtMs < maxAgeMilliseconds) return cached.holds;
+      const current = cached && nowEpochMs < cached.validUntilMs ? cached : undefined;
+      if (current && nowEpochMs - current.checkedAtMs < maxAgeMilliseconds) return current.holds;
       const version = (await store.get<string>(SLOTS_VERSION_KEY)).value;
-      if (cached && cached.version === version) {
-        cached.checkedAtMs = nowEpochMs;
-        return cached.holds;
+      if (current && current.version === version) {
+        current.checkedAtMs = nowEpochMs;
+        return current.holds;
       }
       const holds: BusyInterval[] = [];
+      let validUntilMs = Infinity;
       const selector = {
         start: [...SLOT_PREFIX, span.startEpochMs - 86_400_000],
         end: [...SLOT_PREFIX, span.endEpochMs + 86_400_000],
       };
       for await (const entry of store.list<SlotHold>(selector)) {
-        holds.push({ startEpochMs: entry.value.startEpochMs, endEpochMs: entry.value.endEpochMs });
+        const hold = entry.value;
+        if (!isHolding(hold, nowEpochMs)) continue;
+        if (hold.lapsesAtEpochMs !== undefined) {
+          validUntilMs = Math.min(validUntilMs, hold.lapsesAtEpochMs);
+        }
+        holds.push({ startEpochMs: hold.startEpochMs, endEpochMs: hold.endEpochMs });
       }
       if (cache.size >= 16) cache.clear();
-      cache.set(key, { version, checkedAtMs: nowEpochMs, holds });
+      cache.set(key, { version, checkedAtMs: nowEpochMs, holds, validUntilMs });
       return holds;
     },
     forget() {

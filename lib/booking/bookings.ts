@@ -13,7 +13,7 @@ import {
   type BookingRecord,
   buildBookingMail,
 } from "./booking_mail.ts";
-import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "./booking_store.ts";
+import { isHolding, SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "./booking_store.ts";
 import { CalendarUnavailableError } from "../availability/busy_calendar.ts";
 import { type BookingRequest, RETENTION_DAYS } from "../contract/contract.ts";
 import type { SlotFinder } from "../availability/slots.ts";
@@ -38,6 +38,20 @@ export const IDEMPOTENCY_PREFIX = ["idempotency"] as const;
 
 /** How long a repeat with the same Idempotency-Key replays the first answer, in milliseconds. */
 export const IDEMPOTENCY_MILLISECONDS = 24 * 3600 * 1000;
+
+/**
+ * How long a pending booking (manual confirmation) holds its slot for the team, in milliseconds:
+ * 48 hours, or until the start if that is sooner. Unconfirmed requests then lapse and free their
+ * slots, so requests nobody answers cannot hold a month's slots (issue 16), and a confirm link
+ * cannot book a meeting that already passed (defect 9).
+ */
+export const PENDING_HOLD_MILLISECONDS = 48 * 3600 * 1000;
+
+/** Whether a pending booking's hold has lapsed at `nowEpochMs` (never, for other states). */
+export function hasLapsed(record: BookingRecord, nowEpochMs: number): boolean {
+  return record.status === "pending" &&
+    nowEpochMs >= (record.holdUntilEpochMs ?? record.startEpochMs);
+}
 
 /** The BookingResult body (spec, Resources). */
 export interface BookingResult {
@@ -245,9 +259,21 @@ export async function createBooking(
     );
   }
   if (!slot) return await replayOrConflict();
+  const slotKey = [...SLOT_PREFIX, slot.startEpochMs] as const;
+  // A lapsed pending hold leaves the slot free: the commit replaces it, if it is still the same.
+  let held;
+  try {
+    held = await retry(() => store.get<SlotHold>(slotKey), STORE_CONTENTION_RETRY);
+  } catch {
+    throw unavailable("The booking store is unavailable", "Retry in a minute; nothing was booked");
+  }
+  if (held.value && isHolding(held.value, now.epochMilliseconds)) return await replayOrConflict();
 
   const id = ulid(now.epochMilliseconds);
   const status = services.booking.confirmation === "manual" ? "pending" : "accepted";
+  const holdUntilEpochMs = status === "pending"
+    ? Math.min(now.epochMilliseconds + PENDING_HOLD_MILLISECONDS, slot.startEpochMs)
+    : undefined;
   const record: BookingRecord = {
     id,
     uid: `booking-${id}@${services.mail.messageIdDomain}`,
@@ -266,16 +292,17 @@ export async function createBooking(
     clientAddress: options.origin.clientAddress,
     attendeeInvited: status === "accepted",
     mailIds: [],
+    ...(holdUntilEpochMs === undefined ? {} : { holdUntilEpochMs }),
   };
   const result: BookingResult = { ok: true, status, start: slot.start };
-  const slotKey = [...SLOT_PREFIX, slot.startEpochMs] as const;
   const hold: SlotHold = {
     bookingId: id,
     startEpochMs: slot.startEpochMs,
     endEpochMs: slot.endEpochMs,
+    ...(holdUntilEpochMs === undefined ? {} : { lapsesAtEpochMs: holdUntilEpochMs }),
   };
 
-  const operation = store.atomic().check({ key: slotKey, versionstamp: null });
+  const operation = store.atomic().check(held);
   if (idempotencyKey) {
     operation.check({ key: idempotencyKey, versionstamp: expiredVersionstamp });
   }
@@ -339,6 +366,7 @@ export type ActionOutcome =
   | { kind: "done"; record: BookingRecord }
   | { kind: "already"; record: BookingRecord }
   | { kind: "not-allowed"; record: BookingRecord }
+  | { kind: "lapsed"; record: BookingRecord }
   | { kind: "not-found" };
 
 /**
@@ -346,7 +374,9 @@ export type ActionOutcome =
  * confirm (pending → accepted) sends the attendee the REQUEST invite; decline (pending →
  * declined) frees the slot and tells the attendee; cancel (pending or accepted → cancelled, before
  * the start) frees the slot and sends METHOD:CANCEL with a higher SEQUENCE to both sides.
- * Repeating an action that was done answers `already`.
+ * Repeating an action that was done answers `already`; confirming or declining a pending booking
+ * whose hold has lapsed ({@linkcode PENDING_HOLD_MILLISECONDS}) answers `lapsed` and changes
+ * nothing.
  *
  * @param services The ports and settings bookings use.
  * @param action The action.
@@ -369,10 +399,19 @@ export async function applyBookingAction(
       ? current.status === "declined"
       : current.status === "cancelled" || current.status === "declined";
     if (done) return { kind: "already", record: current };
+    const nowEpochMs = clock.now().epochMilliseconds;
+    if (action !== "cancel" && hasLapsed(current, nowEpochMs)) {
+      return { kind: "lapsed", record: current };
+    }
     const allowed = action === "cancel"
-      ? clock.now().epochMilliseconds < current.startEpochMs
+      ? nowEpochMs < current.startEpochMs
       : current.status === "pending";
     if (!allowed) return { kind: "not-allowed", record: current };
+    // The slot's hold: kept for good on confirm, freed on decline or cancel, and touched only if
+    // it is still this booking's (a lapsed request's slot may have been booked since).
+    const slotKey = [...SLOT_PREFIX, current.startEpochMs] as const;
+    const hold = await store.get<SlotHold>(slotKey);
+    const ownHold = hold.value?.bookingId === current.id ? hold.value : undefined;
 
     const now = clock.now().toString();
     const next: BookingRecord = action === "confirm"
@@ -392,11 +431,13 @@ export async function applyBookingAction(
     const mailIds = await queueMails(services, operation, next, kinds);
     next.mailIds = [...current.mailIds, ...mailIds];
     operation.set(entry.key, next, { expireIn: RETENTION_MILLISECONDS });
-    if (action !== "confirm") {
-      operation.delete([...SLOT_PREFIX, current.startEpochMs]).set(
-        SLOTS_VERSION_KEY,
-        crypto.randomUUID(),
-      );
+    if (ownHold && action === "confirm") {
+      const { lapsesAtEpochMs: _lapsing, ...kept } = ownHold;
+      operation.check(hold).set(slotKey, kept, {
+        expireIn: Math.max(1, current.endEpochMs - nowEpochMs + 86_400_000),
+      });
+    } else if (ownHold) {
+      operation.check(hold).delete(slotKey).set(SLOTS_VERSION_KEY, crypto.randomUUID());
     }
     if ((await operation.commit()).ok) {
       if (action !== "confirm") services.slotFinder.forgetHolds();

@@ -1347,6 +1347,91 @@ test("POST /booking/cancel answers 409 once the conversation has started", async
   await receiveMails(app, record.id, ["attendee-booked-0", "studio-new-0"]);
 });
 
+test("a pending booking's hold lapses after 48 hours: the slot is free again, and its links can no longer confirm or decline (issue 16)", async () => {
+  const app = createApp({ confirmation: "manual" });
+  const start = await takeSlot(app, "2026-12", "2026-12-22");
+  const email = "unanswered@example.pt";
+  await readCreated(await book(app, buildBookingBody(start, { email })), "pending", start);
+  const record = await findBooking(app, email);
+  assert.equal(
+    record.holdUntilEpochMs,
+    Date.parse(NOW) + 48 * 3600_000,
+    "held 48 hours from the booking",
+  );
+  const first = await receiveMails(app, record.id, ["attendee-pending-0", "studio-new-0"]);
+  assert.match(first["studio-new-0"].parsed.text ?? "", /Sem confirmação até .*o pedido caduca/);
+  assert.ok(!(await listSlots(app, "2026-12")).includes(start), "held while pending");
+
+  app.clock.set(Temporal.Instant.from(NOW).add({ hours: 48 }).toString());
+  assert.ok((await listSlots(app, "2026-12")).includes(start), "free once the hold lapsed");
+  const confirmLink = findLink(first["studio-new-0"], "confirm");
+  const shown = await openLink(app, confirmLink, "GET");
+  assert.equal(shown.status, 200);
+  assert.match(shown.html, /Este pedido caducou/);
+  assert.doesNotMatch(shown.html, /<form method="post">/, "no button to press");
+  for (const action of ["confirm", "decline"] as const) {
+    const page = await openLink(app, findLink(first["studio-new-0"], action), "POST");
+    assert.equal(page.status, 409, action);
+    assert.match(page.html, /Este pedido caducou/, action);
+  }
+  assert.equal((await findBooking(app, email)).status, "pending");
+
+  // Someone else books the freed slot; the lapsed request's cancel link leaves their hold alone.
+  const other = "next.in.line@example.pt";
+  await readCreated(await book(app, buildBookingBody(start, { email: other })), "pending", start);
+  const cancelled = await openLink(app, findLink(first["attendee-pending-0"], "cancel"), "POST");
+  assert.equal(cancelled.status, 200);
+  assert.equal((await findBooking(app, email)).status, "cancelled");
+  assert.ok(!(await listSlots(app, "2026-12")).includes(start), "still held for the other");
+  await receiveMails(app, record.id, [
+    "attendee-pending-0",
+    "studio-new-0",
+    "attendee-cancelled-1",
+    "studio-cancelled-1",
+  ]);
+});
+
+test("a confirm link opened after the start answers 409 and sends nothing (issue 16, defect 9)", async () => {
+  const app = createApp({ confirmation: "manual" });
+  const start = await takeSlot(app, "2026-11", "2026-11-23");
+  const email = "too.late.to.confirm@example.pt";
+  await readCreated(await book(app, buildBookingBody(start, { email })), "pending", start);
+  const record = await findBooking(app, email);
+  assert.equal(
+    record.holdUntilEpochMs,
+    Date.parse(start),
+    "held until the start, sooner than 48 h",
+  );
+  const first = await receiveMails(app, record.id, ["attendee-pending-0", "studio-new-0"]);
+  app.clock.set(Temporal.Instant.from(start).add({ hours: 72 }).toString());
+  const page = await openLink(app, findLink(first["studio-new-0"], "confirm"), "POST");
+  assert.equal(page.status, 409);
+  assert.match(page.html, /Este pedido caducou/);
+  assert.equal((await findBooking(app, email)).status, "pending");
+  await receiveMails(app, record.id, ["attendee-pending-0", "studio-new-0"]);
+});
+
+test("confirming within the hold keeps the slot held for good", async () => {
+  const app = createApp({ confirmation: "manual" });
+  const start = await takeSlot(app, "2026-12", "2026-12-23");
+  const email = "answered.in.time@example.pt";
+  await readCreated(await book(app, buildBookingBody(start, { email })), "pending", start);
+  const record = await findBooking(app, email);
+  const first = await receiveMails(app, record.id, ["attendee-pending-0", "studio-new-0"]);
+  app.clock.set(Temporal.Instant.from(NOW).add({ hours: 47 }).toString());
+  assert.equal(
+    (await openLink(app, findLink(first["studio-new-0"], "confirm"), "POST")).status,
+    200,
+  );
+  app.clock.set(Temporal.Instant.from(NOW).add({ hours: 49 }).toString());
+  assert.ok(!(await listSlots(app, "2026-12")).includes(start), "held after the pending window");
+  await readError(
+    await book(app, buildBookingBody(start, { email: "late.comer@example.pt" })),
+    409,
+    "validation-failed",
+  );
+});
+
 test("POST /booking/<action> answers 403 to forged links and 404 to a signed unknown booking", async () => {
   const app = createApp({ confirmation: "manual" });
   const start = await takeSlot(app, "2026-12", "2026-12-30");
