@@ -6,7 +6,7 @@
  * @module
  */
 import process from "node:process";
-import type { AppHost } from "../lib/host.ts";
+import { type AppHost, CONNECTION_TIMEOUTS } from "../lib/host.ts";
 import { openNodeKv } from "./node_kv.ts";
 
 /** The members of Bun's server used here (Bun's types are not part of this Deno project). */
@@ -22,6 +22,8 @@ interface BunGlobal {
   serve(options: {
     port: number;
     hostname: string;
+    /** Seconds a connection may be idle before Bun closes it. */
+    idleTimeout?: number;
     fetch(request: Request, server: BunServer): Promise<Response>;
   }): BunServer;
 }
@@ -42,6 +44,7 @@ export function createBunHost(): AppHost {
       const server = Bun.serve({
         port,
         hostname,
+        idleTimeout: CONNECTION_TIMEOUTS.idleSeconds,
         fetch: (request, bun) =>
           handler(request, { remoteAddr: { hostname: bun.requestIP(request)?.address } }),
       });

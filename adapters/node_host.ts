@@ -7,7 +7,7 @@
  */
 import process from "node:process";
 import { serve } from "@hono/node-server";
-import type { AppHost } from "../lib/host.ts";
+import { type AppHost, CONNECTION_TIMEOUTS } from "../lib/host.ts";
 import { openNodeKv } from "./node_kv.ts";
 
 /** How long requests in flight may take to finish once the service is told to stop. */
@@ -28,6 +28,13 @@ export function createNodeHost(): AppHost {
         const server = serve({
           port,
           hostname,
+          serverOptions: {
+            headersTimeout: CONNECTION_TIMEOUTS.headersSeconds * 1000,
+            requestTimeout: CONNECTION_TIMEOUTS.requestSeconds * 1000,
+            keepAliveTimeout: CONNECTION_TIMEOUTS.idleSeconds * 1000,
+            // How often Node checks the two timeouts above (by default every 30 s).
+            connectionsCheckingInterval: 1000,
+          },
           fetch: (request, { incoming }) =>
             handler(request, { remoteAddr: { hostname: incoming.socket.remoteAddress } }),
         }, (address) =>

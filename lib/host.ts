@@ -23,6 +23,21 @@ export interface AppRuntime {
   logger?: Logger;
 }
 
+/**
+ * The connection timeouts the hosts set where their server allows it (issue 16: a client that
+ * trickles its request head must not hold a connection for good). Node enforces all three; Bun
+ * closes a connection idle for `idleSeconds`; Deno's `Deno.serve` has no such setting, so a
+ * self-hosted Deno server belongs behind a proxy that enforces them (Deno Deploy's does).
+ */
+export const CONNECTION_TIMEOUTS = Object.freeze({
+  /** Seconds to receive the whole request head (request line and header fields). */
+  headersSeconds: 10,
+  /** Seconds to receive the whole request, body included (the body reader's own limit is 10). */
+  requestSeconds: 30,
+  /** Seconds a kept-alive connection may sit idle between requests. */
+  idleSeconds: 10,
+});
+
 /** Where a server listens. */
 export interface ServeOptions {
   /** TCP port, 0 for a free one. */

@@ -2,8 +2,9 @@
  * The last stage of the pipeline: what a route answered becomes the `Response`. An API
  * operation's {@linkcode JsonAnswer} is built into one response together with the fields every
  * `/api/` response carries (`Content-Type`, `API-Version`, the deprecation notice, an alias's
- * `Link`, the rate-limit fields); a `Response` passes as it is. HEAD gets the head alone, with
- * the `Content-Length` of the body GET would send.
+ * `Link`, the rate-limit fields, the security fields); a `Response` passes with the security
+ * fields it lacks added (`security_headers.ts`). HEAD gets the head alone, with the
+ * `Content-Length` of the body GET would send.
  *
  * @module
  */
@@ -11,14 +12,17 @@ import { JSON_TYPE, type JsonAnswer } from "./json_response.ts";
 import { setRateLimitHeaders } from "./rate_limit.ts";
 import type { RequestContext, RouteDefinition } from "./route.ts";
 import { formatLink } from "./versioning.ts";
+import type { SecurityHeaders } from "./security_headers.ts";
 
 /** Builds responses for one route table. */
 export interface ApiResponder {
   /**
    * The fields every `/api/` response carries whatever its rate limit: `Content-Type`,
-   * `API-Version` and the deprecation notice, if any (name → value).
+   * `API-Version`, the deprecation notice, if any, and the security fields (name → value).
    */
   readonly apiFields: Readonly<Record<string, string>>;
+  /** Adds the security fields a `Response` lacks (the policy, too, when it is HTML). */
+  secure(response: Response): Response;
   /** Builds the `Response` of an `/api/` answer (see the module's description). */
   toApiResponse(answer: JsonAnswer, request: Request, context: RequestContext): Response;
   /**
@@ -62,14 +66,18 @@ async function toHeadResponse(response: Response): Promise<Response> {
  *
  * @param table The route table (its aliases get their `Link; rel="latest-version"` once here).
  * @param versionHeaders `API-Version` and the deprecation notice's fields, as name–value pairs.
+ * @param security The deployment's security fields.
  * @returns The responder.
  */
 export function createApiResponder(
   table: readonly RouteDefinition[],
   versionHeaders: ReadonlyArray<readonly [string, string]>,
+  security: SecurityHeaders,
 ): ApiResponder {
   const apiFields: Record<string, string> = { "Content-Type": JSON_TYPE };
-  for (const [name, value] of versionHeaders) addField(apiFields, name, value);
+  for (const [name, value] of [...versionHeaders, ...security.fields]) {
+    addField(apiFields, name, value);
+  }
   const aliasFields = new Map<RouteDefinition, Record<string, string>>();
   for (const route of table) {
     if (!route.latestVersion) continue;
@@ -109,9 +117,10 @@ export function createApiResponder(
       return result.then((settled) => finish(settled, request, context));
     }
     if (!(result instanceof Response)) return toApiResponse(result, request, context);
-    if (request.method === "HEAD" && result.body) return toHeadResponse(result);
-    return result;
+    const secured = security.apply(result);
+    if (request.method === "HEAD" && secured.body) return toHeadResponse(secured);
+    return secured;
   }
 
-  return { apiFields, toApiResponse, finish };
+  return { apiFields, toApiResponse, finish, secure: security.apply };
 }

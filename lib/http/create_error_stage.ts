@@ -54,10 +54,12 @@ export function createErrorStage(
     }
     const answer = toErrorResponse(error, docsUrl);
     if (isApiPath(context.pathname)) return responder.toApiResponse(answer, request, context);
-    return new Response(request.method === "HEAD" ? null : answer.body.error.message, {
-      status: answer.status,
-      headers: { ...answer.headers, "Content-Type": "text/plain; charset=utf-8" },
-    });
+    return responder.secure(
+      new Response(request.method === "HEAD" ? null : answer.body.error.message, {
+        status: answer.status,
+        headers: { ...answer.headers, "Content-Type": "text/plain; charset=utf-8" },
+      }),
+    );
   }
 
   function answerFailure(error: unknown): Response {

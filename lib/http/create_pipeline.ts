@@ -15,6 +15,7 @@ import {
 } from "./client_address.ts";
 import { createApiResponder } from "./create_api_responder.ts";
 import { createOriginCheck } from "./check_origin.ts";
+import { createSecurityHeaders } from "./security_headers.ts";
 import { createErrorStage, isApiPath } from "./create_error_stage.ts";
 import {
   createRequestCounter,
@@ -56,7 +57,7 @@ export interface PipelineOptions {
   trustProxy?: TrustedProxyHeader;
   /** The origins whose pages may POST; any other `Origin` on a POST is refused with 403. */
   allowedOrigins: ReadonlySet<string>;
-  /** The site's public origin, named in the 403's hint. */
+  /** The site's public origin, named in the 403's hint; with https, answers carry HSTS. */
   baseUrl: string;
   /** `API-Version` and the deprecation notice's fields, sent on every `/api/` answer. */
   versionHeaders: ReadonlyArray<readonly [string, string]>;
@@ -77,7 +78,11 @@ type Stage = (request: Request, context: RequestContext) => Response | Promise<R
 export function createPipeline(options: PipelineOptions): Handler {
   const { table, fallback } = options;
   const readClientKey = createClientKeyReader(options.trustProxy);
-  const responder = createApiResponder(table, options.versionHeaders);
+  const responder = createApiResponder(
+    table,
+    options.versionHeaders,
+    createSecurityHeaders(options.baseUrl),
+  );
   const { finish } = responder;
   const errors = createErrorStage(responder, options);
   const counter = createRequestCounter(options.rateLimiter, options.policies);

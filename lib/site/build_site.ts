@@ -18,6 +18,7 @@ import { findPage, type PageView, renderPage } from "./render_page.ts";
 import { type HeaderPair, type Representation, toRepresentation } from "../http/representation.ts";
 import { rewriteMarkdown } from "./rewrite_markdown.ts";
 import { formatLink } from "../http/versioning.ts";
+import { CONTENT_SECURITY_POLICY } from "../http/security_headers.ts";
 
 /** The media type of the Markdown representations. */
 export const MARKDOWN_TYPE = "text/markdown; charset=utf-8";
@@ -27,11 +28,6 @@ export const HTML_TYPE = "text/html; charset=utf-8";
 
 /** How long a browser or shared cache may keep a page without asking again. */
 const PAGE_CACHE = "public, max-age=300";
-
-/** What the site's HTML may load: its own stylesheet and script, nothing from elsewhere. */
-const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; " +
-  "img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; " +
-  "object-src 'none'";
 
 const HTML_SECURITY_HEADERS: readonly HeaderPair[] = [
   ["Content-Security-Policy", CONTENT_SECURITY_POLICY],
