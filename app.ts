@@ -82,6 +82,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       logger,
       outbox,
       confirmation: config.confirmation,
+      bookingsPerAttendee: config.bookingsPerAttendee,
       allowedOrigins: config.allowedOrigins,
       secret: await readOrCreateSecret(store, config.secret),
       mailFrom: config.mailFrom,

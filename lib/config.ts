@@ -64,6 +64,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: "auto: bookings are accepted at once; manual: they wait for the team",
   },
   {
+    name: "STUDIO_BOOKINGS_PER_ADDRESS",
+    defaultValue: "3",
+    description: "Bookings one attendee e-mail address may receive per day (UTC), whoever books",
+  },
+  {
     name: "STUDIO_SECRET",
     defaultValue: "generated once and kept in KV",
     description: "Key for signing confirm, decline and cancel links (at least 32 characters)",
@@ -163,6 +168,8 @@ export interface Config {
   busyCalendars: string[];
   /** Confirmation mode. */
   confirmation: "auto" | "manual";
+  /** Bookings per attendee address and day (`STUDIO_BOOKINGS_PER_ADDRESS`). */
+  bookingsPerAttendee: number;
   /** Link-signing secret, if configured. */
   secret?: string;
   /** Trusted proxy header. */
@@ -335,6 +342,7 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
     allowedOrigins: allowedOrigins.length ? allowedOrigins : [baseUrl.origin],
     busyCalendars,
     confirmation,
+    bookingsPerAttendee: readWhole(env, "STUDIO_BOOKINGS_PER_ADDRESS", 3, 1, 1_000_000_000),
     secret,
     trustProxy: trustProxy as TrustedProxyHeader | undefined,
     rateLimits: {

@@ -17,6 +17,7 @@ import { type BusyCalendar, NO_BUSY_CALENDAR } from "./availability/busy_calenda
 import { readSchedule, type ScheduleSettings } from "./availability/schedule.ts";
 import { createSlotFinder } from "./availability/slots.ts";
 import { createLinkSigner } from "./booking/signed_links.ts";
+import { DEFAULT_BOOKINGS_PER_ATTENDEE } from "./booking/bookings.ts";
 import type { Mailer } from "./mail/mail.ts";
 import { createMemoryMailer } from "./mail/memory_mailer.ts";
 import { createOutbox, type Outbox } from "./mail/outbox.ts";
@@ -78,6 +79,11 @@ export interface HandlerOptions {
   busyCalendar?: BusyCalendar;
   /** `auto`: bookings are accepted at once; `manual`: they wait for the team. @default {"auto"} */
   confirmation?: "auto" | "manual";
+  /**
+   * Bookings one attendee address may receive per day (UTC), whoever books: each one e-mails the
+   * address text the booker wrote. A whole number of at least 1. @default {3}
+   */
+  bookingsPerAttendee?: number;
   /**
    * Origins whose pages may POST (contact, booking, the contact form, booking links): a POST whose
    * `Origin` is another is refused with 403; a request without `Origin` is always accepted.
@@ -157,6 +163,15 @@ function resolvePolicies(
   return policies;
 }
 
+function readBookingsPerAttendee(limit: number = DEFAULT_BOOKINGS_PER_ATTENDEE): number {
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new RangeError(
+      `Invalid bookingsPerAttendee: ${limit} is not a whole number of at least 1`,
+    );
+  }
+  return limit;
+}
+
 /**
  * Resolves the options into the frozen services that route factories close over.
  *
@@ -184,7 +199,10 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     schedule,
     busyCalendar,
     slotFinder: createSlotFinder({ settings: schedule, busyCalendar, store, nowMilliseconds }),
-    booking: { confirmation: options.confirmation ?? "auto" },
+    booking: {
+      confirmation: options.confirmation ?? "auto",
+      bookingsPerAttendee: readBookingsPerAttendee(options.bookingsPerAttendee),
+    },
     allowedOrigins: new Set(options.allowedOrigins ?? [baseUrl]),
     linkSigner: createLinkSigner(() => readOrCreateSecret(store, options.secret)),
     outbox: options.outbox ??

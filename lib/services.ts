@@ -48,8 +48,8 @@ export interface Services {
   busyCalendar: BusyCalendar;
   /** The availability service (listing and booking check). */
   slotFinder: SlotFinder;
-  /** Booking rules: the confirmation mode. */
-  booking: { confirmation: "auto" | "manual" };
+  /** Booking rules: the confirmation mode and the bookings per attendee address and day. */
+  booking: { confirmation: "auto" | "manual"; bookingsPerAttendee: number };
   /** The origins whose pages may POST (contact, booking, the forms); see `createOriginCheck`. */
   allowedOrigins: ReadonlySet<string>;
   /** Signs and checks the links of booking e-mails. */

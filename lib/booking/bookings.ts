@@ -26,6 +26,7 @@ import type { Store } from "../store/store.ts";
 import type { BookingAction } from "./signed_links.ts";
 import type { AtomicOperation } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
+import { sha256Hex } from "../store/digest.ts";
 
 /** How long a booking is kept after its last change, in milliseconds. */
 const RETENTION_MILLISECONDS = RETENTION_DAYS * 86_400_000;
@@ -53,6 +54,23 @@ export function hasLapsed(record: BookingRecord, nowEpochMs: number): boolean {
     nowEpochMs >= (record.holdUntilEpochMs ?? record.startEpochMs);
 }
 
+/**
+ * Key prefix of the bookings counted per attendee address:
+ * `["attendee_quota", sha256(lower-cased address), window]`, each kept until its window ends.
+ */
+export const ATTENDEE_QUOTA_PREFIX = ["attendee_quota"] as const;
+
+/** The window of the per-address quota: a day (UTC), in milliseconds. */
+export const ATTENDEE_WINDOW_MILLISECONDS = 86_400_000;
+
+/**
+ * Bookings one attendee address may receive per day by default. Every booking e-mails the
+ * attendee text the booker wrote (the topic), so whoever books can make the studio write to any
+ * address: per client, the booking quota bounds how often; per address, this bounds how much any
+ * one mailbox receives however many clients book for it (issue 16).
+ */
+export const DEFAULT_BOOKINGS_PER_ATTENDEE = 3;
+
 /** The BookingResult body (spec, Resources). */
 export interface BookingResult {
   ok: true;
@@ -75,12 +93,10 @@ export interface BookingOrigin {
   clientAddress: string;
 }
 
-async function hashRequest(request: BookingRequest): Promise<string> {
-  const canonical = JSON.stringify(
+function hashRequest(request: BookingRequest): Promise<string> {
+  return sha256Hex(JSON.stringify(
     Object.keys(request).sort().map((key) => [key, request[key as keyof BookingRequest]]),
-  );
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  ));
 }
 
 function conflict(): ApiError {
@@ -93,6 +109,17 @@ function conflict(): ApiError {
 
 function unavailable(message: string, hint: string): ApiError {
   return new ApiError("no-backend", { status: 503, message, hint });
+}
+
+function attendeeLimited(limit: number, resetMilliseconds: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(resetMilliseconds / 1000));
+  return new ApiError("rate-limited", {
+    status: 429,
+    message: `This e-mail address already has ${limit} bookings today`,
+    hint:
+      `Each address may book ${limit} conversations a day; retry after ${seconds} s, or write to the studio`,
+    headers: { "Retry-After": String(seconds) },
+  });
 }
 
 const UNCERTAIN_HINT =
@@ -121,8 +148,11 @@ export interface BookingServices {
   mail: MailAddresses;
   /** Signs the confirm, decline and cancel links. */
   linkSigner: LinkSigner;
-  /** Whether bookings are accepted at once or wait for the team. */
-  booking: { confirmation: "auto" | "manual" };
+  /**
+   * Whether bookings are accepted at once or wait for the team, and how many bookings one
+   * attendee address may receive per day (UTC).
+   */
+  booking: { confirmation: "auto" | "manual"; bookingsPerAttendee: number };
 }
 
 /** The mail context of the services, at the current instant. */
@@ -174,7 +204,9 @@ async function queueMails(
  * @param options The client, and the `Idempotency-Key` header if sent.
  * @returns The BookingResult of a 201 (or the replayed first answer).
  * @throws {ApiError} 400 for an Idempotency-Key reused with another body; 409 when the slot is
- * not available; 503 `no-backend` when a calendar cannot be read or the outcome is uncertain.
+ * not available; 429 `rate-limited` (with `Retry-After`) when the attendee's address had its
+ * bookings of the day; 503 `no-backend` when a calendar cannot be read or the outcome is
+ * uncertain.
  */
 export async function createBooking(
   services: BookingServices,
@@ -260,14 +292,14 @@ export async function createBooking(
   }
   if (!slot) return await replayOrConflict();
   const slotKey = [...SLOT_PREFIX, slot.startEpochMs] as const;
-  // A lapsed pending hold leaves the slot free: the commit replaces it, if it is still the same.
-  let held;
-  try {
-    held = await retry(() => store.get<SlotHold>(slotKey), STORE_CONTENTION_RETRY);
-  } catch {
-    throw unavailable("The booking store is unavailable", "Retry in a minute; nothing was booked");
-  }
-  if (held.value && isHolding(held.value, now.epochMilliseconds)) return await replayOrConflict();
+  const quotaWindow = Math.floor(now.epochMilliseconds / ATTENDEE_WINDOW_MILLISECONDS);
+  const quotaKey = [
+    ...ATTENDEE_QUOTA_PREFIX,
+    await sha256Hex(request.email.toLowerCase()),
+    quotaWindow,
+  ] as const;
+  const quotaResetMilliseconds = (quotaWindow + 1) * ATTENDEE_WINDOW_MILLISECONDS -
+    now.epochMilliseconds;
 
   const id = ulid(now.epochMilliseconds);
   const status = services.booking.confirmation === "manual" ? "pending" : "accepted";
@@ -302,59 +334,92 @@ export async function createBooking(
     ...(holdUntilEpochMs === undefined ? {} : { lapsesAtEpochMs: holdUntilEpochMs }),
   };
 
-  const operation = store.atomic().check(held);
-  if (idempotencyKey) {
-    operation.check({ key: idempotencyKey, versionstamp: expiredVersionstamp });
-  }
-  try {
-    // Signing the e-mails' links may need the store (for a generated secret).
-    record.mailIds = await queueMails(
-      services,
-      operation,
-      record,
-      status === "accepted"
-        ? ["attendee-booked", "studio-new"]
-        : ["attendee-pending", "studio-new"],
-    );
-  } catch {
-    throw unavailable("The booking store is unavailable", "Retry in a minute; nothing was booked");
-  }
-  const holdMilliseconds = slot.endEpochMs - now.epochMilliseconds + 86_400_000;
-  operation.set(slotKey, hold, { expireIn: holdMilliseconds })
-    .set([...BOOKING_PREFIX, id], record, { expireIn: RETENTION_MILLISECONDS })
-    .set(SLOTS_VERSION_KEY, crypto.randomUUID());
-  if (idempotencyKey) {
-    const kept: IdempotencyRecord = {
-      requestHash,
-      result,
-      expiresAtEpochMs: now.epochMilliseconds + IDEMPOTENCY_MILLISECONDS,
-    };
-    operation.set(idempotencyKey, kept, { expireIn: IDEMPOTENCY_MILLISECONDS });
-  }
+  // The commit requires the slot's hold (none, or a lapsed pending one) and the attendee's count
+  // to be as read; when either changed meanwhile, both are read again.
+  for (let attempt = 1;; attempt++) {
+    let held, counted;
+    try {
+      [held, counted] = await retry(
+        () => Promise.all([store.get<SlotHold>(slotKey), store.get<number>(quotaKey)]),
+        STORE_CONTENTION_RETRY,
+      );
+    } catch {
+      throw unavailable(
+        "The booking store is unavailable",
+        "Retry in a minute; nothing was booked",
+      );
+    }
+    if (held.value && isHolding(held.value, now.epochMilliseconds)) {
+      return await replayOrConflict();
+    }
+    const count = counted.value ?? 0;
+    const limit = services.booking.bookingsPerAttendee;
+    if (count >= limit) {
+      const again = await replay().catch(() => undefined);
+      if (again) return again;
+      throw attendeeLimited(limit, quotaResetMilliseconds);
+    }
 
-  let committed;
-  try {
-    committed = await retry(() => operation.commit(), STORE_CONTENTION_RETRY);
-  } catch (error) {
-    // The commit is atomic: if the booking's record is there, it happened. Its absence proves
-    // nothing (a commit that timed out may still land), so that stays uncertain.
-    const written = await store.get([...BOOKING_PREFIX, id]).then(
-      (entry) => entry.value !== null,
-      () => false,
-    );
-    if (!written) {
-      services.logger.error("Booking commit failed; outcome unknown", {
+    const operation = store.atomic().check(held).check(counted);
+    if (idempotencyKey) {
+      operation.check({ key: idempotencyKey, versionstamp: expiredVersionstamp });
+    }
+    try {
+      // Signing the e-mails' links may need the store (for a generated secret).
+      record.mailIds = await queueMails(
+        services,
+        operation,
+        record,
+        status === "accepted"
+          ? ["attendee-booked", "studio-new"]
+          : ["attendee-pending", "studio-new"],
+      );
+    } catch {
+      throw unavailable(
+        "The booking store is unavailable",
+        "Retry in a minute; nothing was booked",
+      );
+    }
+    const holdMilliseconds = slot.endEpochMs - now.epochMilliseconds + 86_400_000;
+    operation.set(slotKey, hold, { expireIn: holdMilliseconds })
+      .set([...BOOKING_PREFIX, id], record, { expireIn: RETENTION_MILLISECONDS })
+      .set(SLOTS_VERSION_KEY, crypto.randomUUID())
+      .set(quotaKey, count + 1, { expireIn: quotaResetMilliseconds + 1000 });
+    if (idempotencyKey) {
+      const kept: IdempotencyRecord = {
+        requestHash,
+        result,
+        expiresAtEpochMs: now.epochMilliseconds + IDEMPOTENCY_MILLISECONDS,
+      };
+      operation.set(idempotencyKey, kept, { expireIn: IDEMPOTENCY_MILLISECONDS });
+    }
+
+    let committed;
+    try {
+      committed = await retry(() => operation.commit(), STORE_CONTENTION_RETRY);
+    } catch (error) {
+      // The commit is atomic: if the booking's record is there, it happened. Its absence proves
+      // nothing (a commit that timed out may still land), so that stays uncertain.
+      const written = await store.get([...BOOKING_PREFIX, id]).then(
+        (entry) => entry.value !== null,
+        () => false,
+      );
+      if (!written) {
+        services.logger.error("Booking commit failed; outcome unknown", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        throw unavailable("The booking's outcome is uncertain", UNCERTAIN_HINT);
+      }
+      services.logger.warn("Booking commit reported a failure but was written", {
         error: error instanceof Error ? error.message : String(error),
       });
-      throw unavailable("The booking's outcome is uncertain", UNCERTAIN_HINT);
+      committed = { ok: true as const };
     }
-    services.logger.warn("Booking commit reported a failure but was written", {
-      error: error instanceof Error ? error.message : String(error),
-    });
-    committed = { ok: true as const };
+    if (committed.ok) break;
+    // The slot was taken meanwhile, a concurrent repeat with the same key won the race, or the
+    // attendee's count moved: read again (the slot's hold and the replay decide).
+    if (attempt >= 8) return await replayOrConflict();
   }
-  // The slot was taken meanwhile, or a concurrent repeat with the same key won the race.
-  if (!committed.ok) return await replayOrConflict();
   services.slotFinder.forgetHolds();
   services.outbox.wake();
   services.logger.info("Booking created", { id, status, start: slot.start });

@@ -392,7 +392,12 @@ export const OPERATIONS = [
         description: "validation-failed: the slot is not available; refresh the availability.",
       },
       { status: 413, schema: "ErrorResponse", description: "bad-form: the request is too large." },
-      RATE_LIMITED,
+      {
+        status: 429,
+        schema: "ErrorResponse",
+        description:
+          "Rate limit exceeded: the client's write or booking quota, or the attendee address's bookings of the day (by default 3, whoever books); wait the seconds in Retry-After, then retry.",
+      },
       {
         status: 503,
         schema: "ErrorResponse",

@@ -7,13 +7,10 @@
  */
 import type { Store } from "./store.ts";
 import { readOrCreateSetting } from "./settings.ts";
+import { toHex } from "./digest.ts";
 
 /** Where the generated secret is kept. */
 export const SECRET_KEY = ["settings", "secret"] as const;
-
-function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 /**
  * Returns the signing secret: `configured` when given, else the one kept in the store, else a new

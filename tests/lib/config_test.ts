@@ -50,6 +50,7 @@ test("readConfig() applies every default to an empty environment", () => {
     allowedOrigins: ["http://localhost:8000"],
     busyCalendars: [],
     confirmation: "auto",
+    bookingsPerAttendee: 3,
     secret: undefined,
     trustProxy: undefined,
     rateLimits: { read: 120, write: 10, booking: 5 },
@@ -223,6 +224,7 @@ test("readConfig() parses every variable set to a good value", () => {
     STUDIO_BUSY_CALENDARS:
       "https://cal.example/a.ics,https://cal.example/b.ics\nhttp://cal.example/c",
     STUDIO_CONFIRMATION: "manual",
+    STUDIO_BOOKINGS_PER_ADDRESS: "5",
     STUDIO_SECRET: "0123456789abcdef0123456789abcdef",
     STUDIO_TRUST_PROXY: "X-Forwarded-For",
     STUDIO_RATE_LIMIT_READ: "60",
@@ -252,6 +254,7 @@ test("readConfig() parses every variable set to a good value", () => {
       "http://cal.example/c",
     ],
     confirmation: "manual",
+    bookingsPerAttendee: 5,
     secret: "0123456789abcdef0123456789abcdef",
     trustProxy: "x-forwarded-for",
     rateLimits: { read: 60, write: 3, booking: 2 },
@@ -295,7 +298,7 @@ test("readConfig() takes a KV Connect URL in STUDIO_KV_PATH as it is", () => {
   assert.equal(config.kvPath, "http://127.0.0.1:4512");
 });
 
-test("ENVIRONMENT_VARIABLES lists the 20 variables readConfig() reads, each once", () => {
+test("ENVIRONMENT_VARIABLES lists the 21 variables readConfig() reads, each once", () => {
   const names = ENVIRONMENT_VARIABLES.map((variable) => variable.name);
   assert.equal(new Set(names).size, names.length);
   assert.deepEqual(names, [
@@ -309,6 +312,7 @@ test("ENVIRONMENT_VARIABLES lists the 20 variables readConfig() reads, each once
     "STUDIO_ALLOWED_ORIGINS",
     "STUDIO_BUSY_CALENDARS",
     "STUDIO_CONFIRMATION",
+    "STUDIO_BOOKINGS_PER_ADDRESS",
     "STUDIO_SECRET",
     "STUDIO_TRUST_PROXY",
     "STUDIO_RATE_LIMIT_READ",

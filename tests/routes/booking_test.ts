@@ -1347,6 +1347,64 @@ test("POST /booking/cancel answers 409 once the conversation has started", async
   await receiveMails(app, record.id, ["attendee-booked-0", "studio-new-0"]);
 });
 
+test("POST /api/v1/booking answers 429 once an attendee address had 3 bookings in the day, whoever books (issue 16)", async () => {
+  const app = createApp();
+  const starts = [];
+  for (let index = 0; index < 5; index++) starts.push(await takeSlot(app, "2026-12"));
+  // Three bookings for one address, from three clients, in three spellings of it.
+  for (
+    const [index, email] of ["quota@example.pt", "Quota@Example.pt", "QUOTA@example.pt"].entries()
+  ) {
+    const client = fromAddress(`198.51.100.${10 + index}`);
+    await readCreated(
+      await book(app, buildBookingBody(starts[index], { email }), {}, client),
+      "accepted",
+      starts[index],
+    );
+  }
+  const refused = await book(
+    app,
+    buildBookingBody(starts[3], { email: "quota@example.pt" }),
+    {},
+    fromAddress("198.51.100.20"),
+  );
+  const body = await readError(refused, 429, "rate-limited");
+  assert.match(body.error.message, /already has 3 bookings today/);
+  // Until the end of the UTC day: 2026-11-21T10:00Z + 14 h.
+  assert.equal(refused.headers.get("Retry-After"), String(14 * 3600));
+  assert.match(body.error.hint, /retry after 50400 s/);
+  assert.ok((await listSlots(app, "2026-12")).includes(starts[3]), "nothing was held");
+  // Another address books; the next day, the first address books again.
+  await readCreated(
+    await book(app, buildBookingBody(starts[3], { email: "someone.else@example.pt" })),
+    "accepted",
+    starts[3],
+  );
+  app.clock.set("2026-11-22T00:00:01Z");
+  await readCreated(
+    await book(app, buildBookingBody(starts[4], { email: "quota@example.pt" })),
+    "accepted",
+    starts[4],
+  );
+});
+
+test("POST /api/v1/booking keeps the per-address quota under simultaneous bookings", async () => {
+  const app = createApp({ bookingsPerAttendee: 2 });
+  const starts = [];
+  for (let index = 0; index < 6; index++) starts.push(await takeSlot(app, "2026-12"));
+  const responses = await Promise.all(starts.map((start, index) =>
+    book(
+      app,
+      buildBookingBody(start, { email: "burst@example.pt" }),
+      {},
+      fromAddress(`198.51.100.${30 + index}`),
+    )
+  ));
+  const statuses = responses.map((response) => response.status).sort();
+  assert.deepEqual(statuses, [201, 201, 429, 429, 429, 429]);
+  await Promise.all(responses.map((response) => response.body?.cancel()));
+});
+
 test("a pending booking's hold lapses after 48 hours: the slot is free again, and its links can no longer confirm or decline (issue 16)", async () => {
   const app = createApp({ confirmation: "manual" });
   const start = await takeSlot(app, "2026-12", "2026-12-22");
