@@ -504,7 +504,7 @@ export async function applyBookingAction(
     } else if (ownHold) {
       operation.check(hold).delete(slotKey).set(SLOTS_VERSION_KEY, crypto.randomUUID());
     }
-    if ((await operation.commit()).ok) {
+    if ((await retry(() => operation.commit(), STORE_CONTENTION_RETRY)).ok) {
       if (action !== "confirm") services.slotFinder.forgetHolds();
       services.outbox.wake();
       services.logger.info("Booking changed", { id: bookingId, action, status: next.status });

@@ -15,6 +15,7 @@ import { ulid } from "ulid";
 import type { Mailer, OutgoingMail } from "./mail.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { AtomicOperation, Store } from "../store/store.ts";
+import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 
 /** Key prefix of mail waiting for delivery: `["outbox", id]`. */
 export const OUTBOX_PREFIX = ["outbox"] as const;
@@ -223,7 +224,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
       const delaySeconds = Math.min(retryMaxSeconds, retryBaseSeconds * 2 ** (attempts - 1));
       const retryAt = clock.now().add({ milliseconds: Math.round(delaySeconds * 1000) })
         .toString();
-      await store.atomic()
+      const failure = store.atomic()
         .delete(dueKey(heldUntil, id))
         .set(entry.key, {
           ...waiting,
@@ -231,8 +232,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
           nextAttemptAt: retryAt,
           lastError: describe(error),
         })
-        .set(dueKey(retryAt, id), id)
-        .commit();
+        .set(dueKey(retryAt, id), id);
+      await retry(() => failure.commit(), STORE_CONTENTION_RETRY);
       report.failed++;
       logger.warn("Mail delivery failed; will retry", {
         id,
@@ -252,9 +253,11 @@ export function createOutbox(options: OutboxOptions): Outbox {
       sentAt: clock.now().toString(),
       attempts: waiting.attempts + 1,
     };
-    await store.atomic().delete(entry.key).delete(dueKey(heldUntil, id))
-      .set([...SENT_PREFIX, id], sent, { expireIn: SENT_RECORD_MILLISECONDS })
-      .commit();
+    // Recorded even if another process holds the file for a moment: a record lost here would
+    // send the message again once the lease ends.
+    const delivered = store.atomic().delete(entry.key).delete(dueKey(heldUntil, id))
+      .set([...SENT_PREFIX, id], sent, { expireIn: SENT_RECORD_MILLISECONDS });
+    await retry(() => delivered.commit(), STORE_CONTENTION_RETRY);
     report.sent++;
     logger.info("Mail delivered", { id, topic: waiting.topic, attempts: sent.attempts });
   }
