@@ -63,7 +63,7 @@ export function buildCandidateSlots(
   settings: ScheduleSettings,
   first: Temporal.PlainDate,
   last: Temporal.PlainDate,
-  holidays: HolidayCalendar = createHolidayCalendar(),
+  holidays: HolidayCalendar = createHolidayCalendar().calendar,
 ): CandidateSlot[] {
   const slots: CandidateSlot[] = [];
   const closed = new Set(settings.closedDates);

@@ -1,22 +1,29 @@
 /**
- * National public holidays, from the `date-holidays` library (not a hand-typed list).
+ * National public holidays, from the `date-holidays` library (not a hand-typed list). The years
+ * of the default schedule's country are computed at build time into a table
+ * (`public_holidays.generated.ts`, by scripts/build_holidays.ts); any other country or year loads
+ * the library when first asked for, so that starting the service loads no holiday library.
  *
  * @module
  */
-import Holidays from "date-holidays";
+import { PUBLIC_HOLIDAYS } from "./public_holidays.generated.ts";
 
 /** The public holidays of a country in a year, as `YYYY-MM-DD` dates. */
 export type HolidayCalendar = (country: string, year: number) => ReadonlySet<string>;
 
 /**
- * The national public holidays of a country in a year, as `YYYY-MM-DD` dates. Regional holidays
- * and optional days (such as Carnival in Portugal) are not included. Computed on each call: see
- * {@linkcode createHolidayCalendar} for a remembering one.
+ * Computes the national public holidays of a country in a year with `date-holidays` (loaded on
+ * first use). Regional holidays and optional days (such as Carnival in Portugal) are not included.
  *
  * @param country ISO 3166-1 alpha-2 code, e.g. `PT`.
  * @param year The year.
+ * @returns The dates, `YYYY-MM-DD`.
  */
-export function listPublicHolidays(country: string, year: number): ReadonlySet<string> {
+export async function computePublicHolidays(
+  country: string,
+  year: number,
+): Promise<ReadonlySet<string>> {
+  const { default: Holidays } = await import("date-holidays");
   const holidays = new Holidays(country).getHolidays(year) || [];
   return new Set(
     holidays.filter((holiday) => holiday.type === "public").map((holiday) =>
@@ -25,21 +32,66 @@ export function listPublicHolidays(country: string, year: number): ReadonlySet<s
   );
 }
 
+/** A holiday calendar, and how to make the years it is asked for available first. */
+export interface HolidaySource {
+  /**
+   * The calendar: answers from the built-in table, or from years {@linkcode prepare} computed.
+   * @throws {Error} For a country and year neither in the table nor prepared.
+   */
+  calendar: HolidayCalendar;
+  /**
+   * Makes years of a country available to `calendar`, computing those the table lacks (this loads
+   * `date-holidays` once).
+   *
+   * @param country ISO 3166-1 alpha-2 code.
+   * @param years The years.
+   */
+  prepare(country: string, years: readonly number[]): Promise<void>;
+}
+
 /**
- * Creates a holiday calendar that computes each country's year once and keeps it for its own
- * lifetime (a slot finder's), so that no cache is shared between handlers.
+ * Creates a holiday calendar that keeps what it computed for its own lifetime (a slot finder's),
+ * so that no cache is shared between handlers.
  *
- * @returns The calendar.
+ * @returns The calendar and its `prepare`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createHolidayCalendar } from "./holidays.ts";
+ *
+ * const { calendar, prepare } = createHolidayCalendar();
+ * assert.ok(calendar("PT", 2026).has("2026-12-25")); // from the built-in table
+ * await prepare("ES", [2026]);
+ * assert.ok(calendar("ES", 2026).has("2026-10-12"));
+ * ```
  */
-export function createHolidayCalendar(): HolidayCalendar {
-  const known = new Map<string, ReadonlySet<string>>();
-  return (country, year) => {
+export function createHolidayCalendar(): HolidaySource {
+  const computed = new Map<string, ReadonlySet<string>>();
+  const fromTable = new Map<string, ReadonlySet<string>>();
+  function known(country: string, year: number): ReadonlySet<string> | undefined {
     const key = `${country}:${year}`;
-    let dates = known.get(key);
-    if (!dates) {
-      dates = listPublicHolidays(country, year);
-      known.set(key, dates);
-    }
-    return dates;
+    const cached = computed.get(key) ?? fromTable.get(key);
+    if (cached) return cached;
+    const dates = PUBLIC_HOLIDAYS[country]?.[year];
+    if (!dates) return undefined;
+    const set = new Set(dates);
+    fromTable.set(key, set);
+    return set;
+  }
+  return {
+    calendar(country, year) {
+      const dates = known(country, year);
+      if (!dates) {
+        throw new Error(`The public holidays of ${country} in ${year} were not prepared`);
+      }
+      return dates;
+    },
+    async prepare(country, years) {
+      for (const year of years) {
+        if (known(country, year)) continue;
+        computed.set(`${country}:${year}`, await computePublicHolidays(country, year));
+      }
+    },
   };
 }

@@ -90,12 +90,23 @@ export function createSlotFinder(options: SlotFinderOptions): SlotFinder {
   const holidays = createHolidayCalendar();
   let window: { minuteStartMs: number; latestEpochMs: number } | undefined;
 
-  function readMonth(month: string): MonthEntry {
+  async function readMonth(month: string): Promise<MonthEntry> {
     let entry = months.get(month);
     if (!entry) {
       const described = describeMonth(month, settings.timeZone);
+      if (settings.closedOnPublicHolidays) {
+        await holidays.prepare(settings.holidayCountry, [
+          described.first.year,
+          described.last.year,
+        ]);
+      }
       entry = {
-        candidates: buildCandidateSlots(settings, described.first, described.last, holidays),
+        candidates: buildCandidateSlots(
+          settings,
+          described.first,
+          described.last,
+          holidays.calendar,
+        ),
         span: described.span,
       };
       if (months.size > 24) months.clear();
@@ -123,7 +134,7 @@ export function createSlotFinder(options: SlotFinderOptions): SlotFinder {
   const finder: SlotFinder = {
     async listMonth(month, { maxAgeSeconds }) {
       const nowMs = nowMilliseconds();
-      const entry = readMonth(month);
+      const entry = await readMonth(month);
       const [busy, held] = await Promise.all([
         busyCalendar.read(entry.span, { maxAgeSeconds }),
         holds.read(entry.span, {
@@ -141,7 +152,8 @@ export function createSlotFinder(options: SlotFinderOptions): SlotFinder {
       const month = start.toZonedDateTimeISO(settings.timeZone).toPlainDate().toPlainYearMonth()
         .toString();
       const startEpochMs = start.epochMilliseconds;
-      if (!readMonth(month).candidates.some((slot) => slot.startEpochMs === startEpochMs)) {
+      const { candidates } = await readMonth(month);
+      if (!candidates.some((slot) => slot.startEpochMs === startEpochMs)) {
         return undefined;
       }
       const available = await finder.listMonth(month, { maxAgeSeconds });

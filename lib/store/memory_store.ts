@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { makeInMemoryService } from "@deno/kv";
 import { createLazyStore } from "./lazy_store.ts";
 import type { AtomicCheck, AtomicOperation, KvKey, Store } from "./store.ts";
 
@@ -46,6 +45,8 @@ import type { AtomicCheck, AtomicOperation, KvKey, Store } from "./store.ts";
  */
 export function createMemoryStore(): Store {
   return createLazyStore(async () => {
+    // Loaded when first used: a handler given its own store never loads @deno/kv.
+    const { makeInMemoryService } = await import("@deno/kv");
     const kv = await makeInMemoryService().openKv();
     // @deno/kv types an entry's value as `T | null` where the port narrows it by `versionstamp`;
     // the objects are the same at run time.
