@@ -2,7 +2,8 @@
  * The entry for `deno serve`:
  *
  * ```sh
- * deno serve --allow-net --allow-env --allow-read --allow-write --allow-sys --host 127.0.0.1 --port 9000 serve.ts
+ * deno serve --config deno.service.json --allow-net --allow-env --allow-read --allow-write \
+ *   --allow-sys --host 127.0.0.1 --port 9000 serve.ts
  * ```
  *
  * The same application as `main.ts`, exported as `{ fetch, onListen }`. `deno serve`'s flags

@@ -27,7 +27,7 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The program and arguments that start the service on the running runtime. */
 export const SERVER_COMMAND: readonly string[] = RUNTIME === "deno"
-  ? [process.execPath, "run", "--allow-all", "--quiet", "main.ts"]
+  ? [process.execPath, "run", "--config", "deno.service.json", "--allow-all", "--quiet", "main.ts"]
   : [process.execPath, "cli.js"];
 
 /** Where the service's command runs: the repository on Deno, npm-tests/ on Node and Bun. */

@@ -192,6 +192,8 @@ test(
     const port = await findFreePort();
     const child = spawn(process.execPath, [
       "serve",
+      "--config",
+      "deno.service.json",
       "--allow-all",
       "--quiet",
       "--host",
