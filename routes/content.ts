@@ -166,7 +166,11 @@ export function contentRoutes(services: Services): RouteDefinition[] {
     serve(LLMS_PATH, (site) => site.llms.pt),
     serve(toLlmsPath("en"), (site) => site.llms.en),
     serve(LLMS_FULL_PATH, (site) => site.llmsFull),
-    serve("/sitemap.xml", (site) => site.sitemap),
+    {
+      method: "GET",
+      path: "/sitemap.xml",
+      handle: async (request) => respond(request, await services.site().sitemap()),
+    },
     serve("/robots.txt", (site) => site.robots),
     {
       method: "GET",

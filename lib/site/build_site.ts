@@ -65,8 +65,8 @@ export interface Site {
   llms: Readonly<Record<Language, Representation>>;
   /** llms-full.txt. */
   llmsFull: Representation;
-  /** sitemap.xml. */
-  sitemap: Representation;
+  /** sitemap.xml, built on the first request for it (its XML library is loaded then). */
+  sitemap(): Promise<Representation>;
   /** robots.txt. */
   robots: Representation;
   /** The assets by file name, each with its long-lived variant for versioned URLs. */
@@ -251,6 +251,7 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
       ["X-Content-Type-Options", "nosniff"],
     ]);
   const plain = "text/plain; charset=utf-8";
+  let sitemap: Promise<Representation> | undefined;
   return {
     corpus,
     baseUrl,
@@ -261,7 +262,14 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
       en: text(buildLlmsTxt(corpus, "en", baseUrl), plain),
     },
     llmsFull: text(buildLlmsFullTxt(corpus, baseUrl), plain),
-    sitemap: text(buildSitemap(corpus, baseUrl), "application/xml; charset=utf-8"),
+    sitemap: () =>
+      sitemap ??= buildSitemap(corpus, baseUrl).then(
+        (xml) => text(xml, "application/xml; charset=utf-8"),
+        (error) => {
+          sitemap = undefined;
+          throw error;
+        },
+      ),
     robots: text(buildRobotsTxt(baseUrl), plain),
     assets,
     renderHtml,

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { create } from "xmlbuilder2";
 import type { Corpus } from "./corpus.ts";
 
 const SITEMAP_NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9";
@@ -19,7 +18,9 @@ const XMLNS_NAMESPACE = "http://www.w3.org/2000/xmlns/";
  * @param baseUrl The public origin, without a trailing slash.
  * @returns The XML document, UTF-8, with its declaration.
  */
-export function buildSitemap(corpus: Corpus, baseUrl: string): string {
+export async function buildSitemap(corpus: Corpus, baseUrl: string): Promise<string> {
+  // xmlbuilder2 is loaded with the first sitemap, not when the service starts (issue 15).
+  const { create } = await import("xmlbuilder2");
   const document = create({ version: "1.0", encoding: "UTF-8" })
     .ele(SITEMAP_NAMESPACE, "urlset")
     .att(XMLNS_NAMESPACE, "xmlns:xhtml", XHTML_NAMESPACE);
