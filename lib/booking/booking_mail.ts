@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { buildInvite } from "./invites.ts";
+import type { buildInvite } from "./invites.ts";
 import { type OutgoingMail, toHeaderText } from "../mail/mail.ts";
 
 /** A booking's state (BookingResult `status` shows `accepted` and `pending`). */
@@ -176,7 +176,11 @@ function bareAddress(address: string): string {
   return /<([^<>]+)>\s*$/.exec(address)?.[1] ?? address;
 }
 
+/** Builds an invite's text (ical-generator, loaded with the first booking e-mail). */
+type InviteBuilder = typeof buildInvite;
+
 function invite(
+  buildInvite: InviteBuilder,
   record: BookingRecord,
   method: "REQUEST" | "CANCEL",
   locale: "pt" | "en",
@@ -224,13 +228,16 @@ export type BookingMailKind =
  * @param record The booking, as it is after the change the e-mail announces.
  * @param context Addresses, zone, meeting settings and the current instant.
  * @param links The signed links to include.
+ * @returns The e-mail, with its iMIP invite (ical-generator is loaded with the first one, not when
+ * the service starts).
  */
-export function buildBookingMail(
+export async function buildBookingMail(
   kind: BookingMailKind,
   record: BookingRecord,
   context: BookingMailContext,
   links: BookingLinks,
-): OutgoingMail {
+): Promise<OutgoingMail> {
+  const { buildInvite } = await import("./invites.ts");
   const messageId = `${kind}-${record.id}-${record.sequence}@${context.domain}`;
   if (kind.startsWith("attendee-")) {
     const locale = record.locale;
@@ -264,10 +271,10 @@ export function buildBookingMail(
       text: body,
     };
     if (kind === "attendee-booked") {
-      return withInvite(mail, "REQUEST", invite(record, "REQUEST", locale, context));
+      return withInvite(mail, "REQUEST", invite(buildInvite, record, "REQUEST", locale, context));
     }
     if (kind === "attendee-cancelled") {
-      return withInvite(mail, "CANCEL", invite(record, "CANCEL", locale, context));
+      return withInvite(mail, "CANCEL", invite(buildInvite, record, "CANCEL", locale, context));
     }
     return mail;
   }
@@ -317,6 +324,6 @@ export function buildBookingMail(
     text: body,
   };
   return kind === "studio-new"
-    ? withInvite(mail, "REQUEST", invite(record, "REQUEST", "pt", context))
-    : withInvite(mail, "CANCEL", invite(record, "CANCEL", "pt", context));
+    ? withInvite(mail, "REQUEST", invite(buildInvite, record, "REQUEST", "pt", context))
+    : withInvite(mail, "CANCEL", invite(buildInvite, record, "CANCEL", "pt", context));
 }

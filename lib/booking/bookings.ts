@@ -186,13 +186,12 @@ async function queueMails(
 ): Promise<string[]> {
   const links = await buildLinks(services, record);
   const context = mailContext(services);
+  const mails = await Promise.all(
+    kinds.map((kind) => buildBookingMail(kind, record, context, links)),
+  );
   return services.outbox.add(
     operation,
-    kinds.map((kind) => ({
-      topic: "booking",
-      recordId: record.id,
-      mail: buildBookingMail(kind, record, context, links),
-    })),
+    mails.map((mail) => ({ topic: "booking", recordId: record.id, mail })),
   );
 }
 
