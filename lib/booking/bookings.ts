@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ulid } from "ulid";
+import { createId } from "../store/ids.ts";
 import { ApiError } from "../contract/api_error.ts";
 import {
   type BookingLinks,
@@ -300,7 +300,7 @@ export async function createBooking(
   const quotaResetMilliseconds = (quotaWindow + 1) * ATTENDEE_WINDOW_MILLISECONDS -
     now.epochMilliseconds;
 
-  const id = ulid(now.epochMilliseconds);
+  const id = createId(now.epochMilliseconds);
   const status = services.booking.confirmation === "manual" ? "pending" : "accepted";
   const holdUntilEpochMs = status === "pending"
     ? Math.min(now.epochMilliseconds + PENDING_HOLD_MILLISECONDS, slot.startEpochMs)

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ulid } from "ulid";
+import { createId } from "../store/ids.ts";
 import { ApiError } from "../contract/api_error.ts";
 import {
   CONTACT_FIELDS,
@@ -278,7 +278,7 @@ export async function submitInquiry(
 ): Promise<InquiryRecord> {
   const now = services.clock.now();
   const base = {
-    id: ulid(now.epochMilliseconds),
+    id: createId(now.epochMilliseconds),
     receivedAt: now.toString(),
     fields,
     clientAddress: origin.clientAddress,

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { ulid } from "ulid";
+import { createId } from "../store/ids.ts";
 import type { Mailer, OutgoingMail } from "./mail.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { AtomicOperation, Store } from "../store/store.ts";
@@ -319,7 +319,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     add(operation, messages) {
       const createdAt = clock.now().toString();
       return messages.map(({ topic, recordId, mail }) => {
-        const id = ulid(clock.now().epochMilliseconds);
+        const id = createId(clock.now().epochMilliseconds);
         const entry: OutboxEntry = {
           id,
           topic,
