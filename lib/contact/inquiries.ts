@@ -9,6 +9,7 @@ import { ApiError } from "../contract/api_error.ts";
 import {
   CONTACT_FIELDS,
   ContactInquiry,
+  getRequestBody,
   MAX_BODY_BYTES,
   RETENTION_DAYS,
 } from "../contract/contract.ts";
@@ -29,11 +30,8 @@ import type { Store } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 
 /** The media types a contact body may have (spec, POST /api/v1/contact). */
-export const CONTACT_MEDIA_TYPES = [
-  "application/json",
-  "multipart/form-data",
-  "application/x-www-form-urlencoded",
-] as const;
+export const CONTACT_MEDIA_TYPES: readonly string[] =
+  getRequestBody("createContactInquiry").mediaTypes;
 
 /** Key prefix of stored inquiries: `["inquiry", id]`, ids sorting by time of receipt. */
 export const INQUIRY_PREFIX = ["inquiry"] as const;
@@ -110,7 +108,7 @@ function decodeUtf8(bytes: Uint8Array): string {
 export async function readInquiryBody(request: Request): Promise<Record<string, unknown>> {
   const contentType = request.headers.get("Content-Type") ?? "";
   const { mediaType, charset } = readMediaType(request);
-  if (!(CONTACT_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
+  if (!CONTACT_MEDIA_TYPES.includes(mediaType)) {
     discardBody(request);
     throw badForm(
       mediaType

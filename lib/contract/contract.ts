@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { buildStruct, type FieldSet, type FieldValues } from "./fields.ts";
+import { buildStruct, type FieldSet, type FieldValues, type JsonSchema } from "./fields.ts";
 
 /** The API's major version, as sent in `API-Version` and used in `/api/v1` (spec, Versioning 1). */
 export const API_VERSION = "1";
@@ -98,17 +98,6 @@ export const ERROR_STATUS_CODES: ReadonlyArray<
     condition: "A calendar or provider is unavailable, or the outcome is uncertain",
   },
 ];
-
-/**
- * Largest accepted request bodies in bytes, by operation id. Larger bodies are refused with 413
- * before they are read whole, also when sent chunked without Content-Length.
- */
-export const MAX_BODY_BYTES = {
-  createContactInquiry: 64 * 1024,
-  // The largest valid BookingRequest, every character outside the BMP and written as JSON
-  // escapes (\uXXXX\uXXXX, 12 bytes each), is about 28 KiB.
-  createBooking: 32 * 1024,
-} as const;
 
 /**
  * How long inquiries and bookings are kept, in days (then the store deletes them). Published in
@@ -253,6 +242,38 @@ export interface OperationResponse {
   description: string;
 }
 
+/** The request body of an operation (spec, Resources). */
+export interface OperationRequestBody {
+  /** The schema name under `components.schemas`. */
+  schema: string;
+  /** The accepted media types, in the order the OpenAPI document lists them. */
+  mediaTypes: readonly string[];
+  /**
+   * The largest accepted body in bytes. A larger body is refused before it is read whole, also
+   * when sent chunked without Content-Length.
+   */
+  maxBytes: number;
+  /** What the body is and how it is read, for the OpenAPI document. */
+  description: string;
+}
+
+/** A query or header parameter of an operation, as the OpenAPI document declares it. */
+export interface OperationParameter {
+  /** The parameter's name (a header's, in its usual case). */
+  name: string;
+  /** Where it is sent. */
+  in: "query" | "header";
+  /** Whether a request must carry it. */
+  required: boolean;
+  /**
+   * What it means. `{timeZone}` stands for the booking schedule's IANA time zone, which the
+   * operator chooses: the OpenAPI document fills it in.
+   */
+  description: string;
+  /** The JSON Schema (2020-12) of its value. */
+  schema: JsonSchema;
+}
+
 /** An operation of the API v1, as documented (spec, Endpoints). */
 export interface Operation {
   /** Stable identifier, as in the OpenAPI document and the index. */
@@ -271,6 +292,10 @@ export interface Operation {
   policies: readonly PolicyName[];
   /** The documented responses. */
   responses: readonly OperationResponse[];
+  /** The request body, for operations that take one. */
+  requestBody?: OperationRequestBody;
+  /** The query and header parameters, besides the Origin rule of every POST. */
+  parameters?: readonly OperationParameter[];
 }
 
 const RATE_LIMITED: OperationResponse = {
@@ -288,6 +313,31 @@ const ORIGIN_REFUSED: OperationResponse = {
   schema: "ErrorResponse",
   description: "validation-failed: the Origin is not allowed.",
 };
+
+/**
+ * The `Origin` rule of every POST (the pipeline checks it before any POST is answered): the
+ * OpenAPI document lists it first among the parameters of each POST operation.
+ */
+export const ORIGIN_PARAMETER = {
+  name: "Origin",
+  in: "header",
+  required: false,
+  description:
+    "Sent by browsers. When present it must be an allowed origin (by default the site's own), or the answer is 403; software that sends no Origin is accepted.",
+  schema: { type: "string" },
+} as const satisfies OperationParameter;
+
+/** The most characters of an `Idempotency-Key` header (visible ASCII). */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
+
+/** The largest accepted contact body, in bytes. */
+const CONTACT_MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The largest accepted booking body, in bytes: the largest valid BookingRequest, every character
+ * outside the BMP and written as JSON escapes (\uXXXX\uXXXX, 12 bytes each), is about 28 KiB.
+ */
+const BOOKING_MAX_BODY_BYTES = 32 * 1024;
 
 /** Every operation of the API v1 (spec, Endpoints), in the order the index lists them. */
 export const OPERATIONS = [
@@ -340,6 +390,13 @@ export const OPERATIONS = [
         description: "no-backend: the inquiry could not be stored; retry later or write by e-mail.",
       },
     ],
+    requestBody: {
+      schema: "ContactInquiry",
+      mediaTypes: ["application/json", "multipart/form-data", "application/x-www-form-urlencoded"],
+      maxBytes: CONTACT_MAX_BODY_BYTES,
+      description:
+        `A ContactInquiry, at most ${CONTACT_MAX_BODY_BYTES} bytes. Strings are trimmed; unknown fields are ignored.`,
+    },
   },
   {
     operationId: "listBookingSlots",
@@ -364,6 +421,14 @@ export const OPERATIONS = [
         description: "no-backend: a calendar is temporarily unavailable.",
       },
     ],
+    parameters: [{
+      name: "month",
+      in: "query",
+      required: true,
+      description:
+        "The month to list, YYYY-MM, counted in {timeZone}, from the current month to six months ahead.",
+      schema: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}$" },
+    }],
   },
   {
     operationId: "createBooking",
@@ -405,11 +470,61 @@ export const OPERATIONS = [
           "no-backend: a provider is unavailable or the outcome is uncertain; check the attendee's mailbox before any retry.",
       },
     ],
+    requestBody: {
+      schema: "BookingRequest",
+      mediaTypes: ["application/json"],
+      maxBytes: BOOKING_MAX_BODY_BYTES,
+      description:
+        `A BookingRequest, at most ${BOOKING_MAX_BODY_BYTES} bytes (larger bodies are answered 413).`,
+    },
+    parameters: [{
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        `A key of your choosing, at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters: a repeat with the same key and body within 24 hours replays the first answer; the same key with another body is a 400.`,
+      schema: { type: "string", maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
+    }],
   },
 ] as const satisfies readonly Operation[];
 
 /** The id of one of the API's operations: a typo does not compile. */
 export type OperationId = typeof OPERATIONS[number]["operationId"];
+
+/** The id of an operation that takes a request body. */
+export type BodyOperationId = Extract<
+  typeof OPERATIONS[number],
+  { requestBody: OperationRequestBody }
+>["operationId"];
+
+/**
+ * Finds the request body of an operation that takes one.
+ *
+ * @param operationId The operation's id.
+ * @returns Its schema name, media types, largest size and description.
+ */
+export function getRequestBody(operationId: BodyOperationId): OperationRequestBody {
+  const body = getOperation(operationId).requestBody;
+  // BodyOperationId names only operations declared with a body.
+  if (!body) throw new Error(`Operation "${operationId}" has no request body`);
+  return body;
+}
+
+/**
+ * Largest accepted request bodies in bytes, by operation id (each operation's
+ * `requestBody.maxBytes`). Larger bodies are refused with 413 before they are read whole, also
+ * when sent chunked without Content-Length.
+ */
+export const MAX_BODY_BYTES: Readonly<Record<BodyOperationId, number>> = buildMaxBodyBytes();
+
+function buildMaxBodyBytes(): Record<BodyOperationId, number> {
+  const limits: Partial<Record<BodyOperationId, number>> = {};
+  for (const operation of OPERATIONS) {
+    if ("requestBody" in operation) limits[operation.operationId] = operation.requestBody.maxBytes;
+  }
+  // The loop visits every operation with a body, so every BodyOperationId has its limit.
+  return limits as Record<BodyOperationId, number>;
+}
 
 /** Finds an operation by its id; throws `Error` for an unknown id (a programming error). */
 export function getOperation(operationId: OperationId): Operation {

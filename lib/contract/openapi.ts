@@ -11,11 +11,12 @@ import {
   CONTACT_FIELDS,
   ERROR_CODES,
   ERROR_STATUS_CODES,
-  MAX_BODY_BYTES,
   MIN_SUNSET_DAYS,
   OPENAPI_DOCUMENT_VERSION,
   type Operation,
+  type OperationRequestBody,
   OPERATIONS,
+  ORIGIN_PARAMETER,
   type PolicyName,
   type RateLimitPolicy,
 } from "./contract.ts";
@@ -228,67 +229,24 @@ function buildSchemas(timeZone: string): Record<string, JsonSchema> {
   };
 }
 
-function buildRequestBody(operation: Operation): Record<string, unknown> | undefined {
-  if (operation.operationId === "createContactInquiry") {
-    const schema = { $ref: "#/components/schemas/ContactInquiry" };
-    return {
-      required: true,
-      description:
-        `A ContactInquiry, at most ${MAX_BODY_BYTES.createContactInquiry} bytes. Strings are trimmed; unknown fields are ignored.`,
-      content: {
-        "application/json": { schema },
-        "multipart/form-data": { schema },
-        "application/x-www-form-urlencoded": { schema },
-      },
-    };
+function buildRequestBody(body: OperationRequestBody): Record<string, unknown> {
+  const content: Record<string, unknown> = {};
+  for (const mediaType of body.mediaTypes) {
+    content[mediaType] = { schema: { $ref: `#/components/schemas/${body.schema}` } };
   }
-  if (operation.operationId === "createBooking") {
-    return {
-      required: true,
-      description:
-        `A BookingRequest, at most ${MAX_BODY_BYTES.createBooking} bytes (larger bodies are answered 413).`,
-      content: { "application/json": { schema: { $ref: "#/components/schemas/BookingRequest" } } },
-    };
-  }
-  return undefined;
+  return { required: true, description: body.description, content };
 }
 
-/** The `Origin` rule of every POST (the pipeline checks it before any POST is answered). */
-const ORIGIN_PARAMETER = {
-  name: "Origin",
-  in: "header",
-  required: false,
-  description:
-    "Sent by browsers. When present it must be an allowed origin (by default the site's own), or the answer is 403; software that sends no Origin is accepted.",
-  schema: { type: "string" },
-};
-
 function buildParameters(operation: Operation, timeZone: string): unknown[] | undefined {
-  if (operation.operationId === "listBookingSlots") {
-    return [{
-      name: "month",
-      in: "query",
-      required: true,
-      description:
-        `The month to list, YYYY-MM, counted in ${timeZone}, from the current month to six months ahead.`,
-      schema: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}$" },
-    }];
-  }
-  if (operation.operationId === "createBooking") {
-    return [
-      ORIGIN_PARAMETER,
-      {
-        name: "Idempotency-Key",
-        in: "header",
-        required: false,
-        description:
-          "A key of your choosing, at most 200 characters: a repeat with the same key and body within 24 hours replays the first answer; the same key with another body is a 400.",
-        schema: { type: "string", maxLength: 200 },
-      },
-    ];
-  }
-  if (operation.method === "POST") return [ORIGIN_PARAMETER];
-  return undefined;
+  const parameters = [
+    ...(operation.method === "POST" ? [ORIGIN_PARAMETER] : []),
+    ...(operation.parameters ?? []),
+  ];
+  if (!parameters.length) return undefined;
+  return parameters.map((parameter) => ({
+    ...parameter,
+    description: parameter.description.replaceAll("{timeZone}", timeZone),
+  }));
 }
 
 function buildOperationObject(
@@ -333,8 +291,7 @@ function buildOperationObject(
   };
   const parameters = buildParameters(operation, options.timeZone);
   if (parameters) object.parameters = parameters;
-  const requestBody = buildRequestBody(operation);
-  if (requestBody) object.requestBody = requestBody;
+  if (operation.requestBody) object.requestBody = buildRequestBody(operation.requestBody);
   return object;
 }
 
