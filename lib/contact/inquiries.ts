@@ -102,8 +102,8 @@ function decodeUtf8(bytes: Uint8Array): string {
  *
  * @param request The request; its body is consumed.
  * @returns The members named like ContactInquiry fields, not yet validated.
- * @throws {ApiError} 400 `bad-form` for another media type, a body over 64 KiB, a charset other
- * than UTF-8, or a body that does not parse.
+ * @throws {ApiError} 400 `bad-form` for another media type, a body over
+ * `MAX_BODY_BYTES.createContactInquiry`, a charset other than UTF-8, or a body that does not parse.
  */
 export async function readInquiryBody(request: Request): Promise<Record<string, unknown>> {
   const contentType = request.headers.get("Content-Type") ?? "";

@@ -12,7 +12,10 @@ import { buildStruct, type FieldSet, type FieldValues, type JsonSchema } from ".
 export const API_VERSION = "1";
 
 /** The versioned base path (spec, Versioning 1). */
-export const API_BASE_PATH = "/api/v1";
+export const API_BASE_PATH = `/api/v${API_VERSION}` as const;
+
+/** The service's name, as HealthResponse `service` states it and the command line is called. */
+export const SERVICE_NAME = "studio-website";
 
 /** The least time between `Deprecation` and `Sunset` the spec promises (Versioning 4), in days. */
 export const MIN_SUNSET_DAYS = 180;
@@ -41,6 +44,15 @@ export const LLMS_PATH = "/llms.txt";
 
 /** The page for software and agents that documents the API for people. */
 export const API_DOCS_PATH = "/en/agents";
+
+/** The largest accepted contact body, in bytes. */
+const CONTACT_MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The largest accepted booking body, in bytes: the largest valid BookingRequest, every character
+ * outside the BMP and written as JSON escapes (\uXXXX\uXXXX, 12 bytes each), is about 28 KiB.
+ */
+const BOOKING_MAX_BODY_BYTES = 32 * 1024;
 
 /** The six machine-readable error codes of ErrorResponse (spec, Errors). */
 export const ERROR_CODES = [
@@ -87,7 +99,9 @@ export const ERROR_STATUS_CODES: ReadonlyArray<
   {
     status: 413,
     code: "bad-form",
-    condition: "A booking body is larger than 32 KiB (a larger contact body is a 400 bad-form)",
+    condition: `A booking body is larger than ${
+      BOOKING_MAX_BODY_BYTES / 1024
+    } KiB (a larger contact body is a 400 bad-form)`,
   },
   { status: 429, code: "rate-limited", condition: "A rate-limit quota is exhausted" },
   { status: 500, code: "no-backend", condition: "The store could not keep the request" },
@@ -128,7 +142,7 @@ export const RATE_LIMIT_POLICIES: Readonly<Record<PolicyName, RateLimitPolicy>> 
     name: "booking",
     limit: 5,
     windowSeconds: 300,
-    appliesTo: "POST /api/v1/booking, in addition to write",
+    appliesTo: `POST ${API_BASE_PATH}/booking, in addition to write`,
   },
 };
 
@@ -187,7 +201,7 @@ export const BOOKING_FIELDS = {
     maxLength: 64,
     format: "date-time",
     description:
-      "Start of the chosen slot, as listed by GET /api/v1/booking/slots. Any offset naming the same instant is accepted.",
+      `Start of the chosen slot, as listed by GET ${API_BASE_PATH}/booking/slots. Any offset naming the same instant is accepted.`,
     example: "2026-12-01T09:30:00+00:00",
   },
   name: {
@@ -330,35 +344,44 @@ export const ORIGIN_PARAMETER = {
 /** The most characters of an `Idempotency-Key` header (visible ASCII). */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
 
-/** The largest accepted contact body, in bytes. */
-const CONTACT_MAX_BODY_BYTES = 64 * 1024;
+/** The media types of a ContactInquiry body (spec, Resources). */
+const CONTACT_MEDIA_TYPES = [
+  "application/json",
+  "multipart/form-data",
+  "application/x-www-form-urlencoded",
+] as const;
 
 /**
- * The largest accepted booking body, in bytes: the largest valid BookingRequest, every character
- * outside the BMP and written as JSON escapes (\uXXXX\uXXXX, 12 bytes each), is about 28 KiB.
+ * Lists items in prose: `a`, `a and b`, `a, b and c`.
+ *
+ * @param items The items, in order.
+ * @returns The items joined by commas, the last by "and".
  */
-const BOOKING_MAX_BODY_BYTES = 32 * 1024;
+export function listInWords(items: readonly string[]): string {
+  if (items.length < 2) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
 
 /** Every operation of the API v1 (spec, Endpoints), in the order the index lists them. */
 export const OPERATIONS = [
   {
     operationId: "getApiIndex",
     method: "GET",
-    path: "/api/v1",
-    aliases: ["/api"],
+    path: API_BASE_PATH,
+    aliases: [API_PREFIX],
     summary: "The machine-readable index of the API",
-    description: "Returns the API index. Also served at /api. No side effects.",
+    description: `Returns the API index. Also served at ${API_PREFIX}. No side effects.`,
     policies: ["read"],
     responses: [{ status: 200, schema: "ApiIndex", description: "The API index." }, RATE_LIMITED],
   },
   {
     operationId: "getHealth",
     method: "GET",
-    path: "/api/v1/health",
-    aliases: ["/api/health"],
+    path: `${API_BASE_PATH}/health`,
+    aliases: [`${API_PREFIX}/health`],
     summary: "Liveness probe",
     description:
-      "Liveness probe. No side effects; safe at any frequency within the read limit. Legacy alias: GET /api/health.",
+      `Liveness probe. No side effects; safe at any frequency within the read limit. Legacy alias: GET ${API_PREFIX}/health.`,
     policies: ["read"],
     responses: [
       { status: 200, schema: "HealthResponse", description: "The service is alive." },
@@ -368,11 +391,13 @@ export const OPERATIONS = [
   {
     operationId: "createContactInquiry",
     method: "POST",
-    path: "/api/v1/contact",
-    aliases: ["/api/fuel-contact"],
+    path: `${API_BASE_PATH}/contact`,
+    aliases: [`${API_PREFIX}/fuel-contact`],
     summary: "Submit a project inquiry or question to the studio inbox",
     description:
-      "Stores a ContactInquiry and routes it to the studio inbox (average reply in 2 to 8 business hours). Accepts application/json, multipart/form-data and application/x-www-form-urlencoded. Only for genuine inquiries by the person concerned; never for testing or bulk messaging. A request whose Origin header is present must come from an allowed origin (by default the site's own); requests without Origin are accepted. Legacy alias: POST /api/fuel-contact.",
+      `Stores a ContactInquiry and routes it to the studio inbox (average reply in 2 to 8 business hours). Accepts ${
+        listInWords(CONTACT_MEDIA_TYPES)
+      }. Only for genuine inquiries by the person concerned; never for testing or bulk messaging. A request whose Origin header is present must come from an allowed origin (by default the site's own); requests without Origin are accepted. Legacy alias: POST ${API_PREFIX}/fuel-contact.`,
     policies: ["write"],
     responses: [
       { status: 200, schema: "ContactSuccess", description: "Inquiry stored and routed." },
@@ -380,7 +405,9 @@ export const OPERATIONS = [
         status: 400,
         schema: "ErrorResponse",
         description:
-          "bad-form: the body is not JSON, multipart or urlencoded, does not parse, or is larger than 64 KiB. validation-failed: a field is missing or out of bounds; the hint names it.",
+          `bad-form: the body is not JSON, multipart or urlencoded, does not parse, or is larger than ${
+            CONTACT_MAX_BODY_BYTES / 1024
+          } KiB. validation-failed: a field is missing or out of bounds; the hint names it.`,
       },
       ORIGIN_REFUSED,
       RATE_LIMITED,
@@ -392,7 +419,7 @@ export const OPERATIONS = [
     ],
     requestBody: {
       schema: "ContactInquiry",
-      mediaTypes: ["application/json", "multipart/form-data", "application/x-www-form-urlencoded"],
+      mediaTypes: CONTACT_MEDIA_TYPES,
       maxBytes: CONTACT_MAX_BODY_BYTES,
       description:
         `A ContactInquiry, at most ${CONTACT_MAX_BODY_BYTES} bytes. Strings are trimmed; unknown fields are ignored.`,
@@ -401,7 +428,7 @@ export const OPERATIONS = [
   {
     operationId: "listBookingSlots",
     method: "GET",
-    path: "/api/v1/booking/slots",
+    path: `${API_BASE_PATH}/booking/slots`,
     aliases: [],
     summary: "Read availability for a 30 minute conversation",
     description:
@@ -433,7 +460,7 @@ export const OPERATIONS = [
   {
     operationId: "createBooking",
     method: "POST",
-    path: "/api/v1/booking",
+    path: `${API_BASE_PATH}/booking`,
     aliases: [],
     summary: "Book a 30 minute conversation",
     description:

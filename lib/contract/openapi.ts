@@ -5,12 +5,16 @@
  * @module
  */
 import {
+  API_BASE_PATH,
   API_DOCS_PATH,
+  API_PREFIX,
+  API_VERSION,
   BOOKING_FIELDS,
   BOOKING_STATUSES,
   CONTACT_FIELDS,
   ERROR_CODES,
   ERROR_STATUS_CODES,
+  listInWords,
   MIN_SUNSET_DAYS,
   OPENAPI_DOCUMENT_VERSION,
   type Operation,
@@ -19,6 +23,7 @@ import {
   ORIGIN_PARAMETER,
   type PolicyName,
   type RateLimitPolicy,
+  SERVICE_NAME,
 } from "./contract.ts";
 import { buildJsonSchema, type JsonSchema } from "./fields.ts";
 
@@ -62,8 +67,8 @@ const COMMON_HEADERS = {
     required: true,
   },
   "API-Version": {
-    description: "The API's major version: always 1 here.",
-    schema: { type: "string", const: "1" },
+    description: `The API's major version: always ${API_VERSION} here.`,
+    schema: { type: "string", const: API_VERSION },
     required: true,
   },
   "Deprecation": {
@@ -100,7 +105,7 @@ function headerRefs(status: number): Record<string, unknown> {
 
 const ERROR_RESPONSE: JsonSchema = {
   type: "object",
-  description: "The body of every failure under /api/.",
+  description: `The body of every failure under ${API_PREFIX}/.`,
   required: ["ok", "error"],
   properties: {
     ok: { const: false },
@@ -151,8 +156,8 @@ function buildSchemas(timeZone: string): Record<string, JsonSchema> {
       required: ["status", "service", "version", "time"],
       properties: {
         status: { const: "ok" },
-        service: { const: "studio-website" },
-        version: { const: "1" },
+        service: { const: SERVICE_NAME },
+        version: { const: API_VERSION },
         time: { type: "string", format: "date-time", description: "Server time, UTC." },
       },
     },
@@ -162,7 +167,7 @@ function buildSchemas(timeZone: string): Record<string, JsonSchema> {
       properties: {
         name: { type: "string" },
         version: { type: "string", description: "Current major version." },
-        basePath: { type: "string", const: "/api/v1" },
+        basePath: { type: "string", const: API_BASE_PATH },
         openapi: { type: "string", format: "uri" },
         docs: { type: "string", format: "uri" },
         llms: { type: "string", format: "uri" },
@@ -312,7 +317,7 @@ function buildDescription(policies: Readonly<Record<PolicyName, RateLimitPolicy>
 
 ## Errors
 
-Every failure under /api/ is an ErrorResponse. Status and code pair as follows:
+Every failure under ${API_PREFIX}/ is an ErrorResponse. Status and code pair as follows:
 
 | Status | Code | Condition |
 |---|---|---|
@@ -320,7 +325,7 @@ ${errorRows}
 
 ## Rate limits
 
-Fixed windows per client address. Every /api/ response carries RateLimit-Policy, RateLimit, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; a 429 adds Retry-After. Where two policies apply both are listed, and the RateLimit-Limit/Remaining/Reset fields report the one nearest exhaustion.
+Fixed windows per client address. Every ${API_PREFIX}/ response carries RateLimit-Policy, RateLimit, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; a 429 adds Retry-After. Where two policies apply both are listed, and the RateLimit-Limit/Remaining/Reset fields report the one nearest exhaustion.
 
 | Policy | Applies to | Limit | Window |
 |---|---|---|---|
@@ -328,7 +333,9 @@ ${policyRows}
 
 ## Versioning
 
-The major version is in the path (/api/v1) and in the API-Version header. Changes within a major are additive. A deprecated major keeps working at least ${MIN_SUNSET_DAYS} days after Deprecation and Sunset are first sent, with Link rel="sunset" to migration notes. /api, /api/health and /api/fuel-contact are permanent aliases.`;
+The major version is in the path (${API_BASE_PATH}) and in the API-Version header. Changes within a major are additive. A deprecated major keeps working at least ${MIN_SUNSET_DAYS} days after Deprecation and Sunset are first sent, with Link rel="sunset" to migration notes. ${
+    listInWords(OPERATIONS.flatMap((operation) => operation.aliases))
+  } are permanent aliases.`;
 }
 
 /**
