@@ -6,20 +6,13 @@
  *
  * @module
  */
-import { CONTACT_FIELDS } from "../contract/contract.ts";
+import { ATTRIBUTION_FIELDS, type AttributionField, CONTACT_FIELDS } from "../contract/contract.ts";
 
 /** The cookie's name. */
 export const FIRST_TOUCH_COOKIE = "first_touch";
 
 /** How long the cookie is kept: 30 days, the usual attribution window of ad platforms. */
 export const FIRST_TOUCH_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
-
-/** The campaign fields of ContactInquiry: `utm_source` … `utm_term` and `gclid`. */
-export const ATTRIBUTION_FIELDS = (Object.keys(CONTACT_FIELDS) as (keyof typeof CONTACT_FIELDS)[])
-  .filter((name) => name.startsWith("utm_") || name === "gclid");
-
-/** One of the campaign fields. */
-export type AttributionField = typeof ATTRIBUTION_FIELDS[number];
 
 /** Campaign parameters, each cut to its field's bound. */
 export type Attribution = Partial<Record<AttributionField, string>>;

@@ -7,6 +7,7 @@
 import { ulid } from "ulid";
 import { ApiError } from "../contract/api_error.ts";
 import {
+  ATTRIBUTION_FIELDS,
   CONTACT_FIELDS,
   ContactInquiry,
   getRequestBody,
@@ -167,15 +168,6 @@ export async function readInquiryBody(request: Request): Promise<Record<string, 
 export function validateInquiry(fields: Record<string, unknown>): ContactInquiry {
   return requireFields(CONTACT_FIELDS, ContactInquiry, fields);
 }
-
-const ATTRIBUTION_FIELDS = [
-  "utm_source",
-  "utm_medium",
-  "utm_campaign",
-  "utm_content",
-  "utm_term",
-  "gclid",
-] as const;
 
 /**
  * Builds the e-mail that routes an inquiry to the studio inbox (in Portuguese, the studio's

@@ -186,6 +186,17 @@ export const CONTACT_FIELDS = {
   },
 } as const satisfies FieldSet;
 
+/** One of ContactInquiry's campaign fields: `utm_source` … `utm_term` and `gclid`. */
+export type AttributionField = Extract<keyof typeof CONTACT_FIELDS, `utm_${string}` | "gclid">;
+
+function isAttributionField(name: string): name is AttributionField {
+  return name.startsWith("utm_") || name === "gclid";
+}
+
+/** The campaign fields of ContactInquiry, in the order the field set declares them. */
+export const ATTRIBUTION_FIELDS: readonly AttributionField[] = Object.keys(CONTACT_FIELDS)
+  .filter(isAttributionField);
+
 /** The validator of ContactInquiry. */
 export const ContactInquiry = buildStruct(CONTACT_FIELDS);
 /** A validated ContactInquiry: trimmed strings, optional fields absent when empty. */
