@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { parse } from "cookie";
 import { ATTRIBUTION_FIELDS, type AttributionField, CONTACT_FIELDS } from "../contract/contract.ts";
 
 /** The cookie's name. */
@@ -30,6 +31,14 @@ function pick(source: URLSearchParams): Attribution | undefined {
 }
 
 /**
+ * The cookie's value is a query string (`utm_source=google&gclid=…`), already percent-encoded by
+ * `URLSearchParams` and read back by it: the cookie library must not decode it.
+ */
+function keepAsIs(value: string): string {
+  return value;
+}
+
+/**
  * Reads campaign parameters from a request URL's query.
  *
  * @param href The request URL.
@@ -49,12 +58,10 @@ export function readQueryAttribution(href: string): Attribution | undefined {
  * @returns The kept parameters, or `undefined` when there is no such cookie.
  */
 export function readFirstTouch(cookieHeader: string | null): Attribution | undefined {
+  // Most pages are asked for without the cookie: skip parsing then.
   if (!cookieHeader || !cookieHeader.includes(FIRST_TOUCH_COOKIE + "=")) return undefined;
-  for (const pair of cookieHeader.split(";")) {
-    const [name, ...value] = pair.trim().split("=");
-    if (name === FIRST_TOUCH_COOKIE) return pick(new URLSearchParams(value.join("=")));
-  }
-  return undefined;
+  const value = parse(cookieHeader, { decode: keepAsIs })[FIRST_TOUCH_COOKIE];
+  return value === undefined ? undefined : pick(new URLSearchParams(value));
 }
 
 /**
