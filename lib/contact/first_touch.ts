@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { parse } from "cookie";
+import { parse, serialize } from "cookie";
 import { ATTRIBUTION_FIELDS, type AttributionField, CONTACT_FIELDS } from "../contract/contract.ts";
 
 /** The cookie's name. */
@@ -32,7 +32,7 @@ function pick(source: URLSearchParams): Attribution | undefined {
 
 /**
  * The cookie's value is a query string (`utm_source=google&gclid=…`), already percent-encoded by
- * `URLSearchParams` and read back by it: the cookie library must not decode it.
+ * `URLSearchParams` and read back by it: the cookie library must neither encode nor decode it.
  */
 function keepAsIs(value: string): string {
   return value;
@@ -72,6 +72,12 @@ export function readFirstTouch(cookieHeader: string | null): Attribution | undef
  */
 export function buildFirstTouchCookie(attribution: Attribution, secure: boolean): string {
   const value = new URLSearchParams(attribution as Record<string, string>).toString();
-  return `${FIRST_TOUCH_COOKIE}=${value}; Path=/; Max-Age=${FIRST_TOUCH_MAX_AGE_SECONDS}; ` +
-    `SameSite=Lax; HttpOnly${secure ? "; Secure" : ""}`;
+  return serialize(FIRST_TOUCH_COOKIE, value, {
+    encode: keepAsIs,
+    path: "/",
+    maxAge: FIRST_TOUCH_MAX_AGE_SECONDS,
+    sameSite: "lax",
+    httpOnly: true,
+    secure,
+  });
 }
