@@ -8,6 +8,7 @@
  * @module
  */
 import { type Config, ConfigError, type Environment, readConfig } from "./lib/config.ts";
+import { SERVICE_NAME } from "./lib/contract/contract.ts";
 import { readOrCreateSecret } from "./lib/store/secret.ts";
 import { START_RETRY } from "./lib/store/settings.ts";
 import { retry } from "./lib/store/retry.ts";
@@ -137,7 +138,7 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
     }
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    console.error(`studio-website: ${error.message}`);
+    console.error(`${SERVICE_NAME}: ${error.message}`);
     host.exit(1);
     return undefined;
   }

@@ -11,8 +11,9 @@
  */
 import "temporal-polyfill/global"; // First: Node 20 has no Temporal (installed only where missing).
 import process from "node:process";
+import { SERVICE_NAME } from "./lib/contract/contract.ts";
 
-const USAGE = `Usage: studio-website [command]
+const USAGE = `Usage: ${SERVICE_NAME} [command]
 
 Commands:
   (none)               start the service (settings from environment variables: PORT, HOST,
@@ -37,7 +38,8 @@ if (command === "--help" || command === "-h" || command === "help") {
   const { existsSync } = await import("node:fs");
   const { openNodeKv } = await import("./adapters/node_kv.ts");
   const { writeInboxReport } = await import("./lib/inbox_report.ts");
-  const path = process.env.STUDIO_KV_PATH?.trim() || "data/studio.kv";
+  const { SERVICE_DEFAULTS } = await import("./lib/config.ts");
+  const path = process.env.STUDIO_KV_PATH?.trim() || SERVICE_DEFAULTS.kvPath;
   if (!existsSync(path)) {
     console.error(`No KV file at "${path}" (set STUDIO_KV_PATH)`);
     process.exit(1);
@@ -53,6 +55,6 @@ if (command === "--help" || command === "-h" || command === "help") {
     : (await import("./adapters/node_host.ts")).createNodeHost();
   await runApp(host);
 } else {
-  console.error(`studio-website: unknown command "${command}"\n\n${USAGE}`);
+  console.error(`${SERVICE_NAME}: unknown command "${command}"\n\n${USAGE}`);
   process.exit(2);
 }

@@ -6,7 +6,39 @@
  */
 import { TRUSTED_PROXY_HEADERS, type TrustedProxyHeader } from "./http/client_address.ts";
 import { isEmailAddress } from "./contract/fields.ts";
+import { API_PREFIX, MIN_SUNSET_DAYS, RATE_LIMIT_POLICIES } from "./contract/contract.ts";
+import { DEFAULT_BOOKINGS_PER_ATTENDEE } from "./booking/bookings.ts";
 import { buildVersionHeaders, type DeprecationNotice } from "./http/versioning.ts";
+
+/**
+ * The public origin of a service on this machine at `port`: the base URL when none is given.
+ *
+ * @param port The port, or a placeholder such as `$PORT` for the documentation.
+ * @returns `http://localhost:<port>`.
+ */
+export function buildLocalBaseUrl(port: number | string): string {
+  return `http://localhost:${port}`;
+}
+
+/** The listening port when `PORT` is unset. */
+const DEFAULT_PORT = 8000;
+
+/**
+ * The service's defaults where the environment (or `createHandler`'s options) say nothing: one
+ * place for each, read by {@linkcode readConfig}, the option resolution and the command line.
+ */
+export const SERVICE_DEFAULTS = {
+  /** TCP port to listen on. */
+  port: DEFAULT_PORT,
+  /** Address to listen on: every interface. */
+  host: "0.0.0.0",
+  /** The public origin. */
+  baseUrl: buildLocalBaseUrl(DEFAULT_PORT),
+  /** The Deno KV database file, off Deno Deploy. */
+  kvPath: "data/studio.kv",
+  /** From address of outgoing e-mail, and the studio's inbox. */
+  mailAddress: "studio@localhost",
+} as const;
 
 /** One documented environment variable (the README's table lists every one). */
 export interface EnvironmentVariable {
@@ -20,16 +52,20 @@ export interface EnvironmentVariable {
 
 /** Every environment variable the service reads. */
 export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
-  { name: "PORT", defaultValue: "8000", description: "TCP port to listen on (0 picks a free one)" },
-  { name: "HOST", defaultValue: "0.0.0.0", description: "Address to listen on" },
+  {
+    name: "PORT",
+    defaultValue: String(SERVICE_DEFAULTS.port),
+    description: "TCP port to listen on (0 picks a free one)",
+  },
+  { name: "HOST", defaultValue: SERVICE_DEFAULTS.host, description: "Address to listen on" },
   {
     name: "STUDIO_BASE_URL",
-    defaultValue: "http://localhost:$PORT",
+    defaultValue: buildLocalBaseUrl("$PORT"),
     description: "Public origin used for absolute links (docs, index, catalog, sitemap)",
   },
   {
     name: "STUDIO_KV_PATH",
-    defaultValue: "data/studio.kv",
+    defaultValue: SERVICE_DEFAULTS.kvPath,
     description:
       "Deno KV database file, created on first start, or the http(s) URL of a KV Connect server (denokv); on Deno Deploy, unset means the platform's KV",
   },
@@ -40,12 +76,12 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
   {
     name: "STUDIO_MAIL_FROM",
-    defaultValue: "studio@localhost",
+    defaultValue: SERVICE_DEFAULTS.mailAddress,
     description: "From address of every e-mail the service sends",
   },
   {
     name: "STUDIO_INBOX",
-    defaultValue: "studio@localhost",
+    defaultValue: SERVICE_DEFAULTS.mailAddress,
     description: "The studio's inbox: receives inquiries and booking notices",
   },
   {
@@ -65,7 +101,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
   {
     name: "STUDIO_BOOKINGS_PER_ADDRESS",
-    defaultValue: "3",
+    defaultValue: String(DEFAULT_BOOKINGS_PER_ATTENDEE),
     description: "Bookings one attendee e-mail address may receive per day (UTC), whoever books",
   },
   {
@@ -81,18 +117,21 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
   {
     name: "STUDIO_RATE_LIMIT_READ",
-    defaultValue: "120",
-    description: "Requests per 60 s window per client for GET/HEAD under /api/",
+    defaultValue: String(RATE_LIMIT_POLICIES.read.limit),
+    description:
+      `Requests per ${RATE_LIMIT_POLICIES.read.windowSeconds} s window per client for GET/HEAD under ${API_PREFIX}/`,
   },
   {
     name: "STUDIO_RATE_LIMIT_WRITE",
-    defaultValue: "10",
-    description: "Requests per 60 s window per client for POST under /api/",
+    defaultValue: String(RATE_LIMIT_POLICIES.write.limit),
+    description:
+      `Requests per ${RATE_LIMIT_POLICIES.write.windowSeconds} s window per client for POST under ${API_PREFIX}/`,
   },
   {
     name: "STUDIO_RATE_LIMIT_BOOKING",
-    defaultValue: "5",
-    description: "Bookings per 300 s window per client, in addition to the write quota",
+    defaultValue: String(RATE_LIMIT_POLICIES.booking.limit),
+    description:
+      `Bookings per ${RATE_LIMIT_POLICIES.booking.windowSeconds} s window per client, in addition to the write quota`,
   },
   {
     name: "STUDIO_RATE_LIMIT_STORE",
@@ -116,7 +155,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     name: "STUDIO_SUNSET",
     defaultValue: "unset",
     description:
-      "ISO 8601 date-time when v1 stops, at least 180 days after STUDIO_DEPRECATION and after the service first sends the notice",
+      `ISO 8601 date-time when v1 stops, at least ${MIN_SUNSET_DAYS} days after STUDIO_DEPRECATION and after the service first sends the notice`,
   },
   {
     name: "STUDIO_SUNSET_LINK",
@@ -201,6 +240,11 @@ function readWhole(env: Environment, name: string, fallback: number, min: number
   return Number(value);
 }
 
+/** A quota or count: a whole number from 1 to a billion. */
+function readCount(env: Environment, name: string, fallback: number): number {
+  return readWhole(env, name, fallback, 1, 1_000_000_000);
+}
+
 function readHttpUrl(name: string, value: string): URL {
   let url: URL;
   try {
@@ -273,10 +317,10 @@ function readDeprecation(env: Environment): DeprecationNotice | undefined {
  * @throws {ConfigError} At the first bad value, naming the variable.
  */
 export function readConfig(env: Environment, options: { onDenoDeploy?: boolean } = {}): Config {
-  const port = readWhole(env, "PORT", 8000, 0, 65535);
-  const host = readText(env, "HOST") ?? "0.0.0.0";
+  const port = readWhole(env, "PORT", SERVICE_DEFAULTS.port, 0, 65535);
+  const host = readText(env, "HOST") ?? SERVICE_DEFAULTS.host;
   const givenBaseUrl = readText(env, "STUDIO_BASE_URL");
-  const baseUrl = readHttpUrl("STUDIO_BASE_URL", givenBaseUrl ?? `http://localhost:${port}`);
+  const baseUrl = readHttpUrl("STUDIO_BASE_URL", givenBaseUrl ?? buildLocalBaseUrl(port));
   if (baseUrl.pathname !== "/" || baseUrl.search || baseUrl.hash) {
     throw new ConfigError(
       "STUDIO_BASE_URL",
@@ -284,7 +328,7 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
     );
   }
   const kvPath = readText(env, "STUDIO_KV_PATH") ??
-    (options.onDenoDeploy ? undefined : "data/studio.kv");
+    (options.onDenoDeploy ? undefined : SERVICE_DEFAULTS.kvPath);
   const smtpUrl = readText(env, "STUDIO_SMTP_URL");
   if (smtpUrl !== undefined) {
     let url: URL | undefined;
@@ -337,18 +381,22 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
     baseUrlFollowsPort: givenBaseUrl === undefined,
     kvPath,
     smtpUrl,
-    mailFrom: readAddress(env, "STUDIO_MAIL_FROM", "studio@localhost"),
-    inbox: readAddress(env, "STUDIO_INBOX", "studio@localhost"),
+    mailFrom: readAddress(env, "STUDIO_MAIL_FROM", SERVICE_DEFAULTS.mailAddress),
+    inbox: readAddress(env, "STUDIO_INBOX", SERVICE_DEFAULTS.mailAddress),
     allowedOrigins: allowedOrigins.length ? allowedOrigins : [baseUrl.origin],
     busyCalendars,
     confirmation,
-    bookingsPerAttendee: readWhole(env, "STUDIO_BOOKINGS_PER_ADDRESS", 3, 1, 1_000_000_000),
+    bookingsPerAttendee: readCount(
+      env,
+      "STUDIO_BOOKINGS_PER_ADDRESS",
+      DEFAULT_BOOKINGS_PER_ATTENDEE,
+    ),
     secret,
     trustProxy: trustProxy as TrustedProxyHeader | undefined,
     rateLimits: {
-      read: readWhole(env, "STUDIO_RATE_LIMIT_READ", 120, 1, 1_000_000_000),
-      write: readWhole(env, "STUDIO_RATE_LIMIT_WRITE", 10, 1, 1_000_000_000),
-      booking: readWhole(env, "STUDIO_RATE_LIMIT_BOOKING", 5, 1, 1_000_000_000),
+      read: readCount(env, "STUDIO_RATE_LIMIT_READ", RATE_LIMIT_POLICIES.read.limit),
+      write: readCount(env, "STUDIO_RATE_LIMIT_WRITE", RATE_LIMIT_POLICIES.write.limit),
+      booking: readCount(env, "STUDIO_RATE_LIMIT_BOOKING", RATE_LIMIT_POLICIES.booking.limit),
     },
     rateLimitStore,
     log,

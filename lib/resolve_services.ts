@@ -11,6 +11,7 @@ import {
   type RateLimitPolicy,
 } from "./contract/contract.ts";
 import type { TrustedProxyHeader } from "./http/client_address.ts";
+import { SERVICE_DEFAULTS } from "./config.ts";
 import { createRateLimiter, type RateLimiter } from "./http/rate_limit.ts";
 import { buildVersionHeaders, type DeprecationNotice } from "./http/versioning.ts";
 import { type BusyCalendar, NO_BUSY_CALENDAR } from "./availability/busy_calendar.ts";
@@ -182,7 +183,7 @@ function readBookingsPerAttendee(limit: number = DEFAULT_BOOKINGS_PER_ATTENDEE):
 export function resolveServices(options: HandlerOptions, defaults: ServiceDefaults): Services {
   const clock = options.clock ?? SYSTEM_CLOCK;
   const nowMilliseconds = clock === SYSTEM_CLOCK ? Date.now : () => clock.now().epochMilliseconds;
-  const baseUrl = readBaseUrl(options.baseUrl ?? "http://localhost:8000");
+  const baseUrl = readBaseUrl(options.baseUrl ?? SERVICE_DEFAULTS.baseUrl);
   const store = options.store ?? createMemoryStore();
   const logger = options.logger ?? CONSOLE_LOGGER;
   const schedule = options.schedule ? readSchedule(options.schedule) : defaults.schedule;
@@ -208,8 +209,8 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     outbox: options.outbox ??
       createOutbox({ store, mailer: options.mailer ?? createMemoryMailer(), clock, logger }),
     mail: {
-      from: options.mailFrom ?? "studio@localhost",
-      inbox: options.inbox ?? "studio@localhost",
+      from: options.mailFrom ?? SERVICE_DEFAULTS.mailAddress,
+      inbox: options.inbox ?? SERVICE_DEFAULTS.mailAddress,
       messageIdDomain: new URL(baseUrl).hostname,
     },
     rateLimiter: options.rateLimiter ?? createRateLimiter({ nowMilliseconds }),

@@ -6,7 +6,12 @@
  */
 import { ApiError } from "../lib/contract/api_error.ts";
 import { createBooking } from "../lib/booking/bookings.ts";
-import { BOOKING_FIELDS, BookingRequest, MAX_BODY_BYTES } from "../lib/contract/contract.ts";
+import {
+  BOOKING_FIELDS,
+  BookingRequest,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  MAX_BODY_BYTES,
+} from "../lib/contract/contract.ts";
 import { requireFields } from "../lib/contract/require_fields.ts";
 import {
   BodyError,
@@ -74,8 +79,9 @@ function badForm(message: string): ApiError {
 }
 
 /**
- * Reads and checks a BookingRequest body: `application/json` (UTF-8) only, at most 32 KiB — a
- * larger body is refused before it is read whole, chunked or not.
+ * Reads and checks a BookingRequest body: `application/json` (UTF-8) only, at most
+ * `MAX_BODY_BYTES.createBooking` — a larger body is refused before it is read whole, chunked or
+ * not.
  *
  * @throws {ApiError} 400 `bad-form`, 413 `bad-form` or 400 `validation-failed` (the hint names
  * the first failing field; a non-empty `website` fails too).
@@ -94,7 +100,8 @@ export async function readBookingRequest(request: Request): Promise<BookingReque
       throw new ApiError("bad-form", {
         status: 413,
         message: `The body is larger than ${MAX_BODY_BYTES.createBooking / 1024} KiB`,
-        hint: "Send only the BookingRequest fields; the topic is at most 2000 characters",
+        hint:
+          `Send only the BookingRequest fields; the topic is at most ${BOOKING_FIELDS.topic.maxLength} characters`,
       });
     }
     if (error instanceof BodyError && error.problem === "too-slow") {
@@ -108,8 +115,8 @@ export async function readBookingRequest(request: Request): Promise<BookingReque
   return requireFields(BOOKING_FIELDS, BookingRequest, fields);
 }
 
-/** An Idempotency-Key: 1 to 200 visible ASCII characters. */
-const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
+/** An Idempotency-Key: 1 to `IDEMPOTENCY_KEY_MAX_LENGTH` visible ASCII characters. */
+const IDEMPOTENCY_KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
 
 /** The routes of booking. */
 export function bookingRoutes(services: Services): RouteDefinition[] {
@@ -121,7 +128,7 @@ export function bookingRoutes(services: Services): RouteDefinition[] {
       throw new ApiError("validation-failed", {
         status: 400,
         message: "Header Idempotency-Key is invalid",
-        hint: "Use 1 to 200 visible ASCII characters, e.g. a UUID",
+        hint: `Use 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, e.g. a UUID`,
       });
     }
     const fields = await readBookingRequest(request);

@@ -3,14 +3,14 @@
  *
  * @module
  */
-import { API_VERSION } from "../lib/contract/contract.ts";
+import { API_VERSION, SERVICE_NAME } from "../lib/contract/contract.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 
 /** The HealthResponse body (spec, Resources). */
 export interface HealthResponse {
   status: "ok";
-  service: "studio-website";
+  service: typeof SERVICE_NAME;
   version: typeof API_VERSION;
   /** Server time, ISO 8601 in UTC. */
   time: string;
@@ -23,7 +23,7 @@ export function healthRoutes(services: Services): RouteDefinition[] {
   return buildOperationRoutes("getHealth", () => {
     const body: HealthResponse = {
       status: "ok",
-      service: "studio-website",
+      service: SERVICE_NAME,
       version: API_VERSION,
       time: new Date(services.nowMilliseconds()).toISOString(),
     };

@@ -13,6 +13,7 @@
  * @module
  */
 import ts from "typescript";
+import { SERVICE_NAME } from "../lib/contract/contract.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const OUT = `${ROOT}npm/`;
@@ -191,7 +192,7 @@ async function buildPackage(): Promise<void> {
     type: "module",
     exports,
     types: "./npm.d.ts",
-    bin: { "studio-website": "./cli.js" },
+    bin: { [SERVICE_NAME]: "./cli.js" },
     engines: { node: ">=20" },
     dependencies: Object.fromEntries([...dependencies].sort(([a], [b]) => a.localeCompare(b))),
   };

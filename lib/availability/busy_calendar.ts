@@ -9,6 +9,7 @@
 import ICAL from "ical.js";
 import { tzlib_get_ical_block } from "timezones-ical-library";
 import type { BusyInterval } from "./availability.ts";
+import { BodyError, readBounded } from "../http/read_body.ts";
 import type { Clock, Logger } from "../ports.ts";
 
 /** A calendar that cannot be read now and has no copy fresh enough: answered 503 `no-backend`. */
@@ -320,30 +321,28 @@ interface FeedCopy {
   expansions: Map<string, BusyInterval[]>;
 }
 
-async function readLimited(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get("Content-Length") ?? NaN);
-  if (declared > maxBytes) throw new Error(`Feed larger than ${maxBytes} bytes`);
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new Error(`Feed larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
+/** The largest feed accepted by default, in bytes (5 MiB). */
+const DEFAULT_MAX_FEED_BYTES = 5 * 1024 * 1024;
+
+/** How long a feed may take by default, headers and body, in milliseconds. */
+const DEFAULT_FEED_TIMEOUT_MILLISECONDS = 5000;
+
+/**
+ * Reads a feed's text within `maxBytes`. Its time is the fetch's abort signal, which also ends
+ * the body's stream: a stream that fails says why (the abort, or the network).
+ */
+async function readFeedText(response: Response, maxBytes: number): Promise<string> {
+  try {
+    const bytes = await readBounded(response.body, {
+      maxBytes,
+      declaredLength: response.headers.get("Content-Length"),
+    });
+    return new TextDecoder().decode(bytes);
+  } catch (error) {
+    if (!(error instanceof BodyError)) throw error;
+    if (error.problem === "too-large") throw new Error(`Feed larger than ${maxBytes} bytes`);
+    throw error.cause ?? error;
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
 }
 
 /**
@@ -355,8 +354,8 @@ async function readLimited(response: Response, maxBytes: number): Promise<string
  */
 export function createIcsCalendar(options: IcsCalendarOptions): BusyCalendar {
   const fetchFeed = options.fetch ?? globalThis.fetch;
-  const timeoutMs = options.timeoutMs ?? 5000;
-  const maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_FEED_TIMEOUT_MILLISECONDS;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_FEED_BYTES;
   const copies = new Map<string, FeedCopy>();
   const combined = new Map<string, { parts: BusyInterval[][]; busy: BusyInterval[] }>();
   const inFlight = new Map<string, Promise<FeedCopy>>();
@@ -371,7 +370,7 @@ export function createIcsCalendar(options: IcsCalendarOptions): BusyCalendar {
       await response.body?.cancel().catch(() => {});
       throw new Error(`HTTP ${response.status}`);
     }
-    const text = await readLimited(response, maxBytes);
+    const text = await readFeedText(response, maxBytes);
     const fetchedAtMs = options.clock.now().epochMilliseconds;
     const previous = copies.get(url);
     if (previous && previous.text === text) {

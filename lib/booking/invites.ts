@@ -12,6 +12,7 @@ import ical, {
   ICalEventStatus,
 } from "ical-generator";
 import { tzlib_get_ical_block } from "timezones-ical-library";
+import { SERVICE_NAME } from "../contract/contract.ts";
 
 /** What an invite says. */
 export interface InviteDetails {
@@ -53,7 +54,7 @@ function generateTimezone(timeZone: string): string | null {
  */
 export function buildInvite(details: InviteDetails): string {
   const calendar = ical({
-    prodId: { company: "studio-website", product: "booking", language: "EN" },
+    prodId: { company: SERVICE_NAME, product: "booking", language: "EN" },
     method: details.method === "REQUEST" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL,
   });
   // A null name writes DTSTAMP in UTC while the generator adds the zone's VTIMEZONE.

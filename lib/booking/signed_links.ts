@@ -59,6 +59,7 @@ export function createLinkSigner(readSecret: () => Promise<string>): LinkSigner 
       key = undefined;
       throw error;
     });
+  // A fixed label, not SERVICE_NAME: renaming the service must not void the links already sent.
   const message = (action: BookingAction, bookingId: string) =>
     encoder.encode(`studio-website:booking:${action}:${bookingId}`);
   const signer: LinkSigner = {

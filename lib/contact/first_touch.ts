@@ -6,20 +6,14 @@
  *
  * @module
  */
-import { CONTACT_FIELDS } from "../contract/contract.ts";
+import { parse, serialize } from "cookie";
+import { ATTRIBUTION_FIELDS, type AttributionField, CONTACT_FIELDS } from "../contract/contract.ts";
 
 /** The cookie's name. */
 export const FIRST_TOUCH_COOKIE = "first_touch";
 
 /** How long the cookie is kept: 30 days, the usual attribution window of ad platforms. */
 export const FIRST_TOUCH_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
-
-/** The campaign fields of ContactInquiry: `utm_source` … `utm_term` and `gclid`. */
-export const ATTRIBUTION_FIELDS = (Object.keys(CONTACT_FIELDS) as (keyof typeof CONTACT_FIELDS)[])
-  .filter((name) => name.startsWith("utm_") || name === "gclid");
-
-/** One of the campaign fields. */
-export type AttributionField = typeof ATTRIBUTION_FIELDS[number];
 
 /** Campaign parameters, each cut to its field's bound. */
 export type Attribution = Partial<Record<AttributionField, string>>;
@@ -34,6 +28,14 @@ function pick(source: URLSearchParams): Attribution | undefined {
     found = true;
   }
   return found ? attribution : undefined;
+}
+
+/**
+ * The cookie's value is a query string (`utm_source=google&gclid=…`), already percent-encoded by
+ * `URLSearchParams` and read back by it: the cookie library must neither encode nor decode it.
+ */
+function keepAsIs(value: string): string {
+  return value;
 }
 
 /**
@@ -56,12 +58,10 @@ export function readQueryAttribution(href: string): Attribution | undefined {
  * @returns The kept parameters, or `undefined` when there is no such cookie.
  */
 export function readFirstTouch(cookieHeader: string | null): Attribution | undefined {
+  // Most pages are asked for without the cookie: skip parsing then.
   if (!cookieHeader || !cookieHeader.includes(FIRST_TOUCH_COOKIE + "=")) return undefined;
-  for (const pair of cookieHeader.split(";")) {
-    const [name, ...value] = pair.trim().split("=");
-    if (name === FIRST_TOUCH_COOKIE) return pick(new URLSearchParams(value.join("=")));
-  }
-  return undefined;
+  const value = parse(cookieHeader, { decode: keepAsIs })[FIRST_TOUCH_COOKIE];
+  return value === undefined ? undefined : pick(new URLSearchParams(value));
 }
 
 /**
@@ -72,6 +72,12 @@ export function readFirstTouch(cookieHeader: string | null): Attribution | undef
  */
 export function buildFirstTouchCookie(attribution: Attribution, secure: boolean): string {
   const value = new URLSearchParams(attribution as Record<string, string>).toString();
-  return `${FIRST_TOUCH_COOKIE}=${value}; Path=/; Max-Age=${FIRST_TOUCH_MAX_AGE_SECONDS}; ` +
-    `SameSite=Lax; HttpOnly${secure ? "; Secure" : ""}`;
+  return serialize(FIRST_TOUCH_COOKIE, value, {
+    encode: keepAsIs,
+    path: "/",
+    maxAge: FIRST_TOUCH_MAX_AGE_SECONDS,
+    sameSite: "lax",
+    httpOnly: true,
+    secure,
+  });
 }

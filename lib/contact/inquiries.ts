@@ -7,8 +7,10 @@
 import { createId } from "../store/ids.ts";
 import { ApiError } from "../contract/api_error.ts";
 import {
+  ATTRIBUTION_FIELDS,
   CONTACT_FIELDS,
   ContactInquiry,
+  getRequestBody,
   MAX_BODY_BYTES,
   RETENTION_DAYS,
 } from "../contract/contract.ts";
@@ -29,11 +31,8 @@ import type { Store } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 
 /** The media types a contact body may have (spec, POST /api/v1/contact). */
-export const CONTACT_MEDIA_TYPES = [
-  "application/json",
-  "multipart/form-data",
-  "application/x-www-form-urlencoded",
-] as const;
+export const CONTACT_MEDIA_TYPES: readonly string[] =
+  getRequestBody("createContactInquiry").mediaTypes;
 
 /** Key prefix of stored inquiries: `["inquiry", id]`, ids sorting by time of receipt. */
 export const INQUIRY_PREFIX = ["inquiry"] as const;
@@ -104,13 +103,13 @@ function decodeUtf8(bytes: Uint8Array): string {
  *
  * @param request The request; its body is consumed.
  * @returns The members named like ContactInquiry fields, not yet validated.
- * @throws {ApiError} 400 `bad-form` for another media type, a body over 64 KiB, a charset other
- * than UTF-8, or a body that does not parse.
+ * @throws {ApiError} 400 `bad-form` for another media type, a body over
+ * `MAX_BODY_BYTES.createContactInquiry`, a charset other than UTF-8, or a body that does not parse.
  */
 export async function readInquiryBody(request: Request): Promise<Record<string, unknown>> {
   const contentType = request.headers.get("Content-Type") ?? "";
   const { mediaType, charset } = readMediaType(request);
-  if (!(CONTACT_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
+  if (!CONTACT_MEDIA_TYPES.includes(mediaType)) {
     discardBody(request);
     throw badForm(
       mediaType
@@ -169,15 +168,6 @@ export async function readInquiryBody(request: Request): Promise<Record<string, 
 export function validateInquiry(fields: Record<string, unknown>): ContactInquiry {
   return requireFields(CONTACT_FIELDS, ContactInquiry, fields);
 }
-
-const ATTRIBUTION_FIELDS = [
-  "utm_source",
-  "utm_medium",
-  "utm_campaign",
-  "utm_content",
-  "utm_term",
-  "gclid",
-] as const;
 
 /**
  * Builds the e-mail that routes an inquiry to the studio inbox (in Portuguese, the studio's

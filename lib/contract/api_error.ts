@@ -28,12 +28,18 @@ export interface ApiErrorOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ApiError } from "./api_error.ts";
+ *
  * const error = new ApiError("not-found", {
  *   status: 404,
  *   message: "No operation at this path",
  *   hint: "See /api/v1 for the operations",
  * });
+ * assert.equal(error.status, 404);
+ * assert.equal(error.code, "not-found");
+ * assert.equal(error.message, "No operation at this path");
+ * assert.equal(error.hint, "See /api/v1 for the operations");
  * ```
  */
 export class ApiError extends Error {

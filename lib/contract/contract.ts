@@ -6,13 +6,16 @@
  *
  * @module
  */
-import { buildStruct, type FieldSet, type FieldValues } from "./fields.ts";
+import { buildStruct, type FieldSet, type FieldValues, type JsonSchema } from "./fields.ts";
 
 /** The API's major version, as sent in `API-Version` and used in `/api/v1` (spec, Versioning 1). */
 export const API_VERSION = "1";
 
 /** The versioned base path (spec, Versioning 1). */
-export const API_BASE_PATH = "/api/v1";
+export const API_BASE_PATH = `/api/v${API_VERSION}` as const;
+
+/** The service's name, as HealthResponse `service` states it and the command line is called. */
+export const SERVICE_NAME = "studio-website";
 
 /** The least time between `Deprecation` and `Sunset` the spec promises (Versioning 4), in days. */
 export const MIN_SUNSET_DAYS = 180;
@@ -41,6 +44,15 @@ export const LLMS_PATH = "/llms.txt";
 
 /** The page for software and agents that documents the API for people. */
 export const API_DOCS_PATH = "/en/agents";
+
+/** The largest accepted contact body, in bytes. */
+const CONTACT_MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The largest accepted booking body, in bytes: the largest valid BookingRequest, every character
+ * outside the BMP and written as JSON escapes (\uXXXX\uXXXX, 12 bytes each), is about 28 KiB.
+ */
+const BOOKING_MAX_BODY_BYTES = 32 * 1024;
 
 /** The six machine-readable error codes of ErrorResponse (spec, Errors). */
 export const ERROR_CODES = [
@@ -87,7 +99,9 @@ export const ERROR_STATUS_CODES: ReadonlyArray<
   {
     status: 413,
     code: "bad-form",
-    condition: "A booking body is larger than 32 KiB (a larger contact body is a 400 bad-form)",
+    condition: `A booking body is larger than ${
+      BOOKING_MAX_BODY_BYTES / 1024
+    } KiB (a larger contact body is a 400 bad-form)`,
   },
   { status: 429, code: "rate-limited", condition: "A rate-limit quota is exhausted" },
   { status: 500, code: "no-backend", condition: "The store could not keep the request" },
@@ -98,17 +112,6 @@ export const ERROR_STATUS_CODES: ReadonlyArray<
     condition: "A calendar or provider is unavailable, or the outcome is uncertain",
   },
 ];
-
-/**
- * Largest accepted request bodies in bytes, by operation id. Larger bodies are refused with 413
- * before they are read whole, also when sent chunked without Content-Length.
- */
-export const MAX_BODY_BYTES = {
-  createContactInquiry: 64 * 1024,
-  // The largest valid BookingRequest, every character outside the BMP and written as JSON
-  // escapes (\uXXXX\uXXXX, 12 bytes each), is about 28 KiB.
-  createBooking: 32 * 1024,
-} as const;
 
 /**
  * How long inquiries and bookings are kept, in days (then the store deletes them). Published in
@@ -139,7 +142,7 @@ export const RATE_LIMIT_POLICIES: Readonly<Record<PolicyName, RateLimitPolicy>> 
     name: "booking",
     limit: 5,
     windowSeconds: 300,
-    appliesTo: "POST /api/v1/booking, in addition to write",
+    appliesTo: `POST ${API_BASE_PATH}/booking, in addition to write`,
   },
 };
 
@@ -183,6 +186,17 @@ export const CONTACT_FIELDS = {
   },
 } as const satisfies FieldSet;
 
+/** One of ContactInquiry's campaign fields: `utm_source` … `utm_term` and `gclid`. */
+export type AttributionField = Extract<keyof typeof CONTACT_FIELDS, `utm_${string}` | "gclid">;
+
+function isAttributionField(name: string): name is AttributionField {
+  return name.startsWith("utm_") || name === "gclid";
+}
+
+/** The campaign fields of ContactInquiry, in the order the field set declares them. */
+export const ATTRIBUTION_FIELDS: readonly AttributionField[] = Object.keys(CONTACT_FIELDS)
+  .filter(isAttributionField);
+
 /** The validator of ContactInquiry. */
 export const ContactInquiry = buildStruct(CONTACT_FIELDS);
 /** A validated ContactInquiry: trimmed strings, optional fields absent when empty. */
@@ -198,7 +212,7 @@ export const BOOKING_FIELDS = {
     maxLength: 64,
     format: "date-time",
     description:
-      "Start of the chosen slot, as listed by GET /api/v1/booking/slots. Any offset naming the same instant is accepted.",
+      `Start of the chosen slot, as listed by GET ${API_BASE_PATH}/booking/slots. Any offset naming the same instant is accepted.`,
     example: "2026-12-01T09:30:00+00:00",
   },
   name: {
@@ -253,6 +267,38 @@ export interface OperationResponse {
   description: string;
 }
 
+/** The request body of an operation (spec, Resources). */
+export interface OperationRequestBody {
+  /** The schema name under `components.schemas`. */
+  schema: string;
+  /** The accepted media types, in the order the OpenAPI document lists them. */
+  mediaTypes: readonly string[];
+  /**
+   * The largest accepted body in bytes. A larger body is refused before it is read whole, also
+   * when sent chunked without Content-Length.
+   */
+  maxBytes: number;
+  /** What the body is and how it is read, for the OpenAPI document. */
+  description: string;
+}
+
+/** A query or header parameter of an operation, as the OpenAPI document declares it. */
+export interface OperationParameter {
+  /** The parameter's name (a header's, in its usual case). */
+  name: string;
+  /** Where it is sent. */
+  in: "query" | "header";
+  /** Whether a request must carry it. */
+  required: boolean;
+  /**
+   * What it means. `{timeZone}` stands for the booking schedule's IANA time zone, which the
+   * operator chooses: the OpenAPI document fills it in.
+   */
+  description: string;
+  /** The JSON Schema (2020-12) of its value. */
+  schema: JsonSchema;
+}
+
 /** An operation of the API v1, as documented (spec, Endpoints). */
 export interface Operation {
   /** Stable identifier, as in the OpenAPI document and the index. */
@@ -271,6 +317,10 @@ export interface Operation {
   policies: readonly PolicyName[];
   /** The documented responses. */
   responses: readonly OperationResponse[];
+  /** The request body, for operations that take one. */
+  requestBody?: OperationRequestBody;
+  /** The query and header parameters, besides the Origin rule of every POST. */
+  parameters?: readonly OperationParameter[];
 }
 
 const RATE_LIMITED: OperationResponse = {
@@ -289,26 +339,60 @@ const ORIGIN_REFUSED: OperationResponse = {
   description: "validation-failed: the Origin is not allowed.",
 };
 
+/**
+ * The `Origin` rule of every POST (the pipeline checks it before any POST is answered): the
+ * OpenAPI document lists it first among the parameters of each POST operation.
+ */
+export const ORIGIN_PARAMETER = {
+  name: "Origin",
+  in: "header",
+  required: false,
+  description:
+    "Sent by browsers. When present it must be an allowed origin (by default the site's own), or the answer is 403; software that sends no Origin is accepted.",
+  schema: { type: "string" },
+} as const satisfies OperationParameter;
+
+/** The most characters of an `Idempotency-Key` header (visible ASCII). */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
+
+/** The media types of a ContactInquiry body (spec, Resources). */
+const CONTACT_MEDIA_TYPES = [
+  "application/json",
+  "multipart/form-data",
+  "application/x-www-form-urlencoded",
+] as const;
+
+/**
+ * Lists items in prose: `a`, `a and b`, `a, b and c`.
+ *
+ * @param items The items, in order.
+ * @returns The items joined by commas, the last by "and".
+ */
+export function listInWords(items: readonly string[]): string {
+  if (items.length < 2) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
 /** Every operation of the API v1 (spec, Endpoints), in the order the index lists them. */
 export const OPERATIONS = [
   {
     operationId: "getApiIndex",
     method: "GET",
-    path: "/api/v1",
-    aliases: ["/api"],
+    path: API_BASE_PATH,
+    aliases: [API_PREFIX],
     summary: "The machine-readable index of the API",
-    description: "Returns the API index. Also served at /api. No side effects.",
+    description: `Returns the API index. Also served at ${API_PREFIX}. No side effects.`,
     policies: ["read"],
     responses: [{ status: 200, schema: "ApiIndex", description: "The API index." }, RATE_LIMITED],
   },
   {
     operationId: "getHealth",
     method: "GET",
-    path: "/api/v1/health",
-    aliases: ["/api/health"],
+    path: `${API_BASE_PATH}/health`,
+    aliases: [`${API_PREFIX}/health`],
     summary: "Liveness probe",
     description:
-      "Liveness probe. No side effects; safe at any frequency within the read limit. Legacy alias: GET /api/health.",
+      `Liveness probe. No side effects; safe at any frequency within the read limit. Legacy alias: GET ${API_PREFIX}/health.`,
     policies: ["read"],
     responses: [
       { status: 200, schema: "HealthResponse", description: "The service is alive." },
@@ -318,11 +402,13 @@ export const OPERATIONS = [
   {
     operationId: "createContactInquiry",
     method: "POST",
-    path: "/api/v1/contact",
-    aliases: ["/api/fuel-contact"],
+    path: `${API_BASE_PATH}/contact`,
+    aliases: [`${API_PREFIX}/fuel-contact`],
     summary: "Submit a project inquiry or question to the studio inbox",
     description:
-      "Stores a ContactInquiry and routes it to the studio inbox (average reply in 2 to 8 business hours). Accepts application/json, multipart/form-data and application/x-www-form-urlencoded. Only for genuine inquiries by the person concerned; never for testing or bulk messaging. A request whose Origin header is present must come from an allowed origin (by default the site's own); requests without Origin are accepted. Legacy alias: POST /api/fuel-contact.",
+      `Stores a ContactInquiry and routes it to the studio inbox (average reply in 2 to 8 business hours). Accepts ${
+        listInWords(CONTACT_MEDIA_TYPES)
+      }. Only for genuine inquiries by the person concerned; never for testing or bulk messaging. A request whose Origin header is present must come from an allowed origin (by default the site's own); requests without Origin are accepted. Legacy alias: POST ${API_PREFIX}/fuel-contact.`,
     policies: ["write"],
     responses: [
       { status: 200, schema: "ContactSuccess", description: "Inquiry stored and routed." },
@@ -330,7 +416,9 @@ export const OPERATIONS = [
         status: 400,
         schema: "ErrorResponse",
         description:
-          "bad-form: the body is not JSON, multipart or urlencoded, does not parse, or is larger than 64 KiB. validation-failed: a field is missing or out of bounds; the hint names it.",
+          `bad-form: the body is not JSON, multipart or urlencoded, does not parse, or is larger than ${
+            CONTACT_MAX_BODY_BYTES / 1024
+          } KiB. validation-failed: a field is missing or out of bounds; the hint names it.`,
       },
       ORIGIN_REFUSED,
       RATE_LIMITED,
@@ -340,11 +428,18 @@ export const OPERATIONS = [
         description: "no-backend: the inquiry could not be stored; retry later or write by e-mail.",
       },
     ],
+    requestBody: {
+      schema: "ContactInquiry",
+      mediaTypes: CONTACT_MEDIA_TYPES,
+      maxBytes: CONTACT_MAX_BODY_BYTES,
+      description:
+        `A ContactInquiry, at most ${CONTACT_MAX_BODY_BYTES} bytes. Strings are trimmed; unknown fields are ignored.`,
+    },
   },
   {
     operationId: "listBookingSlots",
     method: "GET",
-    path: "/api/v1/booking/slots",
+    path: `${API_BASE_PATH}/booking/slots`,
     aliases: [],
     summary: "Read availability for a 30 minute conversation",
     description:
@@ -364,11 +459,19 @@ export const OPERATIONS = [
         description: "no-backend: a calendar is temporarily unavailable.",
       },
     ],
+    parameters: [{
+      name: "month",
+      in: "query",
+      required: true,
+      description:
+        "The month to list, YYYY-MM, counted in {timeZone}, from the current month to six months ahead.",
+      schema: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}$" },
+    }],
   },
   {
     operationId: "createBooking",
     method: "POST",
-    path: "/api/v1/booking",
+    path: `${API_BASE_PATH}/booking`,
     aliases: [],
     summary: "Book a 30 minute conversation",
     description:
@@ -405,11 +508,61 @@ export const OPERATIONS = [
           "no-backend: a provider is unavailable or the outcome is uncertain; check the attendee's mailbox before any retry.",
       },
     ],
+    requestBody: {
+      schema: "BookingRequest",
+      mediaTypes: ["application/json"],
+      maxBytes: BOOKING_MAX_BODY_BYTES,
+      description:
+        `A BookingRequest, at most ${BOOKING_MAX_BODY_BYTES} bytes (larger bodies are answered 413).`,
+    },
+    parameters: [{
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        `A key of your choosing, at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters: a repeat with the same key and body within 24 hours replays the first answer; the same key with another body is a 400.`,
+      schema: { type: "string", maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
+    }],
   },
 ] as const satisfies readonly Operation[];
 
 /** The id of one of the API's operations: a typo does not compile. */
 export type OperationId = typeof OPERATIONS[number]["operationId"];
+
+/** The id of an operation that takes a request body. */
+export type BodyOperationId = Extract<
+  typeof OPERATIONS[number],
+  { requestBody: OperationRequestBody }
+>["operationId"];
+
+/**
+ * Finds the request body of an operation that takes one.
+ *
+ * @param operationId The operation's id.
+ * @returns Its schema name, media types, largest size and description.
+ */
+export function getRequestBody(operationId: BodyOperationId): OperationRequestBody {
+  const body = getOperation(operationId).requestBody;
+  // BodyOperationId names only operations declared with a body.
+  if (!body) throw new Error(`Operation "${operationId}" has no request body`);
+  return body;
+}
+
+/**
+ * Largest accepted request bodies in bytes, by operation id (each operation's
+ * `requestBody.maxBytes`). Larger bodies are refused with 413 before they are read whole, also
+ * when sent chunked without Content-Length.
+ */
+export const MAX_BODY_BYTES: Readonly<Record<BodyOperationId, number>> = buildMaxBodyBytes();
+
+function buildMaxBodyBytes(): Record<BodyOperationId, number> {
+  const limits: Partial<Record<BodyOperationId, number>> = {};
+  for (const operation of OPERATIONS) {
+    if ("requestBody" in operation) limits[operation.operationId] = operation.requestBody.maxBytes;
+  }
+  // The loop visits every operation with a body, so every BodyOperationId has its limit.
+  return limits as Record<BodyOperationId, number>;
+}
 
 /** Finds an operation by its id; throws `Error` for an unknown id (a programming error). */
 export function getOperation(operationId: OperationId): Operation {

@@ -5,7 +5,16 @@
  *
  * @module
  */
-import { coerce, define, type Failure, string, type Struct, type, validate } from "superstruct";
+import {
+  coerce,
+  type Failure,
+  optional,
+  refine,
+  string,
+  type Struct,
+  type,
+  validate,
+} from "superstruct";
 
 /** A text field of a request body: every field of ContactInquiry and BookingRequest is one. */
 export interface TextField {
@@ -83,18 +92,79 @@ export function countCodePoints(value: string): number {
   return count;
 }
 
-function buildFieldStruct(field: TextField): Struct<string | undefined, null> {
-  const checked = define<string | undefined>("field", (value) => {
-    if (value === undefined) return !field.required;
-    if (typeof value !== "string") return false;
+/**
+ * The rules a field can break, each the name of a superstruct refinement, checked in this order:
+ * a field that breaks several is reported by the first.
+ */
+type FieldRule = "required" | "enum" | "too-short" | "too-long" | "format";
+
+/** Each format's check, and how its hint describes a valid value. */
+const FORMATS: Readonly<
+  Record<NonNullable<TextField["format"]>, { check: (value: string) => boolean; hint: string }>
+> = {
+  email: { check: isEmailAddress, hint: 'a valid e-mail address, such as "ana@example.pt"' },
+  "date-time": {
+    check: isDateTime,
+    hint: 'an ISO 8601 date-time with an offset, such as "2026-12-01T09:30:00+00:00"',
+  },
+};
+
+/**
+ * Builds the struct of one field: control characters removed and the value trimmed, then one
+ * refinement per rule, whose failure message is the hint for a person.
+ */
+function buildFieldStruct(name: string, field: TextField): Struct<string | undefined, null> {
+  const min = field.minLength ?? 0;
+  const max = field.maxLength;
+  const lengthHint = (length: number) => {
+    const bounds = max === 0
+      ? "leave it empty"
+      : min > 0
+      ? `use ${min} to ${max} characters`
+      : `use at most ${max} characters`;
+    return `Shorten or lengthen "${name}": ${bounds} (it has ${length})`;
+  };
+  const text = coerce(string(), string(), (value) => value.replace(CONTROL_CHARACTERS, "").trim());
+  let struct: Struct<string | undefined, null> = refine(
+    optional(text),
+    "required",
+    (value) =>
+      !field.required || (value !== undefined && value !== "") ||
+      `Add "${name}": it is required`,
+  );
+  const allowed = field.enum;
+  if (allowed) {
+    const words = allowed.map((item) => `"${item}"`).join(" or ");
+    struct = refine(
+      struct,
+      "enum",
+      (value) => value === undefined || allowed.includes(value) || `Set "${name}" to ${words}`,
+    );
+  }
+  struct = refine(struct, "too-short", (value) => {
+    if (value === undefined) return true;
     const length = countCodePoints(value);
-    if (length < (field.minLength ?? 0) || length > field.maxLength) return false;
-    if (field.enum && !field.enum.includes(value)) return false;
-    if (field.format === "email" && !isEmailAddress(value)) return false;
-    if (field.format === "date-time" && !isDateTime(value)) return false;
-    return true;
+    if (length >= min) return true;
+    return length === 0
+      ? `Add "${name}": it is required (${min} to ${max} characters)`
+      : lengthHint(length);
   });
-  return coerce(checked, string(), (value) => value.replace(CONTROL_CHARACTERS, "").trim());
+  struct = refine(struct, "too-long", (value) => {
+    if (value === undefined) return true;
+    const length = countCodePoints(value);
+    return length <= max || lengthHint(length);
+  });
+  const format = field.format;
+  if (format) {
+    struct = refine(
+      struct,
+      "format",
+      (value) =>
+        value === undefined || FORMATS[format].check(value) ||
+        `Give "${name}" as ${FORMATS[format].hint}`,
+    );
+  }
+  return struct;
 }
 
 /**
@@ -106,7 +176,7 @@ function buildFieldStruct(field: TextField): Struct<string | undefined, null> {
  */
 export function buildStruct<F extends FieldSet>(fields: F): Struct<FieldValues<F>, unknown> {
   const schema: Record<string, Struct<string | undefined, null>> = {};
-  for (const [name, field] of Object.entries(fields)) schema[name] = buildFieldStruct(field);
+  for (const [name, field] of Object.entries(fields)) schema[name] = buildFieldStruct(name, field);
   // The mapped type FieldValues<F> is what these per-field structs produce; superstruct cannot
   // infer it from a schema built in a loop, hence the cast.
   return type(schema) as unknown as Struct<FieldValues<F>, unknown>;
@@ -145,46 +215,32 @@ export interface FieldProblem {
   hint: string;
 }
 
-function describeFailure(fields: FieldSet, failure: Failure): FieldProblem {
-  const name = String(failure.key);
-  const field = fields[name];
-  const value: unknown = failure.value;
-  if (value === undefined || (field.required && value === "")) {
-    return { field: name, problem: "missing", hint: `Add "${name}": it is required` };
+/** The problem kind each rule's failure reports. */
+const RULE_PROBLEMS: Readonly<Record<FieldRule, FieldProblem["problem"]>> = {
+  required: "missing",
+  enum: "enum",
+  "too-short": "length",
+  "too-long": "length",
+  format: "format",
+};
+
+function isFieldRule(refinement: string | undefined): refinement is FieldRule {
+  return refinement !== undefined && Object.hasOwn(RULE_PROBLEMS, refinement);
+}
+
+/** Turns a field's failure into its problem: the rule names the kind, its message is the hint. */
+function describeFailure(failure: Failure): FieldProblem {
+  const field = String(failure.key);
+  if (!isFieldRule(failure.refinement)) {
+    // Only a value that is not a string fails outside the rules, and validateFields refuses
+    // those before superstruct runs: this is a safety net.
+    return { field, problem: "type", hint: `Send "${field}" as a string` };
   }
-  if (typeof value !== "string") {
-    return { field: name, problem: "type", hint: `Send "${name}" as a string` };
-  }
-  if (field.enum && !field.enum.includes(value)) {
-    const allowed = field.enum.map((item) => `"${item}"`).join(" or ");
-    return { field: name, problem: "enum", hint: `Set "${name}" to ${allowed}` };
-  }
-  const length = countCodePoints(value);
-  const min = field.minLength ?? 0;
-  if (length < min || length > field.maxLength) {
-    const bounds = field.maxLength === 0
-      ? "leave it empty"
-      : min > 0
-      ? `use ${min} to ${field.maxLength} characters`
-      : `use at most ${field.maxLength} characters`;
-    const hint = min > 0 && length === 0
-      ? `Add "${name}": it is required (${min} to ${field.maxLength} characters)`
-      : `Shorten or lengthen "${name}": ${bounds} (it has ${length})`;
-    return { field: name, problem: length === 0 ? "missing" : "length", hint };
-  }
-  if (field.format === "email") {
-    return {
-      field: name,
-      problem: "format",
-      hint: `Give "${name}" as a valid e-mail address, such as "ana@example.pt"`,
-    };
-  }
-  return {
-    field: name,
-    problem: "format",
-    hint:
-      `Give "${name}" as an ISO 8601 date-time with an offset, such as "2026-12-01T09:30:00+00:00"`,
-  };
+  // An empty value below a minimum length is missing, not of the wrong length.
+  const problem = failure.refinement === "too-short" && failure.value === ""
+    ? "missing"
+    : RULE_PROBLEMS[failure.refinement];
+  return { field, problem, hint: failure.message };
 }
 
 /** The outcome of {@linkcode validateFields}. */
@@ -227,9 +283,15 @@ export function validateFields<F extends FieldSet>(
     return { ok: true, value: cleaned as FieldValues<F> };
   }
   const order = Object.keys(fields);
-  const refused = new Set(typeProblems.map((problem) => problem.field));
-  const described = (error?.failures() ?? []).map((failure) => describeFailure(fields, failure))
-    .filter((problem) => !refused.has(problem.field));
+  // A field that breaks several rules is reported once, by the first rule it breaks.
+  const reported = new Set(typeProblems.map((problem) => problem.field));
+  const described: FieldProblem[] = [];
+  for (const failure of error?.failures() ?? []) {
+    const problem = describeFailure(failure);
+    if (reported.has(problem.field)) continue;
+    reported.add(problem.field);
+    described.push(problem);
+  }
   const problems = [...described, ...typeProblems]
     .sort((a, b) => order.indexOf(a.field) - order.indexOf(b.field));
   return { ok: false, problems };

@@ -5,19 +5,25 @@
  * @module
  */
 import {
+  API_BASE_PATH,
   API_DOCS_PATH,
+  API_PREFIX,
+  API_VERSION,
   BOOKING_FIELDS,
   BOOKING_STATUSES,
   CONTACT_FIELDS,
   ERROR_CODES,
   ERROR_STATUS_CODES,
-  MAX_BODY_BYTES,
+  listInWords,
   MIN_SUNSET_DAYS,
   OPENAPI_DOCUMENT_VERSION,
   type Operation,
+  type OperationRequestBody,
   OPERATIONS,
+  ORIGIN_PARAMETER,
   type PolicyName,
   type RateLimitPolicy,
+  SERVICE_NAME,
 } from "./contract.ts";
 import { buildJsonSchema, type JsonSchema } from "./fields.ts";
 
@@ -61,8 +67,8 @@ const COMMON_HEADERS = {
     required: true,
   },
   "API-Version": {
-    description: "The API's major version: always 1 here.",
-    schema: { type: "string", const: "1" },
+    description: `The API's major version: always ${API_VERSION} here.`,
+    schema: { type: "string", const: API_VERSION },
     required: true,
   },
   "Deprecation": {
@@ -99,7 +105,7 @@ function headerRefs(status: number): Record<string, unknown> {
 
 const ERROR_RESPONSE: JsonSchema = {
   type: "object",
-  description: "The body of every failure under /api/.",
+  description: `The body of every failure under ${API_PREFIX}/.`,
   required: ["ok", "error"],
   properties: {
     ok: { const: false },
@@ -150,8 +156,8 @@ function buildSchemas(timeZone: string): Record<string, JsonSchema> {
       required: ["status", "service", "version", "time"],
       properties: {
         status: { const: "ok" },
-        service: { const: "studio-website" },
-        version: { const: "1" },
+        service: { const: SERVICE_NAME },
+        version: { const: API_VERSION },
         time: { type: "string", format: "date-time", description: "Server time, UTC." },
       },
     },
@@ -161,7 +167,7 @@ function buildSchemas(timeZone: string): Record<string, JsonSchema> {
       properties: {
         name: { type: "string" },
         version: { type: "string", description: "Current major version." },
-        basePath: { type: "string", const: "/api/v1" },
+        basePath: { type: "string", const: API_BASE_PATH },
         openapi: { type: "string", format: "uri" },
         docs: { type: "string", format: "uri" },
         llms: { type: "string", format: "uri" },
@@ -228,67 +234,24 @@ function buildSchemas(timeZone: string): Record<string, JsonSchema> {
   };
 }
 
-function buildRequestBody(operation: Operation): Record<string, unknown> | undefined {
-  if (operation.operationId === "createContactInquiry") {
-    const schema = { $ref: "#/components/schemas/ContactInquiry" };
-    return {
-      required: true,
-      description:
-        `A ContactInquiry, at most ${MAX_BODY_BYTES.createContactInquiry} bytes. Strings are trimmed; unknown fields are ignored.`,
-      content: {
-        "application/json": { schema },
-        "multipart/form-data": { schema },
-        "application/x-www-form-urlencoded": { schema },
-      },
-    };
+function buildRequestBody(body: OperationRequestBody): Record<string, unknown> {
+  const content: Record<string, unknown> = {};
+  for (const mediaType of body.mediaTypes) {
+    content[mediaType] = { schema: { $ref: `#/components/schemas/${body.schema}` } };
   }
-  if (operation.operationId === "createBooking") {
-    return {
-      required: true,
-      description:
-        `A BookingRequest, at most ${MAX_BODY_BYTES.createBooking} bytes (larger bodies are answered 413).`,
-      content: { "application/json": { schema: { $ref: "#/components/schemas/BookingRequest" } } },
-    };
-  }
-  return undefined;
+  return { required: true, description: body.description, content };
 }
 
-/** The `Origin` rule of every POST (the pipeline checks it before any POST is answered). */
-const ORIGIN_PARAMETER = {
-  name: "Origin",
-  in: "header",
-  required: false,
-  description:
-    "Sent by browsers. When present it must be an allowed origin (by default the site's own), or the answer is 403; software that sends no Origin is accepted.",
-  schema: { type: "string" },
-};
-
 function buildParameters(operation: Operation, timeZone: string): unknown[] | undefined {
-  if (operation.operationId === "listBookingSlots") {
-    return [{
-      name: "month",
-      in: "query",
-      required: true,
-      description:
-        `The month to list, YYYY-MM, counted in ${timeZone}, from the current month to six months ahead.`,
-      schema: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}$" },
-    }];
-  }
-  if (operation.operationId === "createBooking") {
-    return [
-      ORIGIN_PARAMETER,
-      {
-        name: "Idempotency-Key",
-        in: "header",
-        required: false,
-        description:
-          "A key of your choosing, at most 200 characters: a repeat with the same key and body within 24 hours replays the first answer; the same key with another body is a 400.",
-        schema: { type: "string", maxLength: 200 },
-      },
-    ];
-  }
-  if (operation.method === "POST") return [ORIGIN_PARAMETER];
-  return undefined;
+  const parameters = [
+    ...(operation.method === "POST" ? [ORIGIN_PARAMETER] : []),
+    ...(operation.parameters ?? []),
+  ];
+  if (!parameters.length) return undefined;
+  return parameters.map((parameter) => ({
+    ...parameter,
+    description: parameter.description.replaceAll("{timeZone}", timeZone),
+  }));
 }
 
 function buildOperationObject(
@@ -333,8 +296,7 @@ function buildOperationObject(
   };
   const parameters = buildParameters(operation, options.timeZone);
   if (parameters) object.parameters = parameters;
-  const requestBody = buildRequestBody(operation);
-  if (requestBody) object.requestBody = requestBody;
+  if (operation.requestBody) object.requestBody = buildRequestBody(operation.requestBody);
   return object;
 }
 
@@ -355,7 +317,7 @@ function buildDescription(policies: Readonly<Record<PolicyName, RateLimitPolicy>
 
 ## Errors
 
-Every failure under /api/ is an ErrorResponse. Status and code pair as follows:
+Every failure under ${API_PREFIX}/ is an ErrorResponse. Status and code pair as follows:
 
 | Status | Code | Condition |
 |---|---|---|
@@ -363,7 +325,7 @@ ${errorRows}
 
 ## Rate limits
 
-Fixed windows per client address. Every /api/ response carries RateLimit-Policy, RateLimit, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; a 429 adds Retry-After. Where two policies apply both are listed, and the RateLimit-Limit/Remaining/Reset fields report the one nearest exhaustion.
+Fixed windows per client address. Every ${API_PREFIX}/ response carries RateLimit-Policy, RateLimit, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; a 429 adds Retry-After. Where two policies apply both are listed, and the RateLimit-Limit/Remaining/Reset fields report the one nearest exhaustion.
 
 | Policy | Applies to | Limit | Window |
 |---|---|---|---|
@@ -371,7 +333,9 @@ ${policyRows}
 
 ## Versioning
 
-The major version is in the path (/api/v1) and in the API-Version header. Changes within a major are additive. A deprecated major keeps working at least ${MIN_SUNSET_DAYS} days after Deprecation and Sunset are first sent, with Link rel="sunset" to migration notes. /api, /api/health and /api/fuel-contact are permanent aliases.`;
+The major version is in the path (${API_BASE_PATH}) and in the API-Version header. Changes within a major are additive. A deprecated major keeps working at least ${MIN_SUNSET_DAYS} days after Deprecation and Sunset are first sent, with Link rel="sunset" to migration notes. ${
+    listInWords(OPERATIONS.flatMap((operation) => operation.aliases))
+  } are permanent aliases.`;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
- * Reading request bodies within a size limit, without ever holding more than the limit in memory:
- * a declared `Content-Length` over the limit is refused before reading, and a body sent without
- * one (chunked) is counted as it streams and cancelled as soon as it passes the limit.
+ * Reading request bodies (and any other byte stream, such as a fetched calendar feed) within a
+ * size limit, without ever holding more than the limit in memory: a declared `Content-Length`
+ * over the limit is refused before reading, and a body sent without one (chunked) is counted as it
+ * streams and cancelled as soon as it passes the limit.
  *
  * @module
  */
@@ -22,14 +23,16 @@ export class BodyError extends Error {
   /**
    * @param problem What went wrong.
    * @param maxBytes The limit in bytes.
+   * @param options `cause`: the stream's own error, for an `unreadable` body.
    */
-  constructor(problem: BodyProblem, maxBytes: number) {
+  constructor(problem: BodyProblem, maxBytes: number, options: { cause?: unknown } = {}) {
     super(
       problem === "too-large"
         ? `Body exceeds ${maxBytes} bytes`
         : problem === "too-slow"
         ? "Body did not arrive in time"
         : "Body could not be read",
+      options,
     );
     this.name = "BodyError";
     this.problem = problem;
@@ -37,30 +40,62 @@ export class BodyError extends Error {
   }
 }
 
+/** Options of {@linkcode readBounded}. */
+export interface BoundedReadOptions {
+  /** The largest stream accepted, in bytes. */
+  maxBytes: number;
+  /**
+   * The size the sender announced, as its `Content-Length` gives it: over `maxBytes`, the stream
+   * is refused without reading. Absent or not a whole number, only the streamed size counts.
+   */
+  declaredLength?: string | null;
+  /**
+   * The longest the whole stream may take, in milliseconds. Absent, it has no timer of its own
+   * (for example because the fetch that opened it has an abort signal).
+   */
+  timeoutMilliseconds?: number;
+}
+
 /**
- * Reads a request body as bytes, refusing anything larger than `maxBytes`.
+ * Reads a byte stream whole, refusing anything larger than `maxBytes`: a declared length over the
+ * limit is refused before reading, and a stream is cancelled as soon as it passes the limit or
+ * its time.
  *
- * @param request The request; its body is consumed (or cancelled when too large or too slow).
- * @param maxBytes The largest body accepted, in bytes.
- * @param timeoutMilliseconds The longest the whole body may take to arrive.
- * @returns The body; empty when there is none.
+ * @example Reading a stream within its limit
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BodyError, readBounded } from "./read_body.ts";
+ *
+ * const bytes = await readBounded(new Blob(["hello"]).stream(), { maxBytes: 5 });
+ * assert.equal(new TextDecoder().decode(bytes), "hello");
+ * await assert.rejects(
+ *   readBounded(new Blob(["hello!"]).stream(), { maxBytes: 5 }),
+ *   (error) => error instanceof BodyError && error.problem === "too-large",
+ * );
+ * ```
+ *
+ * @param stream The stream, or `null` for none; it is consumed, or cancelled when refused.
+ * @param options The limit in bytes, the declared length and the time allowed.
+ * @returns The bytes; empty when there is no stream.
  * @throws {BodyError} `too-large` when the declared or streamed size passes `maxBytes`;
- * `too-slow` when it has not arrived in time; `unreadable` when the stream fails.
+ * `too-slow` when it has not ended in time; `unreadable` when the stream fails (its error is the
+ * `cause`).
  */
-export async function readBody(
-  request: Request,
-  maxBytes: number,
-  timeoutMilliseconds: number = BODY_TIMEOUT_MILLISECONDS,
+export async function readBounded(
+  stream: ReadableStream<Uint8Array> | null,
+  options: BoundedReadOptions,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const declared = request.headers.get("Content-Length");
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
-    discardBody(request);
+  const { maxBytes, declaredLength, timeoutMilliseconds } = options;
+  const declared = declaredLength?.trim();
+  if (declared && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
+    // Not awaited: the cancel of a cloned body settles only once every clone is cancelled.
+    stream?.cancel().catch(() => {});
     throw new BodyError("too-large", maxBytes);
   }
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  if (!stream) return new Uint8Array(0);
+  const reader = stream.getReader();
   let late = false;
-  const timer = setTimeout(() => {
+  const timer = timeoutMilliseconds === undefined ? undefined : setTimeout(() => {
     late = true;
     reader.cancel().catch(() => {});
   }, timeoutMilliseconds);
@@ -71,14 +106,14 @@ export async function readBody(
       let result: ReadableStreamReadResult<Uint8Array>;
       try {
         result = await reader.read();
-      } catch {
-        throw new BodyError(late ? "too-slow" : "unreadable", maxBytes);
+      } catch (error) {
+        throw new BodyError(late ? "too-slow" : "unreadable", maxBytes, { cause: error });
       }
       if (late) throw new BodyError("too-slow", maxBytes);
       if (result.done) break;
       size += result.value.byteLength;
       if (size > maxBytes) {
-        // Not awaited: the cancel of a cloned body settles only once every clone is cancelled.
+        // Not awaited, as above.
         reader.cancel().catch(() => {});
         throw new BodyError("too-large", maxBytes);
       }
@@ -87,13 +122,36 @@ export async function readBody(
   } finally {
     clearTimeout(timer);
   }
-  const body = new Uint8Array(size);
+  const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {
-    body.set(chunk, offset);
+    bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return body;
+  return bytes;
+}
+
+/**
+ * Reads a request body as bytes, refusing anything larger than `maxBytes`
+ * ({@linkcode readBounded} over the request's body and `Content-Length`).
+ *
+ * @param request The request; its body is consumed (or cancelled when too large or too slow).
+ * @param maxBytes The largest body accepted, in bytes.
+ * @param timeoutMilliseconds The longest the whole body may take to arrive.
+ * @returns The body; empty when there is none.
+ * @throws {BodyError} `too-large` when the declared or streamed size passes `maxBytes`;
+ * `too-slow` when it has not arrived in time; `unreadable` when the stream fails.
+ */
+export function readBody(
+  request: Request,
+  maxBytes: number,
+  timeoutMilliseconds: number = BODY_TIMEOUT_MILLISECONDS,
+): Promise<Uint8Array<ArrayBuffer>> {
+  return readBounded(request.body, {
+    maxBytes,
+    declaredLength: request.headers.get("Content-Length"),
+    timeoutMilliseconds,
+  });
 }
 
 /**

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { API_BASE_PATH } from "../contract/contract.ts";
+import { API_BASE_PATH, API_PREFIX } from "../contract/contract.ts";
 
 /** An AI crawler named in robots.txt. */
 export interface AiCrawler {
@@ -63,9 +63,9 @@ export function buildRobotsTxt(baseUrl: string): string {
   const rules = [
     `Content-Signal: ${CONTENT_SIGNAL}`,
     "Allow: /",
-    "Allow: /api$",
+    `Allow: ${API_PREFIX}$`,
     `Allow: ${API_BASE_PATH}$`,
-    "Disallow: /api/",
+    `Disallow: ${API_PREFIX}/`,
   ];
   const lines = [
     "# robots.txt: every crawler is welcome, AI crawlers included.",

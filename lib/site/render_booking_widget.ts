@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { API_BASE_PATH, BOOKING_FIELDS } from "../contract/contract.ts";
+import { BOOKING_FIELDS, getOperation } from "../contract/contract.ts";
 import type { Corpus, Language } from "./corpus.ts";
 import { escapeHtml } from "../mail/mail.ts";
 
@@ -38,7 +38,7 @@ export function renderBookingWidget(corpus: Corpus, language: Language): string 
     `<button type="button">${escapeHtml(text.nextMonth)} →</button>`,
     "</div>",
     '<p class="slots-status" role="status"></p>',
-    `<form method="post" action="${API_BASE_PATH}/booking">`,
+    `<form method="post" action="${getOperation("createBooking").path}">`,
     "<fieldset>",
     `<legend>${escapeHtml(text.days)}</legend>`,
     '<ul class="days"></ul>',

@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { CONTACT_FIELDS } from "../contract/contract.ts";
+import { ATTRIBUTION_FIELDS, CONTACT_FIELDS } from "../contract/contract.ts";
 import type { ContactFormText } from "./corpus.ts";
 import type { FieldProblem } from "../contract/fields.ts";
-import { type Attribution, ATTRIBUTION_FIELDS } from "../contact/first_touch.ts";
+import type { Attribution } from "../contact/first_touch.ts";
 import { escapeHtml } from "../mail/mail.ts";
 import { renderInlineMarkdown } from "./render_markdown.ts";
 

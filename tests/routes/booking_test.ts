@@ -1,4 +1,4 @@
-import { after, test } from "node:test";
+import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ErrorResponseBody } from "../../lib/contract/api_error.ts";
 import { MAX_BODY_BYTES } from "../../lib/contract/contract.ts";
@@ -26,7 +26,7 @@ import {
   type ParsedInvite,
   readInvite,
 } from "../_booking.ts";
-import { type ReceivedMail, startSmtpServer } from "../_smtp.ts";
+import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
 import {
   buildRequest,
   createRecordingLogger,
@@ -48,9 +48,15 @@ const RAISED_POLICY = '"write";q=100000;w=60, "booking";q=100000;w=300';
 const DEFAULT_POLICY = '"write";q=10;w=60, "booking";q=5;w=300';
 const MEETING_MS = 30 * 60_000;
 const PLACE = DEFAULT_SCHEDULE.meetingPlace;
-const smtp = await startSmtpServer();
-const mailer = createSmtpMailer(smtp.url, { timeoutSeconds: 5 });
+/** The real SMTP server every test app delivers to, started before the tests and stopped after. */
+let smtp: TestSmtpServer;
+let mailer: ReturnType<typeof createSmtpMailer>;
 const outboxes: Outbox[] = [];
+
+before(async () => {
+  smtp = await startSmtpServer();
+  mailer = createSmtpMailer(smtp.url, { timeoutSeconds: 5 });
+});
 
 after(async () => {
   for (const outbox of outboxes) await outbox.stop();

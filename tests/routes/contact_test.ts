@@ -1,8 +1,9 @@
-import { after, test } from "node:test";
+import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ErrorResponseBody } from "../../lib/contract/api_error.ts";
 import { createHandler } from "../../mod.ts";
 import { createOutbox, type SentRecord } from "../../lib/mail/outbox.ts";
+import type { Mailer } from "../../lib/mail/mail.ts";
 import { createSmtpMailer } from "../../adapters/smtp_mailer.ts";
 import type { InquiryRecord } from "../../lib/contact/inquiries.ts";
 import type {
@@ -12,7 +13,7 @@ import type {
   KvSetOptions,
   Store,
 } from "../../lib/store/store.ts";
-import { type ReceivedMail, startSmtpServer } from "../_smtp.ts";
+import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
 import {
   buildRequest,
   createRecordingLogger,
@@ -41,8 +42,13 @@ const ATTRIBUTION = {
   gclid: "EAIaIQobChMI-test-123",
 } as const;
 
-const smtp = await startSmtpServer();
-const mailer = createSmtpMailer(smtp.url, { timeoutSeconds: 5 });
+let smtp: TestSmtpServer;
+let smtpMailer: ReturnType<typeof createSmtpMailer>;
+/**
+ * Sends through the real SMTP server that `before` starts: the handler and outbox below are built
+ * when the module loads, the server only once the tests begin.
+ */
+const mailer: Mailer = { send: (mail) => smtpMailer.send(mail) };
 const clock = createFixedClock("2026-11-21T10:00:00Z");
 const logger = createRecordingLogger();
 const store = createMemoryStore();
@@ -57,9 +63,14 @@ const handler = createHandler({
   rateLimits: { write: 1000 },
 });
 
+before(async () => {
+  smtp = await startSmtpServer();
+  smtpMailer = createSmtpMailer(smtp.url, { timeoutSeconds: 5 });
+});
+
 after(async () => {
   await outbox.stop();
-  mailer.close();
+  smtpMailer.close();
   await smtp.stop();
 });
 
