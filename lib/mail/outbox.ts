@@ -198,7 +198,10 @@ export function createOutbox(options: OutboxOptions): Outbox {
   let stopping = false;
 
   async function deliverOne(id: string, report: DeliveryReport, send: Mailer): Promise<void> {
-    const entry = await store.get<OutboxEntry>([...OUTBOX_PREFIX, id]);
+    const entry = await retry(
+      () => store.get<OutboxEntry>([...OUTBOX_PREFIX, id]),
+      STORE_CONTENTION_RETRY,
+    );
     if (entry.value === null) return; // Delivered meanwhile by another process.
     const waiting = entry.value;
     const now = clock.now();
@@ -208,11 +211,11 @@ export function createOutbox(options: OutboxOptions): Outbox {
       return;
     }
     const heldUntil = now.add({ seconds: leaseSeconds }).toString();
-    const lease = await store.atomic().check(entry)
+    const leasing = store.atomic().check(entry)
       .delete(dueKey(waiting.nextAttemptAt, id))
       .set(entry.key, { ...waiting, nextAttemptAt: heldUntil })
-      .set(dueKey(heldUntil, id), id)
-      .commit();
+      .set(dueKey(heldUntil, id), id);
+    const lease = await retry(() => leasing.commit(), STORE_CONTENTION_RETRY);
     if (!lease.ok) {
       report.skipped++;
       return;

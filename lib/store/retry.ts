@@ -131,15 +131,19 @@ export async function retry<T>(fn: () => Promise<T> | T, options: RetryOptions =
 }
 
 /**
- * How a request asks the store again while a local KV file is locked by another process: three
- * attempts, 25 ms then 50 ms apart, and only after {@linkcode isStoreContention}. SQLite answers
- * "database is locked" before it writes anything, so a read and a commit are alike safe to repeat.
+ * How a request asks the store again while a local KV file is locked by another process: eight
+ * attempts, after 10 ms, then doubling up to 250 ms (under a second in all), each wait between
+ * half and the whole of its backoff so that contenders spread out; only after
+ * {@linkcode isStoreContention}. SQLite answers "database is locked" before it writes anything, so
+ * a read and a commit are alike safe to repeat. (Three attempts over 75 ms still let one in about
+ * six runs of the two-process test answer 500; issue 16, defect 3.)
  */
 export const STORE_CONTENTION_RETRY: Readonly<RetryOptions> = Object.freeze({
-  maxAttempts: 3,
-  minTimeout: 25,
+  maxAttempts: 8,
+  minTimeout: 10,
+  maxTimeout: 250,
   multiplier: 2,
-  jitter: 0,
+  jitter: 0.5,
   isRetriable: isStoreContention,
 });
 
