@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { toBareAddress } from "../lib/mail/mail.ts";
 import {
   API_BASE_PATH,
   API_CATALOG_PATH,
@@ -43,6 +44,7 @@ export function discoveryRoutes(services: Services): RouteDefinition[] {
       baseUrl: services.baseUrl,
       policies: services.policies,
       timeZone: services.schedule.timeZone,
+      contactEmail: toBareAddress(services.mail.inbox),
     }),
   );
   const catalog = JSON.stringify(buildApiCatalog(services.baseUrl));

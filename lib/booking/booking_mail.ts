@@ -6,7 +6,7 @@
  * @module
  */
 import type { buildInvite } from "./invites.ts";
-import { type OutgoingMail, toHeaderText } from "../mail/mail.ts";
+import { type OutgoingMail, toBareAddress, toHeaderText } from "../mail/mail.ts";
 
 /** A booking's state (BookingResult `status` shows `accepted` and `pending`). */
 export type BookingStatus = "pending" | "accepted" | "declined" | "cancelled";
@@ -172,10 +172,6 @@ function detailLines(record: BookingRecord, locale: "pt" | "en", context: Bookin
   ];
 }
 
-function bareAddress(address: string): string {
-  return /<([^<>]+)>\s*$/.exec(address)?.[1] ?? address;
-}
-
 /** Builds an invite's text (ical-generator, loaded with the first booking e-mail). */
 type InviteBuilder = typeof buildInvite;
 
@@ -197,7 +193,7 @@ function invite(
     summary: `${text.summary}: ${toHeaderText(record.name, 120)}`,
     description: detailLines(record, locale, context).join("\n"),
     location: context.meetingPlace[locale] ?? context.meetingPlace.en ?? "",
-    organizer: { name: "Studio", email: bareAddress(context.from) },
+    organizer: { name: "Studio", email: toBareAddress(context.from) },
     attendee: { name: toHeaderText(record.name, 120), email: record.email },
     issuedAt: context.now,
   });
@@ -266,7 +262,7 @@ export async function buildBookingMail(
       messageId,
       from: context.from,
       to: [record.email],
-      replyTo: bareAddress(context.inbox),
+      replyTo: toBareAddress(context.inbox),
       subject: toHeaderText(subject, 200),
       text: body,
     };
@@ -318,7 +314,7 @@ export async function buildBookingMail(
   const mail: OutgoingMail = {
     messageId,
     from: context.from,
-    to: [bareAddress(context.inbox)],
+    to: [toBareAddress(context.inbox)],
     replyTo: record.email,
     subject: toHeaderText(subject, 200),
     text: body,

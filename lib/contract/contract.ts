@@ -349,7 +349,8 @@ export const ORIGIN_PARAMETER = {
   required: false,
   description:
     "Sent by browsers. When present it must be an allowed origin (by default the site's own), or the answer is 403; software that sends no Origin is accepted.",
-  schema: { type: "string" },
+  // An origin is a scheme, a host of at most 253 characters and a port.
+  schema: { type: "string", maxLength: 300 },
 } as const satisfies OperationParameter;
 
 /** The most characters of an `Idempotency-Key` header (visible ASCII). */

@@ -35,6 +35,8 @@ export interface OpenApiOptions {
   policies: Readonly<Record<PolicyName, RateLimitPolicy>>;
   /** The IANA time zone of the booking schedule, in which slots are listed and months counted. */
   timeZone: string;
+  /** The studio's address for questions about the API (`info.contact.email`), e.g. its inbox. */
+  contactEmail: string;
 }
 
 const COMMON_HEADERS = {
@@ -103,12 +105,23 @@ function headerRefs(status: number): Record<string, unknown> {
   return headers;
 }
 
+/** The content of an ErrorResponse answer. */
+const JSON_ERROR = {
+  "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } },
+} as const;
+
+/** The most fields a request body has: the bound of an ErrorResponse's `details`. */
+const MAX_FIELDS = Math.max(Object.keys(CONTACT_FIELDS).length, Object.keys(BOOKING_FIELDS).length);
+
+/** The most slots a day can list: one every 30 minutes, all day. */
+const MAX_SLOTS_PER_DAY = 48;
+
 const ERROR_RESPONSE: JsonSchema = {
   type: "object",
   description: `The body of every failure under ${API_PREFIX}/.`,
   required: ["ok", "error"],
   properties: {
-    ok: { const: false },
+    ok: { type: "boolean", const: false },
     error: {
       type: "object",
       required: ["code", "message", "hint", "docs"],
@@ -123,6 +136,7 @@ const ERROR_RESPONSE: JsonSchema = {
         docs: { type: "string", format: "uri", description: "The OpenAPI document." },
         details: {
           type: "array",
+          maxItems: MAX_FIELDS,
           description: "Each failing field of a validation-failed error (additive member).",
           items: {
             type: "object",
@@ -155,9 +169,9 @@ function buildSchemas(timeZone: string): Record<string, JsonSchema> {
       type: "object",
       required: ["status", "service", "version", "time"],
       properties: {
-        status: { const: "ok" },
-        service: { const: SERVICE_NAME },
-        version: { const: API_VERSION },
+        status: { type: "string", const: "ok" },
+        service: { type: "string", const: SERVICE_NAME },
+        version: { type: "string", const: API_VERSION },
         time: { type: "string", format: "date-time", description: "Server time, UTC." },
       },
     },
@@ -173,6 +187,7 @@ function buildSchemas(timeZone: string): Record<string, JsonSchema> {
         llms: { type: "string", format: "uri" },
         endpoints: {
           type: "array",
+          maxItems: OPERATIONS.length * 2,
           items: {
             type: "object",
             required: ["operationId", "method", "path", "summary"],
@@ -186,21 +201,21 @@ function buildSchemas(timeZone: string): Record<string, JsonSchema> {
         },
         versioning: { type: "object", additionalProperties: true },
         rateLimit: { type: "object", additionalProperties: policy },
-        authentication: { const: "none" },
+        authentication: { type: "string", const: "none" },
       },
     },
     ContactInquiry: buildJsonSchema(CONTACT_FIELDS),
     ContactSuccess: {
       type: "object",
       required: ["ok"],
-      properties: { ok: { const: true } },
+      properties: { ok: { type: "boolean", const: true } },
     },
     BookingRequest: buildJsonSchema(BOOKING_FIELDS),
     BookingResult: {
       type: "object",
       required: ["ok", "status", "start"],
       properties: {
-        ok: { const: true },
+        ok: { type: "boolean", const: true },
         status: {
           type: "string",
           enum: [...BOOKING_STATUSES],
@@ -214,14 +229,15 @@ function buildSchemas(timeZone: string): Record<string, JsonSchema> {
       type: "object",
       required: ["ok", "timeZone", "slots"],
       properties: {
-        ok: { const: true },
-        timeZone: { const: timeZone },
+        ok: { type: "boolean", const: true },
+        timeZone: { type: "string", const: timeZone },
         slots: {
           type: "object",
           description: `Keys are calendar dates (YYYY-MM-DD) in ${timeZone}.`,
           propertyNames: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
           additionalProperties: {
             type: "array",
+            maxItems: MAX_SLOTS_PER_DAY,
             items: {
               type: "object",
               required: ["start"],
@@ -274,6 +290,21 @@ function buildOperationObject(
         : {}),
     };
   }
+  // Every operation can fail unexpectedly (500 internal-error), and any other status a client
+  // meets (a 405 for another method at this path, a 404 at a mistyped one) is an ErrorResponse.
+  if (!responses["500"]) {
+    responses["500"] = {
+      description: "internal-error: an unexpected failure of the service; retry later.",
+      headers: headerRefs(500),
+      content: JSON_ERROR,
+    };
+  }
+  responses.default = {
+    description:
+      "Any other failure, for example 405 for another method at this path: an ErrorResponse.",
+    headers: headerRefs(0),
+    content: JSON_ERROR,
+  };
   const quota = operation.policies.map((name) =>
     `${name}: ${policies[name].limit} per ${policies[name].windowSeconds} s`
   ).join("; ");
@@ -357,13 +388,20 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
   }
   return {
     openapi: "3.1.0",
-    jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
     info: {
       title: "Studio Website Public API",
       version: OPENAPI_DOCUMENT_VERSION,
       summary: "Contact, availability and booking of a design and development studio",
       description: buildDescription(options.policies),
       license: { name: "MIT", identifier: "MIT" },
+      contact: {
+        name: "The studio",
+        url: options.baseUrl + "/",
+        // A local address such as the default studio@localhost is not one a reader can write to.
+        ...(/@[^@\s]+\.[^@.\s]+$/.test(options.contactEmail)
+          ? { email: options.contactEmail }
+          : {}),
+      },
     },
     externalDocs: { description: "For software and agents", url: options.baseUrl + API_DOCS_PATH },
     servers: [{ url: options.baseUrl }],

@@ -83,3 +83,14 @@ export function escapeHtml(value: string): string {
   return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
+
+/**
+ * The address of a mailbox written with a display name (`Studio <studio@example.pt>` →
+ * `studio@example.pt`); a bare address is returned as it is.
+ *
+ * @param mailbox An RFC 5322 mailbox, as `STUDIO_MAIL_FROM` and `STUDIO_INBOX` take it.
+ * @returns The address alone.
+ */
+export function toBareAddress(mailbox: string): string {
+  return /<([^<>]+)>\s*$/.exec(mailbox)?.[1] ?? mailbox;
+}

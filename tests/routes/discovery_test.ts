@@ -26,7 +26,11 @@ interface OperationObject {
 }
 interface OpenApiDocument {
   openapi: string;
-  info: { version: string; description: string };
+  info: {
+    version: string;
+    description: string;
+    contact?: { name: string; url: string; email?: string };
+  };
   servers: unknown[];
   paths: Record<string, Record<string, OperationObject>>;
   components: { schemas: Record<string, Schema> };
@@ -57,6 +61,54 @@ test("GET /openapi.json is a valid OpenAPI 3.1 document, version 1.1.0", async (
     /genuine inquiries or meetings requested by the person concerned/,
   );
   assert.match(document.info.description, /check the attendee's mailbox/);
+});
+
+test("GET /openapi.json reads alike in every tool: no jsonSchemaDialect, a type beside every const and enum, an ErrorResponse for 500 and every other status, bounded arrays, a contact (issue 18)", async () => {
+  const document = await readOpenApi();
+  assert.equal("jsonSchemaDialect" in document, false, "the 3.1 default, left implicit");
+  const untyped: string[] = [];
+  const unbounded: string[] = [];
+  const visit = (node: unknown, path: string) => {
+    if (!node || typeof node !== "object") return;
+    const schema = node as Record<string, unknown>;
+    if (("const" in schema || "enum" in schema) && !("type" in schema)) untyped.push(path);
+    if (schema.type === "array" && !("maxItems" in schema)) unbounded.push(path);
+    for (const [key, value] of Object.entries(schema)) visit(value, `${path}/${key}`);
+  };
+  visit(document.components, "#/components");
+  visit(document.paths, "#/paths");
+  assert.deepEqual(untyped, [], "const and enum carry their type");
+  assert.deepEqual(unbounded, [], "arrays carry maxItems");
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const responses = (operation as { responses: Record<string, { content?: unknown }> })
+        .responses;
+      for (const status of ["500", "default"]) {
+        assert.deepEqual(
+          responses[status]?.content,
+          { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } },
+          `${method} ${path} ${status}`,
+        );
+      }
+      for (
+        const parameter of (operation as { parameters?: Array<Record<string, unknown>> })
+          .parameters ?? []
+      ) {
+        const schema = parameter.schema as Record<string, unknown>;
+        if (schema.type === "string" && !("pattern" in schema)) {
+          assert.ok("maxLength" in schema, `${method} ${path} ${parameter.name} has maxLength`);
+        }
+      }
+    }
+  }
+  assert.deepEqual(document.info.contact, { name: "The studio", url: "https://studio.example/" });
+  const configured = createHandler({
+    baseUrl: "https://studio.example",
+    inbox: "Studio <hello@studio.example>",
+  });
+  const withInbox: OpenApiDocument = await (await configured(buildRequest("/openapi.json")))
+    .json();
+  assert.equal(withInbox.info.contact?.email, "hello@studio.example");
 });
 
 test("GET /openapi.json describes every route of the table and every spec operation", async () => {
@@ -147,14 +199,18 @@ test("GET /openapi.json documents every header and an ErrorResponse for every er
 test("GET /openapi.json declares the schedule's time zone, as the slot listing answers it", async () => {
   const lisbon = await readOpenApi();
   const slots = lisbon.components.schemas.BookingSlots.properties ?? {};
-  assert.deepEqual(slots.timeZone, { const: "Europe/Lisbon" }, "the spec's zone by default");
+  assert.deepEqual(
+    slots.timeZone,
+    { type: "string", const: "Europe/Lisbon" },
+    "the spec's zone by default",
+  );
 
   const schedule = { ...DEFAULT_SCHEDULE, timeZone: "America/New_York" };
   const handler = createHandler({ schedule });
   const response = await handler(buildRequest("/openapi.json"));
   const document: OpenApiDocument = await response.json();
   const properties = document.components.schemas.BookingSlots.properties ?? {};
-  assert.deepEqual(properties.timeZone, { const: "America/New_York" });
+  assert.deepEqual(properties.timeZone, { type: "string", const: "America/New_York" });
   const month = Temporal.Now.plainDateISO("America/New_York").toPlainYearMonth().add({ months: 1 });
   const listing = await handler(buildRequest(`/api/v1/booking/slots?month=${month}`));
   assert.equal(listing.status, 200);
