@@ -49,7 +49,9 @@ export function buildJsonRpcError(
  * Answers a request to `/mcp` with a method other than POST: 405 with `Allow: POST` (the server
  * is stateless: it offers no GET stream and has no session to DELETE).
  *
+ * @param request The request; its body, if any, is discarded.
  * @param allow The methods the path accepts, from the route table.
+ * @returns A JSON-RPC error with status 405.
  */
 export function answerMcpMethodNotAllowed(request: Request, allow: string): Response {
   discardBody(request);
