@@ -41,10 +41,28 @@ export const MONTHS_AHEAD = 6;
  * @throws {ApiError} 400 `validation-failed` whose hint states the accepted range.
  */
 export function readMonth(url: URL, now: Temporal.Instant, timeZone: string): string {
+  return checkMonth(url.searchParams.getAll("month"), now, timeZone);
+}
+
+/**
+ * Checks the values given for a month (the query's `month` parameters, or the MCP tool's
+ * `month` argument): exactly one, `YYYY-MM`, from the current month in the schedule's zone to six
+ * months ahead.
+ *
+ * @param values Every value given.
+ * @param now The current instant.
+ * @param timeZone The schedule's zone.
+ * @returns The month, `YYYY-MM`.
+ * @throws {ApiError} 400 `validation-failed` whose hint states the accepted range.
+ */
+export function checkMonth(
+  values: readonly string[],
+  now: Temporal.Instant,
+  timeZone: string,
+): string {
   const current = now.toZonedDateTimeISO(timeZone).toPlainDate().toPlainYearMonth();
   const latest = current.add({ months: MONTHS_AHEAD });
   const hint = `Use a month from ${current} to ${latest}, as ?month=YYYY-MM`;
-  const values = url.searchParams.getAll("month");
   const fail = (message: string) =>
     new ApiError("validation-failed", {
       status: 400,
@@ -115,12 +133,52 @@ export async function readBookingRequest(request: Request): Promise<BookingReque
   return requireFields(BOOKING_FIELDS, BookingRequest, fields);
 }
 
+/** The BookingSlots body (spec, Resources): free starts keyed by date, in the schedule's zone. */
+export interface BookingSlots {
+  ok: true;
+  timeZone: string;
+  slots: Record<string, Array<{ start: string }>>;
+}
+
+/**
+ * Lists a month's free slots, as `GET /api/v1/booking/slots` and the MCP tool
+ * `list_available_slots` answer them.
+ *
+ * @param services The schedule and the availability service.
+ * @param month A checked month, `YYYY-MM` (see {@linkcode checkMonth}).
+ * @returns The BookingSlots body.
+ * @throws {ApiError} 503 `no-backend` when a calendar is unavailable.
+ */
+export async function listSlots(
+  services: Pick<Services, "schedule" | "slotFinder">,
+  month: string,
+): Promise<BookingSlots> {
+  let available;
+  try {
+    available = await services.slotFinder.listMonth(month, {
+      maxAgeSeconds: LISTING_MAX_AGE_SECONDS,
+    });
+  } catch (error) {
+    if (error instanceof CalendarUnavailableError) {
+      throw new ApiError("no-backend", {
+        status: 503,
+        message: "The studio's calendar is temporarily unavailable",
+        hint: "Retry in a minute; nothing was reserved",
+      });
+    }
+    throw error;
+  }
+  const slots: Record<string, Array<{ start: string }>> = {};
+  for (const slot of available) (slots[slot.date] ??= []).push({ start: slot.start });
+  return { ok: true, timeZone: services.schedule.timeZone, slots };
+}
+
 /** An Idempotency-Key: 1 to `IDEMPOTENCY_KEY_MAX_LENGTH` visible ASCII characters. */
 const IDEMPOTENCY_KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
 
 /** The routes of booking. */
 export function bookingRoutes(services: Services): RouteDefinition[] {
-  const { schedule, slotFinder } = services;
+  const { schedule } = services;
   const book = buildOperationRoutes("createBooking", async (request, context) => {
     const idempotencyKey = request.headers.get("Idempotency-Key")?.trim();
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
@@ -140,25 +198,7 @@ export function bookingRoutes(services: Services): RouteDefinition[] {
   });
   const list = buildOperationRoutes("listBookingSlots", async (request) => {
     const month = readMonth(new URL(request.url), services.clock.now(), schedule.timeZone);
-    let available;
-    try {
-      available = await slotFinder.listMonth(month, { maxAgeSeconds: LISTING_MAX_AGE_SECONDS });
-    } catch (error) {
-      if (error instanceof CalendarUnavailableError) {
-        throw new ApiError("no-backend", {
-          status: 503,
-          message: "The studio's calendar is temporarily unavailable",
-          hint: "Retry in a minute; nothing was reserved",
-        });
-      }
-      throw error;
-    }
-    const slots: Record<string, Array<{ start: string }>> = {};
-    for (const slot of available) (slots[slot.date] ??= []).push({ start: slot.start });
-    return {
-      body: { ok: true, timeZone: schedule.timeZone, slots },
-      headers: { "Cache-Control": "no-store" },
-    };
+    return { body: await listSlots(services, month), headers: { "Cache-Control": "no-store" } };
   });
   return [...list, ...book];
 }

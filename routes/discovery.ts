@@ -1,6 +1,6 @@
 /**
  * Discovery documents: `GET /openapi.json` (OpenAPI 3.1) and `GET /.well-known/api-catalog`
- * (RFC 9727, a linkset of RFC 9264).
+ * (RFC 9727, a linkset of RFC 9264: the REST API and the MCP endpoint).
  *
  * @module
  */
@@ -10,6 +10,9 @@ import {
   API_CATALOG_PATH,
   API_CATALOG_TYPE,
   API_DOCS_PATH,
+  MCP_PATH,
+  MCP_SERVER_CARD_PATH,
+  MCP_SERVER_CARD_TYPE,
   OPENAPI_PATH,
   OPENAPI_TYPE,
 } from "../lib/contract/contract.ts";
@@ -20,8 +23,10 @@ import type { Services } from "../lib/services.ts";
 import { formatLink } from "../lib/http/versioning.ts";
 
 /**
- * Builds the API catalog: one linkset context, the API, with its `service-desc` (the OpenAPI
- * document), `service-doc` (the page for software and agents) and `status` (the health endpoint).
+ * Builds the API catalog: two linkset contexts. The REST API, with its `service-desc` (the
+ * OpenAPI document), `service-doc` (the page for software and agents) and `status` (the health
+ * endpoint); and the MCP endpoint, with its server card as `service-desc` (the OpenAPI document
+ * stays the REST contract and does not describe `/mcp`) and the same page as `service-doc`.
  *
  * @param baseUrl The public origin.
  * @returns The linkset JSON document (RFC 9264, section 4.2).
@@ -33,6 +38,10 @@ export function buildApiCatalog(baseUrl: string): Record<string, unknown> {
       "service-desc": [{ href: baseUrl + OPENAPI_PATH, type: OPENAPI_TYPE }],
       "service-doc": [{ href: baseUrl + API_DOCS_PATH, type: "text/html" }],
       status: [{ href: baseUrl + API_BASE_PATH + "/health", type: "application/json" }],
+    }, {
+      anchor: baseUrl + MCP_PATH,
+      "service-desc": [{ href: baseUrl + MCP_SERVER_CARD_PATH, type: MCP_SERVER_CARD_TYPE }],
+      "service-doc": [{ href: baseUrl + API_DOCS_PATH, type: "text/html" }],
     }],
   };
 }

@@ -14,16 +14,37 @@ import { contactRoutes } from "./contact.ts";
 import { contactFormRoutes } from "./contact_form.ts";
 import { answerSiteFallback, contentRoutes } from "./content.ts";
 import { discoveryRoutes } from "./discovery.ts";
+import { agentDiscoveryRoutes } from "./agent_discovery.ts";
 import { healthRoutes } from "./health.ts";
+import { answerMcpMethodNotAllowed, mcpRoutes } from "./mcp.ts";
+import type { RequestContext } from "../lib/http/route.ts";
+import { MCP_PATH } from "../lib/contract/contract.ts";
 
-export { answerSiteFallback };
+/**
+ * Answers a path outside `/api/` that no route serves with this method: the MCP endpoint's
+ * JSON-RPC 405, or the site's 404 or 405 page.
+ *
+ * @param services The resolved services.
+ * @param request The request.
+ * @param context The request's context.
+ * @param allow The methods the path accepts, comma-separated, or empty.
+ */
+export function answerFallback(
+  services: Services,
+  request: Request,
+  context: RequestContext,
+  allow: string,
+): Response {
+  if (context.pathname === MCP_PATH) return answerMcpMethodNotAllowed(request, allow);
+  return answerSiteFallback(services, request, context, allow);
+}
 
 /**
  * Builds the complete route table of a handler.
  *
  * @param services The resolved services the routes close over.
  * @returns The routes: the API's operations and their aliases, the booking action pages, the
- * discovery documents, the contact form and the site's content, in matching order.
+ * discovery documents, the MCP endpoint and the agents' discovery documents, the contact form and the site's content, in matching order.
  */
 export function buildRouteTable(services: Services): RouteDefinition[] {
   const table: RouteDefinition[] = [];
@@ -34,6 +55,8 @@ export function buildRouteTable(services: Services): RouteDefinition[] {
     ...bookingRoutes(services),
     ...bookingActionRoutes(services),
     ...discoveryRoutes(services),
+    ...mcpRoutes(services),
+    ...agentDiscoveryRoutes(services),
     ...contactFormRoutes(services),
     ...contentRoutes(services),
   );

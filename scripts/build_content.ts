@@ -5,7 +5,10 @@
  * - `content/site.yaml`: the studio's facts and each language's interface text;
  * - `content/pt/<id>.md` and `content/en/<id>.md`: one page per file, with YAML front matter,
  *   paired with its translation by file name (`not_found.md` is the 404 page);
- * - `content/assets/*`: the stylesheet and the booking script, served under `/assets/`.
+ * - `content/assets/*`: the stylesheet and the booking script, served under `/assets/`;
+ * - `content/skills/<name>/SKILL.md`: the Agent Skills, served whole under
+ *   `/.well-known/agent-skills/<name>/SKILL.md` (front matter: `name`, the folder's, and
+ *   `description`, nothing else).
  *
  * `{{name}}`, `{{email}}` and `{{address}}` in any text are replaced by the facts of site.yaml.
  *
@@ -33,6 +36,7 @@ import {
   checkCorpus,
   type Corpus,
   type CorpusPage,
+  type CorpusSkill,
   LANGUAGES,
   PAGE_LAYOUTS,
   PAGE_SECTIONS,
@@ -80,6 +84,9 @@ const NotFoundFrontMatter = object({
 });
 
 const Facts = object({ name: string(), email: string(), address: string() });
+
+/** A SKILL.md's front matter: exactly `name` and `description` (`object` refuses any other key). */
+const SkillFrontMatter = object({ name: nonempty(string()), description: nonempty(string()) });
 
 /** A problem in the content, naming the file. */
 export class ContentError extends Error {
@@ -192,6 +199,25 @@ export function buildCorpus(files: readonly SourceFile[]): Corpus {
     if (!type) throw new ContentError(file.path, `no media type known for ".${match[2]}"`);
     assets[`${match[1]}.${match[2]}`] = { type, body: file.text };
   }
+  const skills: CorpusSkill[] = [];
+  for (const file of files) {
+    const match = /^skills\/([^/]+)\/SKILL\.md$/.exec(file.path);
+    if (!match) continue;
+    const { data } = splitFrontMatter(file);
+    let front: { name: string; description: string };
+    try {
+      front = create(data, SkillFrontMatter);
+    } catch (error) {
+      throw new ContentError(file.path, describe(error));
+    }
+    if (front.name !== match[1]) {
+      throw new ContentError(file.path, `name "${front.name}" is not its folder's, "${match[1]}"`);
+    }
+    const markdown = substitute(file.path, file.text.replace(/\r\n/g, "\n"), facts);
+    const description = substitute(file.path, front.description, facts);
+    skills.push({ name: front.name, description, markdown });
+  }
+  skills.sort((a, b) => (a.name < b.name ? -1 : 1));
   return checkCorpus({
     name: facts.name,
     email: facts.email,
@@ -199,6 +225,7 @@ export function buildCorpus(files: readonly SourceFile[]): Corpus {
     languages,
     pages,
     assets,
+    skills,
   });
 }
 
@@ -231,6 +258,11 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
     path: "site.yaml",
     text: await readFile(folder + "site.yaml", "utf8"),
   }];
+  for (const name of (await readdir(folder + "skills")).sort()) {
+    if (name.startsWith(".")) continue;
+    const path = `skills/${name}/SKILL.md`;
+    files.push({ path, text: await readFile(folder + path, "utf8") });
+  }
   for (const subfolder of [...LANGUAGES, "assets"]) {
     const names = (await readdir(folder + subfolder)).sort();
     for (const name of names) {

@@ -54,6 +54,47 @@ const CONTACT_MAX_BODY_BYTES = 64 * 1024;
  */
 const BOOKING_MAX_BODY_BYTES = 32 * 1024;
 
+/**
+ * The MCP endpoint (Model Context Protocol, Streamable HTTP transport, stateless): the same
+ * operations as the API, as tools. Described by the API catalog and the agents page; the OpenAPI
+ * document stays the REST contract.
+ */
+export const MCP_PATH = "/mcp";
+
+/** The MCP server's version, in its `serverInfo` and its server card (SEP-2127). */
+export const MCP_SERVER_VERSION = "1.0.0";
+
+/** Where the MCP server card is served: SEP-2127's reserved `<streamable-http-url>/server-card`. */
+export const MCP_SERVER_CARD_PATH = MCP_PATH + "/server-card";
+
+/** The media type of an MCP server card (SEP-2127). */
+export const MCP_SERVER_CARD_TYPE = "application/mcp-server-card+json";
+
+/** The server card's JSON Schema (SEP-2127, v1). */
+export const MCP_SERVER_CARD_SCHEMA =
+  "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
+
+/**
+ * The well-known copies of the server card, for scanners that look there rather than follow the
+ * AI catalog: the card plus the keys they read (`serverInfo`, `transport`, `capabilities`).
+ */
+export const MCP_WELL_KNOWN_PATHS = ["/.well-known/mcp/server-card.json", "/.well-known/mcp.json"];
+
+/** Where the AI catalog is served (Agent-Card/ai-catalog), pointing to the server card. */
+export const AI_CATALOG_PATH = "/.well-known/ai-catalog.json";
+
+/** The media type of the AI catalog. */
+export const AI_CATALOG_TYPE = "application/ai-catalog+json";
+
+/** The folder of the Agent Skills: `index.json` and one `<name>/SKILL.md` per skill. */
+export const AGENT_SKILLS_PATH = "/.well-known/agent-skills";
+
+/** The Agent Skills discovery index (v0.2.0). */
+export const AGENT_SKILLS_INDEX_PATH = AGENT_SKILLS_PATH + "/index.json";
+
+/** The well-known copy of llms.txt. */
+export const WELL_KNOWN_LLMS_PATH = "/.well-known/llms.txt";
+
 /** The six machine-readable error codes of ErrorResponse (spec, Errors). */
 export const ERROR_CODES = [
   "bad-form",

@@ -6,7 +6,16 @@
  *
  * @module
  */
-import { API_BASE_PATH, API_CATALOG_PATH, LLMS_PATH, OPENAPI_PATH } from "../contract/contract.ts";
+import {
+  AGENT_SKILLS_INDEX_PATH,
+  AGENT_SKILLS_PATH,
+  API_BASE_PATH,
+  API_CATALOG_PATH,
+  LLMS_PATH,
+  MCP_PATH,
+  MCP_SERVER_CARD_PATH,
+  OPENAPI_PATH,
+} from "../contract/contract.ts";
 import { type Corpus, type CorpusPage, type Language, LANGUAGES, PAGE_SECTIONS } from "./corpus.ts";
 import { rewriteMarkdown } from "./rewrite_markdown.ts";
 
@@ -73,10 +82,34 @@ export function buildLlmsTxt(corpus: Corpus, language: Language, baseUrl: string
         linkItem(llms.apiLinks.otherLanguage, baseUrl + toLlmsPath(other)),
       );
     }
-    if (!items.length) continue;
-    lines.push(`## ${llms.sections[section]}`, "", ...items, "");
+    if (items.length) lines.push(`## ${llms.sections[section]}`, "", ...items, "");
+    if (section === "agents") lines.push(...buildAgentInterfaces(corpus, language, baseUrl));
   }
   return lines.join("\n");
+}
+
+/**
+ * The "Agent interfaces" section of llms.txt: the MCP endpoint, its server card, the Agent
+ * Skills index and each skill's SKILL.md.
+ */
+function buildAgentInterfaces(corpus: Corpus, language: Language, baseUrl: string): string[] {
+  const titles = corpus.languages[language].llms.agentInterfaces;
+  return [
+    `## ${titles.heading}`,
+    "",
+    linkItem(titles.mcp, baseUrl + MCP_PATH),
+    linkItem(titles.serverCard, baseUrl + MCP_SERVER_CARD_PATH),
+    linkItem(titles.skills, baseUrl + AGENT_SKILLS_INDEX_PATH),
+    ...(corpus.skills ?? []).map((skill) =>
+      linkItem(skill.name, baseUrl + toSkillPath(skill.name), skill.description)
+    ),
+    "",
+  ];
+}
+
+/** The path of a skill's SKILL.md: `/.well-known/agent-skills/<name>/SKILL.md`. */
+export function toSkillPath(name: string): string {
+  return `${AGENT_SKILLS_PATH}/${name}/SKILL.md`;
 }
 
 /**

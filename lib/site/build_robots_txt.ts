@@ -1,11 +1,12 @@
 /**
  * `/robots.txt` (RFC 9309): every crawler is welcome, the AI crawlers in current use are named
  * explicitly as allowed, the site's content-use preferences are declared with `Content-Signal`
- * (contentsignals.org), and `/api/` is kept out of crawling except its index.
+ * (contentsignals.org), and `/api/` and the MCP endpoint `/mcp` are kept out of crawling, except
+ * the API's index and the MCP server card.
  *
  * @module
  */
-import { API_BASE_PATH, API_PREFIX } from "../contract/contract.ts";
+import { API_BASE_PATH, API_PREFIX, MCP_PATH, MCP_SERVER_CARD_PATH } from "../contract/contract.ts";
 
 /** An AI crawler named in robots.txt. */
 export interface AiCrawler {
@@ -66,6 +67,9 @@ export function buildRobotsTxt(baseUrl: string): string {
     `Allow: ${API_PREFIX}$`,
     `Allow: ${API_BASE_PATH}$`,
     `Disallow: ${API_PREFIX}/`,
+    // The MCP endpoint answers POST only; its server card beside it stays readable.
+    `Disallow: ${MCP_PATH}`,
+    `Allow: ${MCP_SERVER_CARD_PATH}$`,
   ];
   const lines = [
     "# robots.txt: every crawler is welcome, AI crawlers included.",

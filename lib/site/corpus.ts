@@ -15,8 +15,10 @@ import {
   nonempty,
   number,
   object,
+  optional,
   pattern,
   record,
+  size,
   string,
   type Struct,
 } from "superstruct";
@@ -285,6 +287,8 @@ export interface LanguageSettings {
     intro: string;
     sections: Record<PageSection, string>;
     apiLinks: Record<"openapi" | "index" | "catalog" | "full" | "otherLanguage", string>;
+    /** The "Agent interfaces" section: its H2 and the titles of the MCP endpoint, card, skills. */
+    agentInterfaces: Record<"heading" | "mcp" | "serverCard" | "skills", string>;
   };
   /** The 404 page. */
   notFound: PageText;
@@ -324,8 +328,37 @@ export const LanguageSettings: Describe<LanguageSettings> = object({
       full: string(),
       otherLanguage: string(),
     }),
+    agentInterfaces: object({
+      heading: TEXT,
+      mcp: TEXT,
+      serverCard: TEXT,
+      skills: TEXT,
+    }),
   }),
   notFound: PageText,
+});
+
+/**
+ * An Agent Skill (agentskills.io): one `SKILL.md`, served under
+ * `/.well-known/agent-skills/<name>/SKILL.md` and listed in the skills index with its digest.
+ */
+export interface CorpusSkill {
+  /** The skill's name, its folder's: 1 to 64 lower-case letters, digits and single hyphens. */
+  name: string;
+  /** What the skill does and when to use it, at most 1024 characters (front matter). */
+  description: string;
+  /** The whole file, front matter included: what is served, once `{base}` is filled in. */
+  markdown: string;
+}
+
+/** A skill name of the Agent Skills specification. */
+export const SKILL_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** The validator of {@linkcode CorpusSkill}. */
+export const CorpusSkill: Describe<CorpusSkill> = object({
+  name: pattern(size(string(), 1, 64), SKILL_NAME_PATTERN),
+  description: size(string(), 1, 1024),
+  markdown: TEXT,
 });
 
 /** The whole corpus: the studio's facts, both languages' settings, every page and the assets. */
@@ -342,6 +375,8 @@ export interface Corpus {
   pages: CorpusPage[];
   /** Static files served under `/assets/`, by file name (`site.css`, `booking.js`). */
   assets: Record<string, { type: string; body: string }>;
+  /** The Agent Skills published under `/.well-known/agent-skills/`, if any. */
+  skills?: CorpusSkill[];
 }
 
 /** The validator of {@linkcode Corpus}. */
@@ -352,6 +387,7 @@ export const Corpus: Describe<Corpus> = object({
   languages: object({ pt: LanguageSettings, en: LanguageSettings }),
   pages: array(CorpusPage),
   assets: record(string(), object({ type: string(), body: string() })),
+  skills: optional(array(CorpusSkill)),
 });
 
 /** Problems with a corpus that its schema cannot see. */
@@ -408,6 +444,11 @@ export function checkCorpus(corpus: unknown): Corpus {
         throw new CorpusError(`Settings of "${language}" name page "${id}", which does not exist`);
       }
     }
+  }
+  const skills = new Set<string>();
+  for (const skill of corpus.skills ?? []) {
+    if (skills.has(skill.name)) throw new CorpusError(`Duplicate skill "${skill.name}"`);
+    skills.add(skill.name);
   }
   for (const home of ["/", "/en"]) {
     if (!paths.has(home)) throw new CorpusError(`The corpus has no home page at "${home}"`);

@@ -396,7 +396,7 @@ function parseLlmsTxt(text: string): { links: string[]; sections: string[] } {
   return { links, sections };
 }
 
-test("GET /llms.txt and /en/llms.txt follow the llmstxt.org format and every link answers 200", async () => {
+test("GET /llms.txt and /en/llms.txt follow the llmstxt.org format and every link answers 200 (the MCP endpoint 405 to GET)", async () => {
   for (const [path, language] of [["/llms.txt", "pt"], ["/en/llms.txt", "en"]] as const) {
     const { response, body } = await get(path);
     assert.equal(response.status, 200);
@@ -427,7 +427,9 @@ test("GET /llms.txt and /en/llms.txt follow the llmstxt.org format and every lin
       assert.ok(link.startsWith(BASE), link);
       const target = await fresh(buildRequest(link.slice(BASE.length)));
       await target.body?.cancel();
-      assert.equal(target.status, 200, `${path} → ${link}`);
+      // The MCP endpoint answers POST only (see tests/e2e/mcp_test.ts).
+      const expected = link === BASE + "/mcp" ? 405 : 200;
+      assert.equal(target.status, expected, `${path} → ${link}`);
     }
   }
 });

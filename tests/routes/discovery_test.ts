@@ -230,12 +230,18 @@ test("GET /.well-known/api-catalog is an RFC 9727 linkset pointing at the API's 
     '<https://studio.example/.well-known/api-catalog>; rel="api-catalog"',
   );
   const catalog = await response.json();
-  assert.equal(catalog.linkset.length, 1);
-  const [context] = catalog.linkset;
+  assert.equal(catalog.linkset.length, 2);
+  const [context, mcp] = catalog.linkset;
   assert.equal(context.anchor, "https://studio.example/api/v1");
   assert.equal(context["service-desc"][0].href, "https://studio.example/openapi.json");
   assert.equal(context["service-doc"][0].href, "https://studio.example/en/agents");
   assert.equal(context.status[0].href, "https://studio.example/api/v1/health");
+  assert.equal(mcp.anchor, "https://studio.example/mcp");
+  assert.deepEqual(mcp["service-desc"], [{
+    href: "https://studio.example/mcp/server-card",
+    type: "application/mcp-server-card+json",
+  }]);
+  assert.equal(mcp["service-doc"][0].href, "https://studio.example/en/agents");
 });
 
 test("HEAD /.well-known/api-catalog answers the Link rel=api-catalog without a body", async () => {

@@ -1,0 +1,110 @@
+/**
+ * The discovery documents of the MCP server: its server card (SEP-2127, schema v1), served at
+ * `/mcp/server-card`; the well-known copies that scanners read, which add the keys of earlier
+ * drafts (`serverInfo`, `transport`, `capabilities`); and the AI catalog that points to the card.
+ *
+ * @module
+ */
+import {
+  API_DOCS_PATH,
+  MCP_PATH,
+  MCP_SERVER_CARD_PATH,
+  MCP_SERVER_CARD_SCHEMA,
+  MCP_SERVER_CARD_TYPE,
+  MCP_SERVER_VERSION,
+} from "../contract/contract.ts";
+
+/**
+ * The MCP protocol revisions the endpoint serves over Streamable HTTP (the SDK also negotiates
+ * older ones, which predate that transport). A test keeps them among the SDK's.
+ */
+export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
+
+/** The server's description: at most 100 characters (SEP-2127). */
+export const MCP_SERVER_DESCRIPTION =
+  "Book a 30-minute conversation with a design studio, read its free times, or send it an inquiry";
+
+/** The capabilities the server declares at initialisation (tools, resources, prompts). */
+export const MCP_CAPABILITIES = { tools: {}, resources: {}, prompts: {} } as const;
+
+/** An MCP server card (SEP-2127, `#/$defs/ServerCard` of the v1 schema). */
+export interface ServerCard {
+  $schema: string;
+  name: string;
+  version: string;
+  description: string;
+  title: string;
+  websiteUrl: string;
+  remotes: Array<{ type: "streamable-http"; url: string; supportedProtocolVersions: string[] }>;
+}
+
+/**
+ * The server's reverse-DNS name (SEP-2127: one slash between namespace and name): the public
+ * host's labels reversed, then `/studio`, e.g. `example.studio/studio` for `studio.example`.
+ *
+ * @param baseUrl The public origin.
+ */
+export function toServerName(baseUrl: string): string {
+  const labels = new URL(baseUrl).hostname.replace(/[^a-zA-Z0-9.-]/g, "-").split(".");
+  return `${labels.reverse().join(".")}/studio`;
+}
+
+/**
+ * Builds the server card.
+ *
+ * @param baseUrl The public origin.
+ * @param studioName The studio's name, for the card's title.
+ * @returns The card, valid against the SEP-2127 v1 schema.
+ */
+export function buildServerCard(baseUrl: string, studioName: string): ServerCard {
+  return {
+    $schema: MCP_SERVER_CARD_SCHEMA,
+    name: toServerName(baseUrl),
+    version: MCP_SERVER_VERSION,
+    description: MCP_SERVER_DESCRIPTION,
+    title: `${studioName}: bookings and inquiries`,
+    websiteUrl: baseUrl + API_DOCS_PATH,
+    remotes: [{
+      type: "streamable-http",
+      url: baseUrl + MCP_PATH,
+      supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
+    }],
+  };
+}
+
+/**
+ * The well-known copy of the card (`/.well-known/mcp/server-card.json`, `/.well-known/mcp.json`):
+ * the card plus the keys that scanners of earlier drafts read — `serverInfo`, the transport's
+ * endpoint and the capabilities.
+ *
+ * @param card The server card.
+ * @returns A superset of the card (so not valid against its schema, which allows no other key).
+ */
+export function buildWellKnownCard(card: ServerCard): Record<string, unknown> {
+  const [remote] = card.remotes;
+  return {
+    ...card,
+    serverInfo: { name: card.name, title: card.title, version: card.version },
+    transport: { type: "streamable-http", endpoint: remote.url },
+    protocolVersion: MCP_PROTOCOL_VERSIONS[0],
+    capabilities: MCP_CAPABILITIES,
+  };
+}
+
+/**
+ * The AI catalog (`/.well-known/ai-catalog.json`): one entry, the server card by URL.
+ *
+ * @param baseUrl The public origin.
+ * @returns The catalog document.
+ */
+export function buildAiCatalog(baseUrl: string): Record<string, unknown> {
+  const host = new URL(baseUrl).hostname;
+  return {
+    specVersion: "1.0",
+    entries: [{
+      identifier: `urn:air:${host}:mcp:studio`,
+      type: MCP_SERVER_CARD_TYPE,
+      url: baseUrl + MCP_SERVER_CARD_PATH,
+    }],
+  };
+}

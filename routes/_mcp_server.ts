@@ -1,0 +1,364 @@
+/**
+ * The MCP server of `POST /mcp`: its tools are thin calls into the services the API's routes call
+ * (the slot listing, `createBooking`, `submitInquiry`), validated by the contract's field
+ * declarations and counted against the same rate-limit policies as the matching API operation.
+ * Internal to routes/: built per request by `routes/mcp.ts`, which loads the SDK on first use.
+ *
+ * @module
+ */
+import type {
+  CallToolResult,
+  McpServer,
+  StandardSchemaWithJSON,
+} from "@modelcontextprotocol/server";
+import { ApiError, INTERNAL_ERROR_MESSAGE } from "../lib/contract/api_error.ts";
+import {
+  API_BASE_PATH,
+  API_DOCS_PATH,
+  BOOKING_FIELDS,
+  CONTACT_FIELDS,
+  type ContactInquiry,
+  LLMS_PATH,
+  MCP_SERVER_VERSION,
+  OPENAPI_PATH,
+  type PolicyName,
+} from "../lib/contract/contract.ts";
+import {
+  buildJsonSchema,
+  buildStruct,
+  type FieldSet,
+  type FieldValues,
+  validateFields,
+} from "../lib/contract/fields.ts";
+import { createBooking } from "../lib/booking/bookings.ts";
+import { submitInquiry } from "../lib/contact/inquiries.ts";
+import { toRetryAfterSeconds } from "../lib/http/create_request_counter.ts";
+import { toLlmsPath, toSkillPath } from "../lib/site/build_llms_txt.ts";
+import { toSkillText } from "../lib/site/build_skills_index.ts";
+import { MCP_SERVER_DESCRIPTION } from "../lib/mcp/build_server_card.ts";
+import type { Services } from "../lib/services.ts";
+import { checkMonth, listSlots } from "./booking.ts";
+
+/** The SDK's module, loaded on the first request to `/mcp`. */
+export type McpSdk = typeof import("@modelcontextprotocol/server");
+
+/** Who is calling: the pipeline's client key and the request's `User-Agent`. */
+export interface McpCaller {
+  /** The client's rate-limit key (IPv4 address or IPv6 /64), as the pipeline read it. */
+  clientKey: string;
+  /** The `User-Agent` header, stored with an inquiry as the API stores it. */
+  userAgent?: string;
+}
+
+/** The rules of use (spec, "Rules of use"), carried by every tool that writes. */
+export const RULES_OF_USE =
+  "Only for genuine requests made by the person concerned, or at their request, with their own name and e-mail address; never for testing, never for bulk or automated messages.";
+
+/** The tool's view of ContactInquiry: the contract's fields, named in lower case. */
+const INQUIRY_TOOL_FIELDS = {
+  name: CONTACT_FIELDS.Name,
+  email: CONTACT_FIELDS.Email,
+  message: CONTACT_FIELDS.Message,
+  category: CONTACT_FIELDS.Category,
+  utm_source: CONTACT_FIELDS.utm_source,
+  utm_medium: CONTACT_FIELDS.utm_medium,
+  utm_campaign: CONTACT_FIELDS.utm_campaign,
+  utm_content: CONTACT_FIELDS.utm_content,
+  utm_term: CONTACT_FIELDS.utm_term,
+  gclid: CONTACT_FIELDS.gclid,
+} as const satisfies FieldSet;
+
+/** The tool's view of BookingRequest: the contract's fields but the spam trap `website`. */
+const BOOKING_TOOL_FIELDS = {
+  start: BOOKING_FIELDS.start,
+  name: BOOKING_FIELDS.name,
+  email: BOOKING_FIELDS.email,
+  company: BOOKING_FIELDS.company,
+  topic: BOOKING_FIELDS.topic,
+  locale: BOOKING_FIELDS.locale,
+} as const satisfies FieldSet;
+
+/** The argument of `list_available_slots`. */
+const MONTH_FIELDS = {
+  month: {
+    required: true,
+    maxLength: 7,
+    description:
+      "The month to list, YYYY-MM, from the current month (Europe/Lisbon) to six months ahead.",
+    example: "2026-12",
+  },
+} as const satisfies FieldSet;
+
+/**
+ * A Standard Schema (with its JSON Schema) made from a field set: the JSON Schema is the one the
+ * OpenAPI document declares, and validation is the API's own, so a refused argument gets the
+ * same hint as the same field sent to the API.
+ */
+function toToolSchema<F extends FieldSet>(fields: F): StandardSchemaWithJSON<FieldValues<F>> {
+  const struct = buildStruct(fields);
+  const jsonSchema = buildJsonSchema(fields);
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "studio-website",
+      validate(value: unknown) {
+        if (typeof value !== "object" || value === null || Array.isArray(value)) {
+          return { issues: [{ message: "Send the arguments as a JSON object" }] };
+        }
+        const result = validateFields(fields, struct, value as Record<string, unknown>);
+        if (result.ok) return { value: result.value };
+        return {
+          issues: result.problems.map((problem) => ({
+            message: problem.hint,
+            path: [problem.field],
+          })),
+        };
+      },
+      jsonSchema: { input: () => jsonSchema, output: () => jsonSchema },
+    },
+  };
+}
+
+/** A tool's successful result: the API's body as text and as structured content. */
+function toResult(body: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
+}
+
+/** A tool error (`isError`): what went wrong and what to do, for the model and for people. */
+function toToolError(
+  code: string,
+  status: number,
+  message: string,
+  hint: string,
+): CallToolResult {
+  const body = { ok: false, error: { code, status, message, hint } };
+  return {
+    content: [{ type: "text", text: `${message} (${status} ${code}): ${hint}` }],
+    structuredContent: body,
+    isError: true,
+  };
+}
+
+/**
+ * Builds the MCP server that serves one request.
+ *
+ * @param sdk The SDK's module.
+ * @param services The handler's services.
+ * @param caller Who is calling.
+ * @returns The server, with its tools, resources and prompt.
+ */
+export function buildMcpServer(sdk: McpSdk, services: Services, caller: McpCaller): McpServer {
+  const { baseUrl, content } = services;
+  const server = new sdk.McpServer(
+    {
+      name: content.name,
+      title: `${content.name}: bookings and inquiries`,
+      version: MCP_SERVER_VERSION,
+      description: MCP_SERVER_DESCRIPTION,
+      websiteUrl: baseUrl + API_DOCS_PATH,
+    },
+    {
+      instructions:
+        `${content.name} is a design and development studio in Lisbon. Use list_available_slots, then book_call, to book a 30-minute conversation; send_inquiry to write to the studio; get_studio_info for its facts. ${RULES_OF_USE} After an uncertain booking outcome, never call book_call again before the attendee has checked their mailbox.`,
+    },
+  );
+
+  /** Counts the call against the policies; the refusal, if any, says when to retry. */
+  async function admit(policies: readonly PolicyName[]): Promise<CallToolResult | undefined> {
+    const decision = await services.rateLimiter.consume(
+      caller.clientKey,
+      policies.map((name) => services.policies[name]),
+    );
+    if (!decision.exceeded) return undefined;
+    const seconds = toRetryAfterSeconds(decision);
+    return toToolError(
+      "rate-limited",
+      429,
+      "Too many requests from this client",
+      `Retry in ${seconds} seconds (the "${
+        policies.join('" and "')
+      }" quotas of the API apply to this tool)`,
+    );
+  }
+
+  /** Runs a tool's work: an `ApiError` becomes a tool error, anything else a fixed one. */
+  async function run(
+    policies: readonly PolicyName[],
+    work: () => Promise<CallToolResult>,
+    explain: (error: ApiError) => string = (error) => error.hint,
+  ): Promise<CallToolResult> {
+    const refused = await admit(policies);
+    if (refused) return refused;
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ApiError) {
+        return toToolError(error.code, error.status, error.message, explain(error));
+      }
+      services.logger.error("Unexpected failure of an MCP tool", {
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
+      return toToolError(
+        "internal-error",
+        500,
+        INTERNAL_ERROR_MESSAGE,
+        `Retry later; if it persists, write to ${content.email}`,
+      );
+    }
+  }
+
+  server.registerTool("list_available_slots", {
+    title: "List free times for a conversation",
+    description:
+      "Lists the free 30-minute slots of one month for a conversation with the studio, in Lisbon time (Europe/Lisbon), as GET /api/v1/booking/slots does. Reading reserves nothing, and availability can change before booking. Counts against the API's read quota.",
+    inputSchema: toToolSchema(MONTH_FIELDS),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  }, ({ month }) =>
+    run(["read"], async () => {
+      const checked = checkMonth([month], services.clock.now(), services.schedule.timeZone);
+      return toResult({ ...await listSlots(services, checked) });
+    }));
+
+  server.registerTool("book_call", {
+    title: "Book a 30-minute conversation",
+    description:
+      `Books a real 30-minute conversation with the studio and e-mails calendar invitations to the attendee and the studio, as POST /api/v1/booking does. ${RULES_OF_USE} Use a start exactly as list_available_slots gave it. The result's status is "accepted" or "pending" (the team confirms by e-mail). If the slot is no longer available, call list_available_slots again and choose another. If the outcome is uncertain (a 503), do not call book_call again: ask the attendee to check their mailbox first. Counts against the API's write and booking quotas.`,
+    inputSchema: toToolSchema(BOOKING_TOOL_FIELDS),
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+  }, (fields) =>
+    run(["write", "booking"], async () => {
+      const result = await createBooking(services, fields, {
+        origin: { clientAddress: caller.clientKey },
+      });
+      return toResult({ ...result });
+    }, (error) => {
+      if (error.status === 409) {
+        return "Call list_available_slots again and choose another start; nothing was booked";
+      }
+      if (error.status === 503) {
+        return `Do not call book_call again yet: the booking may have been made. Ask the attendee to check their mailbox for an invitation; if none arrives within 15 minutes, write to ${content.email}`;
+      }
+      if (error.status === 429 && error.headers["Retry-After"]) {
+        return `${error.hint} (retry in ${error.headers["Retry-After"]} seconds)`;
+      }
+      return error.hint;
+    }));
+
+  server.registerTool("send_inquiry", {
+    title: "Send the studio an inquiry",
+    description:
+      `Sends a project inquiry or a question to the studio's inbox, as POST /api/v1/contact does; the studio replies by e-mail to the given address within 2 to 8 business hours. ${RULES_OF_USE} Counts against the API's write quota.`,
+    inputSchema: toToolSchema(INQUIRY_TOOL_FIELDS),
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+  }, (fields) =>
+    run(["write"], async () => {
+      const inquiry: ContactInquiry = {
+        Name: fields.name,
+        Email: fields.email,
+        Message: fields.message,
+        ...(fields.category ? { Category: fields.category } : {}),
+        ...(fields.utm_source ? { utm_source: fields.utm_source } : {}),
+        ...(fields.utm_medium ? { utm_medium: fields.utm_medium } : {}),
+        ...(fields.utm_campaign ? { utm_campaign: fields.utm_campaign } : {}),
+        ...(fields.utm_content ? { utm_content: fields.utm_content } : {}),
+        ...(fields.utm_term ? { utm_term: fields.utm_term } : {}),
+        ...(fields.gclid ? { gclid: fields.gclid } : {}),
+      };
+      await submitInquiry(services, inquiry, {
+        clientAddress: caller.clientKey,
+        userAgent: caller.userAgent,
+      });
+      return toResult({ ok: true });
+    }));
+
+  server.registerTool("get_studio_info", {
+    title: "Read the studio's facts",
+    description:
+      "The studio's name, languages, reply time, time zone, contact fallback for people and the rules of use of the booking and inquiry tools. No side effects.",
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  }, () =>
+    toResult({
+      name: content.name,
+      description: content.languages.en.summary,
+      languages: [
+        { code: "en", name: content.languages.en.label },
+        { code: "pt", name: content.languages.pt.label },
+      ],
+      replyTime: "2 to 8 business hours",
+      timeZone: services.schedule.timeZone,
+      meetingMinutes: 30,
+      contact: {
+        email: content.email,
+        address: content.address,
+        page: `${baseUrl}/en/contact`,
+      },
+      rulesOfUse: [
+        `Booking and inquiries: ${RULES_OF_USE}`,
+        "After an uncertain booking outcome (503), do not retry blindly: check the attendee's mailbox first.",
+        "After a rate-limit refusal, wait the seconds it gives.",
+      ],
+      links: {
+        agents: baseUrl + API_DOCS_PATH,
+        api: baseUrl + API_BASE_PATH,
+        openapi: baseUrl + OPENAPI_PATH,
+        llms: baseUrl + LLMS_PATH,
+      },
+    }));
+
+  const decoder = new TextDecoder();
+  server.registerResource("agent-guide", baseUrl + toLlmsPath("en"), {
+    title: "Guide for agents (llms.txt)",
+    description: "The site's index for software: the recipe for agents, the rules of use, links.",
+    mimeType: "text/markdown",
+  }, (uri) => ({
+    contents: [{
+      uri: uri.href,
+      mimeType: "text/markdown",
+      text: decoder.decode(services.site().llms.en.body),
+    }],
+  }));
+  for (const skill of content.skills ?? []) {
+    const uri = baseUrl + toSkillPath(skill.name);
+    server.registerResource(`skill-${skill.name}`, uri, {
+      title: `Agent Skill: ${skill.name}`,
+      description: skill.description,
+      mimeType: "text/markdown",
+    }, () => ({
+      contents: [{ uri, mimeType: "text/markdown", text: toSkillText(skill, baseUrl) }],
+    }));
+  }
+
+  server.registerPrompt("book_a_conversation", {
+    title: "Book a conversation with the studio",
+    description:
+      "Guides the booking of a 30-minute conversation with the studio for the person you are helping.",
+  }, () => ({
+    messages: [{
+      role: "user",
+      content: {
+        type: "text",
+        text: [
+          `I would like to book a 30-minute conversation with ${content.name}, the design studio.`,
+          "First ask me for my name, my e-mail address, what I would like to talk about (at least 10 characters), the language (English or Portuguese) and the month that suits me.",
+          "Then call list_available_slots for that month and let me choose one of the free times (Lisbon time).",
+          "Then call book_call with the start exactly as listed and tell me the result's status.",
+          "If the slot is no longer available, list the free times again and let me choose another.",
+          "If the outcome is uncertain, do not book again: tell me to check my mailbox for an invitation first.",
+          `Book only for me, at my request. If anything fails, I can write to ${content.email}.`,
+        ].join("\n"),
+      },
+    }],
+  }));
+
+  return server;
+}
