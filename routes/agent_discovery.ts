@@ -18,6 +18,7 @@ import {
 } from "../lib/contract/contract.ts";
 import { JSON_TYPE } from "../lib/http/json_response.ts";
 import {
+  DISCOVERY_CACHE,
   type HeaderPair,
   type Representation,
   respond,
@@ -35,13 +36,9 @@ import type { Services } from "../lib/services.ts";
 import { answerSiteFallback } from "./content.ts";
 
 /** An hour: the documents change only with a deployment. */
-const DISCOVERY_CACHE = "public, max-age=3600";
 
 /** The fields of every discovery document besides its type. */
-const SHARED: readonly HeaderPair[] = [
-  ["Cache-Control", DISCOVERY_CACHE],
-  ["Access-Control-Allow-Origin", "*"],
-];
+const SHARED: readonly HeaderPair[] = [["Cache-Control", DISCOVERY_CACHE]];
 
 function toDocument(value: unknown, type: string): Representation {
   return toRepresentation(JSON.stringify(value, null, 2) + "\n", [
@@ -67,6 +64,7 @@ export function agentDiscoveryRoutes(services: Services): RouteDefinition[] {
   const serve = (path: string, representation: Representation): RouteDefinition => ({
     method: "GET",
     path,
+    cors: true,
     handle: (request) => respond(request, representation),
   });
   return [
@@ -76,6 +74,7 @@ export function agentDiscoveryRoutes(services: Services): RouteDefinition[] {
     {
       method: "GET",
       path: AGENT_SKILLS_INDEX_PATH,
+      cors: true,
       async handle(request) {
         index ??= buildSkillsIndex(skills, baseUrl).then((value) => toDocument(value, JSON_TYPE));
         return respond(request, await index);
@@ -84,6 +83,7 @@ export function agentDiscoveryRoutes(services: Services): RouteDefinition[] {
     {
       method: "GET",
       path: `${AGENT_SKILLS_PATH}/:name/SKILL.md`,
+      cors: true,
       handle(request, context) {
         const name = context.pathname.slice(AGENT_SKILLS_PATH.length + 1, -"/SKILL.md".length);
         const file = skillFiles.get(name);
@@ -94,6 +94,7 @@ export function agentDiscoveryRoutes(services: Services): RouteDefinition[] {
     {
       method: "GET",
       path: WELL_KNOWN_LLMS_PATH,
+      cors: true,
       handle: (request) => respond(request, services.site().llms.pt),
     },
   ];

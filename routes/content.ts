@@ -144,15 +144,18 @@ export function contentRoutes(services: Services): RouteDefinition[] {
       return servePage(services, site, entry, request, context);
     },
   }));
+  // The documents for software are readable from every origin; the pages are not needed there.
   const serve = (path: string, pick: (site: Site) => Representation): RouteDefinition => ({
     method: "GET",
     path,
+    cors: true,
     handle: (request) => respond(request, pick(services.site())),
   });
   routes.push(
     {
       method: "GET",
       path: "/md/*",
+      cors: true,
       handle: (request, context) => {
         const site = services.site();
         const path = toPagePath(context.pathname);

@@ -16,7 +16,7 @@ import {
   OPENAPI_PATH,
   OPENAPI_TYPE,
 } from "../lib/contract/contract.ts";
-import { jsonResponse } from "../lib/http/json_response.ts";
+import { DISCOVERY_CACHE, respond, toRepresentation } from "../lib/http/representation.ts";
 import { buildOpenApiDocument } from "../lib/contract/openapi.ts";
 import type { RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
@@ -56,22 +56,29 @@ export function discoveryRoutes(services: Services): RouteDefinition[] {
       contactEmail: toBareAddress(services.mail.inbox),
     }),
   );
-  const catalog = JSON.stringify(buildApiCatalog(services.baseUrl));
-  const catalogLink = formatLink(services.baseUrl + API_CATALOG_PATH, "api-catalog");
+  // Prepared once, with a strong ETag (304 on If-None-Match) and an hour of caching, like every
+  // other document (issue 18); readable from every origin.
+  const document = toRepresentation(openapi, [
+    ["Content-Type", OPENAPI_TYPE],
+    ["Cache-Control", DISCOVERY_CACHE],
+  ]);
+  const catalog = toRepresentation(JSON.stringify(buildApiCatalog(services.baseUrl)), [
+    ["Content-Type", API_CATALOG_TYPE],
+    ["Cache-Control", DISCOVERY_CACHE],
+    ["Link", formatLink(services.baseUrl + API_CATALOG_PATH, "api-catalog")],
+  ]);
   return [
     {
       method: "GET",
       path: OPENAPI_PATH,
-      handle: () => jsonResponse(openapi, { contentType: OPENAPI_TYPE }),
+      cors: true,
+      handle: (request) => respond(request, document),
     },
     {
       method: "GET",
       path: API_CATALOG_PATH,
-      handle: () =>
-        jsonResponse(catalog, {
-          contentType: API_CATALOG_TYPE,
-          headers: { Link: catalogLink },
-        }),
+      cors: true,
+      handle: (request) => respond(request, catalog),
     },
   ];
 }

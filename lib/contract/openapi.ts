@@ -362,6 +362,10 @@ Fixed windows per client address. Every ${API_PREFIX}/ response carries RateLimi
 |---|---|---|---|
 ${policyRows}
 
+## Cross-origin use
+
+The read operations (GET and HEAD) and this document answer every origin: Access-Control-Allow-Origin: *, with the rate-limit, version and ETag fields exposed; their preflights are answered 204 and count against no quota. The POST operations grant no other origin: browsers call them from the studio's own pages (a foreign Origin is answered 403), servers and agents without CORS.
+
 ## Versioning
 
 The major version is in the path (${API_BASE_PATH}) and in the API-Version header. Changes within a major are additive. A deprecated major keeps working at least ${MIN_SUNSET_DAYS} days after Deprecation and Sunset are first sent, with Link rel="sunset" to migration notes. ${

@@ -13,6 +13,7 @@ import { setRateLimitHeaders } from "./rate_limit.ts";
 import type { RequestContext, RouteDefinition } from "./route.ts";
 import { formatLink } from "./versioning.ts";
 import type { SecurityHeaders } from "./security_headers.ts";
+import { CORS_FIELDS } from "./cors.ts";
 
 /** Builds responses for one route table. */
 export interface ApiResponder {
@@ -78,19 +79,23 @@ export function createApiResponder(
   for (const [name, value] of [...versionHeaders, ...security.fields]) {
     addField(apiFields, name, value);
   }
-  const aliasFields = new Map<RouteDefinition, Record<string, string>>();
+  // Each route whose answers carry more than the common fields gets its record once: an alias's
+  // Link rel="latest-version", a public read's CORS fields.
+  const routeFields = new Map<RouteDefinition, Record<string, string>>();
   for (const route of table) {
-    if (!route.latestVersion) continue;
-    const fields = { ...apiFields };
-    addField(fields, "Link", formatLink(route.latestVersion, "latest-version"));
-    aliasFields.set(route, fields);
+    if (!route.latestVersion && !route.cors) continue;
+    const fields = { ...apiFields, ...(route.cors ? CORS_FIELDS : {}) };
+    if (route.latestVersion) {
+      addField(fields, "Link", formatLink(route.latestVersion, "latest-version"));
+    }
+    routeFields.set(route, fields);
   }
 
   function toApiResponse(answer: JsonAnswer, request: Request, context: RequestContext) {
     const route = context.route;
     // A Response built whole from one header record is the cheapest kind in Deno: nothing is
     // set on its headers afterwards.
-    const headers = { ...(route?.latestVersion && aliasFields.get(route) || apiFields) };
+    const headers = { ...(route && routeFields.get(route) || apiFields) };
     if (answer.headers) {
       for (const name in answer.headers) addField(headers, name, answer.headers[name]);
     }
@@ -118,6 +123,9 @@ export function createApiResponder(
     }
     if (!(result instanceof Response)) return toApiResponse(result, request, context);
     const secured = security.apply(result);
+    if (context.route?.cors) {
+      for (const name in CORS_FIELDS) secured.headers.set(name, CORS_FIELDS[name]);
+    }
     if (request.method === "HEAD" && secured.body) return toHeadResponse(secured);
     return secured;
   }

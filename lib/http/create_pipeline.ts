@@ -1,6 +1,7 @@
 /**
- * The request pipeline, itty-router's model with its stages as data: match → count → answer →
- * finish, and one catch. Every route of the table is prepared once into a stage function, so a
+ * The request pipeline, itty-router's model with its stages as data: match → count → check the
+ * Origin of a POST → answer → finish, and one catch (a CORS preflight for a public read is
+ * answered before counting). Every route of the table is prepared once into a stage function, so a
  * request answered synchronously (health, the index) awaits nothing on the way.
  *
  * @module
@@ -15,6 +16,7 @@ import {
 } from "./client_address.ts";
 import { createApiResponder } from "./create_api_responder.ts";
 import { createOriginCheck } from "./check_origin.ts";
+import { answerPreflight, isReadPreflight } from "./cors.ts";
 import { createSecurityHeaders } from "./security_headers.ts";
 import { createErrorStage, isApiPath } from "./create_error_stage.ts";
 import {
@@ -146,7 +148,12 @@ export function createPipeline(options: PipelineOptions): Handler {
   /** No route of this method: the methods the path has, then the site's or the API's answer. */
   const answerUnmatched: Stage = (request, context) => {
     const allowed = new Set<string>();
-    for (const { route } of matcher.matchAll(context.pathname)) {
+    const matches = matcher.matchAll(context.pathname);
+    // A page on another origin asking to read a public read: granted, and counted nowhere.
+    if (isReadPreflight(request) && matches.some(({ route }) => route.cors)) {
+      return responder.secure(answerPreflight(request));
+    }
+    for (const { route } of matches) {
       allowed.add(route.method);
       if (route.method === "GET") allowed.add("HEAD");
       // An alias path answers with its Link rel="latest-version" whatever the method.

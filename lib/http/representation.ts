@@ -33,6 +33,12 @@ const NOT_MODIFIED_HEADERS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * How long a cache may keep a discovery document (the OpenAPI document, the catalogs, the
+ * server card): an hour, revalidated with its ETag afterwards.
+ */
+export const DISCOVERY_CACHE = "public, max-age=3600";
+
+/**
  * Prepares a representation.
  *
  * @param text The body.

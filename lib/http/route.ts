@@ -84,6 +84,12 @@ export interface RouteDefinition {
    * The request's body has not been read.
    */
   answerRateLimited?: RateLimitedHandler;
+  /**
+   * Whether pages on any origin may read it (CORS `Access-Control-Allow-Origin: *`): the read
+   * operations and the public documents (issue 18). Only GET routes; their preflights are
+   * answered 204 and counted against no quota.
+   */
+  cors?: boolean;
   /** The handler. */
   handle: RouteHandler;
 }
@@ -115,14 +121,17 @@ export function buildOperationRoutes(
 ): RouteDefinition[] {
   const operation = getOperation(operationId);
   const policies = operation.policies;
+  // Reads are public to every origin; writes stay same-origin for browsers (the Origin rule).
+  const cors = operation.method === "GET";
   return [
-    { method: operation.method, path: operation.path, operation, policies, handle },
+    { method: operation.method, path: operation.path, operation, policies, cors, handle },
     ...operation.aliases.map((alias) => ({
       method: operation.method,
       path: alias,
       operation,
       latestVersion: operation.path,
       policies,
+      cors,
       handle,
     })),
   ];
