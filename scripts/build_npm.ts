@@ -29,6 +29,7 @@ const ENTRIES = [
   "bun.ts",
   "cli.ts",
   "content/corpus.generated.ts",
+  "lib/contract/api_types.generated.ts",
 ];
 
 /** The package's public entry points: subpath → compiled module. */
@@ -39,6 +40,7 @@ const EXPORTS: Record<string, string> = {
   "./node-kv": "./adapters/node_kv",
   "./smtp-mailer": "./adapters/smtp_mailer",
   "./corpus": "./content/corpus.generated",
+  "./api-types": "./lib/contract/api_types.generated",
 };
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
