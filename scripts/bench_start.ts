@@ -22,7 +22,7 @@ const runtimes = chosen === "all" ? ["deno", "node", "bun"] : [chosen];
 const STARTS: Record<string, { program: string; service: string[]; baseline: string[] }> = {
   deno: {
     program: Deno.execPath(),
-    service: ["run", "--allow-all", "main.ts"],
+    service: ["run", "--config", "deno.service.json", "--allow-all", "main.ts"],
     baseline: ["run", "--allow-all", "scripts/_bench_baseline.ts"],
   },
   node: {

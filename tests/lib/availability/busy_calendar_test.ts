@@ -4,10 +4,9 @@ import type { BusyInterval } from "../../../lib/availability/availability.ts";
 import {
   CalendarUnavailableError,
   createIcsCalendar,
-  expandCalendar,
   NO_BUSY_CALENDAR,
-  parseCalendar,
 } from "../../../lib/availability/busy_calendar.ts";
+import { expandCalendar, parseCalendar } from "../../../lib/availability/ics_events.ts";
 import { createRecordingLogger } from "../../_support.ts";
 import { buildCalendar, buildEvent, startIcsFeedServer } from "../../_ics_feed.ts";
 import { createFixedClock } from "../../../testing.ts";
