@@ -6,7 +6,7 @@
  */
 import {
   API_BASE_PATH,
-  API_DOCS_PATH,
+  API_REFERENCE_PATHS,
   API_VERSION,
   LLMS_PATH,
   OPENAPI_PATH,
@@ -67,7 +67,7 @@ export function buildApiIndex(services: Services, table: readonly RouteDefinitio
     version: API_VERSION,
     basePath: API_BASE_PATH,
     openapi: services.baseUrl + OPENAPI_PATH,
-    docs: services.baseUrl + API_DOCS_PATH,
+    docs: services.baseUrl + API_REFERENCE_PATHS.en,
     llms: services.baseUrl + LLMS_PATH,
     endpoints: [...operations.values()].map((operation) => ({
       operationId: operation.operationId,

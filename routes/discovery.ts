@@ -10,6 +10,7 @@ import {
   API_CATALOG_PATH,
   API_CATALOG_TYPE,
   API_DOCS_PATH,
+  API_REFERENCE_PATHS,
   MCP_PATH,
   MCP_SERVER_CARD_PATH,
   MCP_SERVER_CARD_TYPE,
@@ -36,7 +37,11 @@ export function buildApiCatalog(baseUrl: string): Record<string, unknown> {
     linkset: [{
       anchor: baseUrl + API_BASE_PATH,
       "service-desc": [{ href: baseUrl + OPENAPI_PATH, type: OPENAPI_TYPE }],
-      "service-doc": [{ href: baseUrl + API_DOCS_PATH, type: "text/html" }],
+      "service-doc": [
+        { href: baseUrl + API_REFERENCE_PATHS.en, type: "text/html", hreflang: ["en"] },
+        { href: baseUrl + API_REFERENCE_PATHS.pt, type: "text/html", hreflang: ["pt-PT"] },
+        { href: baseUrl + API_DOCS_PATH, type: "text/html" },
+      ],
       status: [{ href: baseUrl + API_BASE_PATH + "/health", type: "application/json" }],
     }, {
       anchor: baseUrl + MCP_PATH,

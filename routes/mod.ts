@@ -8,6 +8,7 @@
 import type { RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 import { apiIndexRoutes } from "./api_index.ts";
+import { apiReferenceRoutes } from "./api_reference.ts";
 import { bookingRoutes } from "./booking.ts";
 import { bookingActionRoutes } from "./booking_actions.ts";
 import { contactRoutes } from "./contact.ts";
@@ -57,6 +58,7 @@ export function buildRouteTable(services: Services): RouteDefinition[] {
     ...discoveryRoutes(services),
     ...mcpRoutes(services),
     ...agentDiscoveryRoutes(services),
+    ...apiReferenceRoutes(services),
     ...contactFormRoutes(services),
     ...contentRoutes(services),
   );

@@ -45,6 +45,12 @@ export const LLMS_PATH = "/llms.txt";
 /** The page for software and agents that documents the API for people. */
 export const API_DOCS_PATH = "/en/agents";
 
+/**
+ * The API reference pages, rendered from the OpenAPI document in the browser (issue 18), by
+ * language: the operations, schemas and examples, and a "try it" against the same origin.
+ */
+export const API_REFERENCE_PATHS = { en: "/en/api-reference", pt: "/referencia-api" } as const;
+
 /** The largest accepted contact body, in bytes. */
 const CONTACT_MAX_BODY_BYTES = 64 * 1024;
 

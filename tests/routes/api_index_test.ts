@@ -20,7 +20,7 @@ test("GET /api/v1 answers the ApiIndex generated from the route table", async ()
   assert.equal(index.version, "1");
   assert.equal(index.basePath, "/api/v1");
   assert.equal(index.openapi, "https://studio.example/openapi.json");
-  assert.equal(index.docs, "https://studio.example/en/agents");
+  assert.equal(index.docs, "https://studio.example/en/api-reference");
   assert.equal(index.llms, "https://studio.example/llms.txt");
   assert.equal(index.authentication, "none");
   assert.deepEqual(index.rateLimit, {

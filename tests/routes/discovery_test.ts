@@ -234,7 +234,14 @@ test("GET /.well-known/api-catalog is an RFC 9727 linkset pointing at the API's 
   const [context, mcp] = catalog.linkset;
   assert.equal(context.anchor, "https://studio.example/api/v1");
   assert.equal(context["service-desc"][0].href, "https://studio.example/openapi.json");
-  assert.equal(context["service-doc"][0].href, "https://studio.example/en/agents");
+  assert.deepEqual(
+    context["service-doc"].map((link: { href: string }) => link.href),
+    [
+      "https://studio.example/en/api-reference",
+      "https://studio.example/referencia-api",
+      "https://studio.example/en/agents",
+    ],
+  );
   assert.equal(context.status[0].href, "https://studio.example/api/v1/health");
   assert.equal(mcp.anchor, "https://studio.example/mcp");
   assert.deepEqual(mcp["service-desc"], [{
