@@ -1,6 +1,6 @@
 /**
  * The benchmark's baseline: a plain `Deno.serve` handler doing the same work as
- * `GET /api/v1/health` — URL parse and route match, a per-address fixed-window counter, the seven
+ * `GET /api/v1/health` — URL parse and route match, a per-address fixed-window counter, the ten
  * headers and the same JSON — without the router, the pipeline or a library. Started by
  * scripts/bench_health.ts.
  *
@@ -42,6 +42,10 @@ Deno.serve({
       "Content-Type": "application/json",
       "Cache-Control": "no-store",
       "API-Version": "1",
+      "X-Content-Type-Options": "nosniff",
+      "Access-Control-Allow-Origin": "*",
+      "Access-Control-Expose-Headers":
+        "API-Version, Deprecation, ETag, Link, RateLimit, RateLimit-Limit, RateLimit-Policy, RateLimit-Remaining, RateLimit-Reset, Retry-After, Sunset",
       "RateLimit-Policy": `"read";q=${LIMIT};w=${WINDOW_SECONDS}`,
       "RateLimit": `"read";r=${remaining};t=${reset}`,
       "RateLimit-Limit": String(LIMIT),
