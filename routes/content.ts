@@ -32,6 +32,9 @@ import {
 import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 
+/** Assets also served at the root, where browsers look for them unasked. */
+const ROOT_ASSETS = ["favicon.ico", "apple-touch-icon.png"] as const;
+
 /** Headers of an answer that depends on the visitor (a cookie set or read). */
 const PRIVATE: HeaderPair = ["Cache-Control", "private, no-store"];
 
@@ -183,5 +186,18 @@ export function contentRoutes(services: Services): RouteDefinition[] {
       },
     },
   );
+  // Browsers and chat apps ask for these at the root whatever the page links to.
+  for (const name of ROOT_ASSETS) {
+    if (!(name in services.content.assets)) continue;
+    routes.push({
+      method: "GET",
+      path: `/${name}`,
+      handle: (request) => {
+        const asset = services.site().assets.get(name);
+        if (!asset) throw new Error(`No prepared asset "${name}"`);
+        return respond(request, asset.current);
+      },
+    });
+  }
   return routes;
 }

@@ -137,13 +137,27 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     { version: string; current: Representation; pinned: Representation }
   >();
   const assetUrls: Record<string, string> = {};
-  for (const [name, asset] of Object.entries(corpus.assets)) {
+  // Stylesheets last: their `url(/assets/…)` references become the versioned, immutable URLs of
+  // the files they name (the web font), so a changed font changes the stylesheet's URL too.
+  const entries = Object.entries(corpus.assets).sort(([, a], [, b]) =>
+    Number(a.type.startsWith("text/css")) - Number(b.type.startsWith("text/css"))
+  );
+  for (const [name, asset] of entries) {
     const headers: HeaderPair[] = [
       ["Content-Type", asset.type],
       ["X-Content-Type-Options", "nosniff"],
     ];
-    const current = toRepresentation(asset.body, [...headers, ["Cache-Control", PAGE_CACHE]]);
-    const pinned = toRepresentation(asset.body, [
+    let body: string | Uint8Array<ArrayBuffer> = asset.body;
+    if (asset.encoding === "base64") {
+      body = Uint8Array.from(atob(asset.body), (character) => character.charCodeAt(0));
+    } else if (asset.type.startsWith("text/css")) {
+      body = asset.body.replace(
+        /url\((["']?)\/assets\/([a-z0-9_.-]+)\1\)/g,
+        (all, _quote, file: string) => assetUrls[file] ? `url(${assetUrls[file]})` : all,
+      );
+    }
+    const current = toRepresentation(body, [...headers, ["Cache-Control", PAGE_CACHE]]);
+    const pinned = toRepresentation(body, [
       ...headers,
       ["Cache-Control", "public, max-age=31536000, immutable"],
     ]);
@@ -179,7 +193,9 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     } else if (page.layout === "booking") {
       extraHtml = renderBookingWidget(corpus, language);
     }
-    const bodyHtml = renderMarkdown(page.markdown);
+    const bodyHtml = renderMarkdown(page.markdown, {
+      codeLabel: corpus.languages[language].text.codeLabel,
+    });
     const html = renderHtml({
       language,
       title: page.title,
