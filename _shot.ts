@@ -8,6 +8,6 @@ const page = await browser.newPage({
   viewport: { width: Number(width), height: 900 },
   colorScheme: scheme as "light" | "dark",
 });
-await page.goto("http://127.0.0.1:8719" + path, { waitUntil: "networkidle" });
+await page.goto("http://127.0.0.1:18719" + path, { waitUntil: "networkidle" });
 await page.screenshot({ path: out, fullPage: true });
 await browser.close();

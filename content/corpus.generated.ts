@@ -314,9 +314,9 @@ export const CORPUS: Corpus = {
       "updated": "2026-11-21",
       "order": 1,
       "section": "studio",
-      "layout": "page",
+      "layout": "home",
       "indexed": true,
-      "markdown": "# Desenhamos e construímos coisas que funcionam\n\nSomos a Traço, um estúdio pequeno de design e desenvolvimento em Lisboa. Trabalhamos com\nempresas, instituições culturais e equipas de produto que precisam de um website, de uma marca ou de\num produto digital bem feito, e de alguém que continue por perto depois do lançamento.\n\nCada projeto tem as mesmas pessoas do princípio ao fim: quem desenha participa nas conversas sobre o\ncódigo, e quem programa esteve na primeira reunião. Não subcontratamos o trabalho a outros estúdios.\n\n## O que fazemos\n\n- **[Websites](/servicos/websites)**: sites rápidos, acessíveis e fáceis de atualizar, em português\n  e em inglês.\n- **[Identidade de marca](/servicos/marca)**: posicionamento, logótipo, tipografia, cor e as regras\n  para os usar no dia a dia.\n- **[Produto digital](/servicos/produto)**: aplicações web e ferramentas internas, do protótipo à\n  primeira versão em produção.\n\n## Trabalho recente\n\n- **Maré Alta Conservas**: nova marca e loja online para uma conserveira de Peniche.\n- **Clínica Jardim**: website com marcação de consultas para uma clínica de fisioterapia em\n  Alvalade.\n- **Partilha Solar**: aplicação para comunidades de energia renovável, do estudo inicial à primeira\n  versão.\n\n[Ver todos os projetos](/trabalho)\n\n## Como começar\n\n[Marque uma conversa de 30 minutos](/marcar-conversa) para falarmos do seu projeto, sem compromisso,\nou [escreva-nos](/contacto). Respondemos em 2 a 8 horas úteis.\n"
+      "markdown": "# Desenhamos e construímos coisas que funcionam\n\nSomos a Traço, um estúdio pequeno de design e desenvolvimento em Lisboa. Trabalhamos com\nempresas, instituições culturais e equipas de produto que precisam de um website, de uma marca ou de\num produto digital bem feito, e de alguém que continue por perto depois do lançamento.\n\nCada projeto tem as mesmas pessoas do princípio ao fim: quem desenha participa nas conversas sobre o\ncódigo, e quem programa esteve na primeira reunião. Não subcontratamos o trabalho a outros estúdios.\n\n## O que fazemos\n\n- **[Websites](/servicos/websites)** Sites rápidos, acessíveis e fáceis de atualizar, em português\n  e em inglês.\n- **[Identidade de marca](/servicos/marca)** Posicionamento, logótipo, tipografia, cor e as regras\n  para os usar no dia a dia.\n- **[Produto digital](/servicos/produto)** Aplicações web e ferramentas internas, do protótipo à\n  primeira versão em produção.\n\n## Trabalho recente\n\n@work selected\n\n[Ver todos os projetos](/trabalho)\n\n## Como começar\n\n[Marque uma conversa de 30 minutos](/marcar-conversa) para falarmos do seu projeto, sem compromisso,\nou [escreva-nos](/contacto). Respondemos em 2 a 8 horas úteis.\n"
     },
     {
       "id": "services",
@@ -384,9 +384,197 @@ export const CORPUS: Corpus = {
       "updated": "2026-11-21",
       "order": 6,
       "section": "studio",
-      "layout": "page",
+      "layout": "work",
       "indexed": true,
-      "markdown": "# Trabalho selecionado\n\nAlguns projetos dos últimos dois anos. Podemos pôr em contacto clientes anteriores, se quiser ouvir\ncomo é trabalhar connosco.\n\n## Maré Alta Conservas\n\n_Identidade de marca e loja online · 2025_\n\nUma conserveira familiar de Peniche queria vender diretamente ao público sem perder o ar de casa\nantiga. Redesenhámos a marca a partir dos rótulos originais dos anos 60, criámos uma família de\nembalagens para doze referências e construímos uma loja online com envios para toda a União\nEuropeia. Nos primeiros seis meses, as vendas online passaram a representar 18% da faturação.\n\n## Clínica Jardim\n\n_Website · 2025_\n\nClínica de fisioterapia em Alvalade com três especialidades e uma equipa de nove pessoas. O novo\nsite explica cada tratamento em linguagem simples, permite marcar consultas online e cumpre as WCAG\n2.2 AA, o que importa num público com muitos utentes mais velhos. As marcações feitas pelo site\nduplicaram face ao ano anterior.\n\n## Partilha Solar\n\n_Produto digital · 2024–2026_\n\nAplicação web para comunidades de energia renovável: os vizinhos que partilham painéis solares\nacompanham a produção, o consumo e a repartição de custos. Fizemos a descoberta, o design e a\nprimeira versão, e continuamos a acompanhar a equipa interna que entretanto formámos.\n\n## Festival Palavras do Sul\n\n_Website bilingue · 2024_\n\nSite em português e em inglês para um festival literário no Alentejo, com programa filtrável,\npáginas de autores e bilhética integrada. Foi pensado para funcionar bem em rede móvel fraca, porque\né assim que a maior parte do público o consulta durante o festival.\n\nQuer ver mais? [Marque uma conversa](/marcar-conversa) e mostramos outros projetos relevantes para o\nseu caso.\n"
+      "markdown": "# Trabalho selecionado\n\nAlguns projetos dos últimos dois anos. Podemos pôr em contacto clientes anteriores, se quiser ouvir\ncomo é trabalhar connosco.\n\n@work all\n\nQuer ver mais? [Marque uma conversa](/marcar-conversa) e mostramos outros projetos relevantes para o\nseu caso.\n"
+    },
+    {
+      "id": "work_mare_alta",
+      "language": "pt",
+      "path": "/trabalho/mare-alta",
+      "title": "Maré Alta Conservas",
+      "description": "Caso de estudo: uma marca nova, uma família de doze rótulos e uma loja online para uma conserveira de Peniche. As vendas online chegaram a 18% da faturação em seis meses.",
+      "updated": "2026-11-25",
+      "order": 6.1,
+      "section": "studio",
+      "layout": "case",
+      "indexed": true,
+      "project": {
+        "client": "Maré Alta Conservas",
+        "year": "2025",
+        "tags": [
+          "Identidade de marca",
+          "Embalagem",
+          "Loja online"
+        ],
+        "summary": "Uma marca redesenhada a partir dos rótulos dos anos 60 e uma loja que envia para toda a UE.",
+        "selected": true,
+        "cover": {
+          "src": "work-mare-alta-cover.svg",
+          "alt": "Uma lata de sardinhas com o novo rótulo Maré Alta, creme e vermelho com um peixe estilizado, sobre azul-mar.",
+          "width": 1600,
+          "height": 1000
+        },
+        "gallery": [
+          {
+            "src": "work-mare-alta-labels.svg",
+            "alt": "Três latas lado a lado, em vermelho, azul e verde, cada uma com o mesmo peixe e a mesma moldura.",
+            "caption": "Uma moldura, um peixe, uma cor por espécie.",
+            "width": 1600,
+            "height": 1000
+          },
+          {
+            "src": "work-mare-alta-shop.svg",
+            "alt": "A página de produto da loja online, três latas em linha com preços e botões de compra.",
+            "caption": "A loja vende à lata e à caixa.",
+            "width": 1600,
+            "height": 1000
+          }
+        ]
+      },
+      "label": "Maré Alta Conservas",
+      "markdown": "# A marca de uma conserveira, redesenhada a partir do seu arquivo\n\nA Maré Alta faz conservas em Peniche desde 1962. A família queria vender diretamente ao público sem\nperder o ar de casa antiga.\n\n## O problema\n\nOs rótulos tinham mudado ao longo de sessenta anos: cada produto parecia de outra empresa. As vendas\npassavam por dois distribuidores e a família não tinha forma de chegar às pessoas que gostavam das\nlatas nas férias e as procuravam em casa.\n\n## A nossa abordagem\n\nComeçámos no arquivo, não num moodboard. Os rótulos dos anos 60 tinham uma moldura, um peixe e uma\nfaixa de cor; redesenhámo-los com uma moldura e um peixe para todos os produtos e uma cor por\nespécie, para que uma prateleira da Maré Alta se leia como uma família do outro lado da loja.\n\nA loja online é pequena de propósito: doze produtos, uma caixa à medida e envios para a União\nEuropeia, numa plataforma que a família gere sem nós.\n\n## Resultados\n\n- **18%** da faturação online em seis meses\n- **12** rótulos numa só família, impressos na mesma gráfica de sempre\n- **3** dias da encomenda à porta, em todo o país\n\n> \"Agora as pessoas reconhecem as nossas latas do outro lado da loja. E pela primeira vez sabemos\n> quem as compra.\" — Rita Sobral, diretora-geral\n"
+    },
+    {
+      "id": "work_clinica_jardim",
+      "language": "pt",
+      "path": "/trabalho/clinica-jardim",
+      "title": "Clínica Jardim",
+      "description": "Caso de estudo: um website com marcações online para uma clínica de fisioterapia em Alvalade, acessível segundo as WCAG 2.2 AA. As marcações online duplicaram face ao ano anterior.",
+      "updated": "2026-11-25",
+      "order": 6.2,
+      "section": "studio",
+      "layout": "case",
+      "indexed": true,
+      "project": {
+        "client": "Clínica Jardim",
+        "year": "2025",
+        "tags": [
+          "Website",
+          "Marcações online",
+          "Acessibilidade"
+        ],
+        "summary": "Tratamentos explicados com clareza, marcações em três toques, WCAG 2.2 AA.",
+        "selected": true,
+        "cover": {
+          "src": "work-clinica-jardim-cover.svg",
+          "alt": "A página inicial da clínica num ecrã de computador, em verde e branco, com um calendário de marcações à direita.",
+          "width": 1600,
+          "height": 1000
+        },
+        "gallery": [
+          {
+            "src": "work-clinica-jardim-mobile.svg",
+            "alt": "Dois telemóveis com a página de um tratamento e a escolha de uma hora para a consulta.",
+            "caption": "Marcar no telemóvel, em três passos.",
+            "width": 1600,
+            "height": 1000
+          },
+          {
+            "src": "work-clinica-jardim-type.svg",
+            "alt": "O especímen de tipografia e cor do site, títulos grandes e quatro amostras de cor.",
+            "caption": "Letra grande e contraste forte para um público mais velho.",
+            "width": 1600,
+            "height": 1000
+          }
+        ]
+      },
+      "label": "Clínica Jardim",
+      "markdown": "# O website de uma clínica que os doentes mais velhos usam sozinhos\n\nA Clínica Jardim é uma clínica de fisioterapia em Alvalade, com três especialidades e uma equipa de\nnove pessoas.\n\n## O problema\n\nA maior parte das marcações era feita por telefone, nas horas em que a equipa estava mais ocupada\ncom doentes. O site antigo descrevia os tratamentos em termos clínicos e o formulário de marcação\nnão funcionava com leitor de ecrã nem para quem tem dificuldade em ler letra pequena.\n\n## A nossa abordagem\n\nReescrevemos cada página de tratamento com os fisioterapeutas, em linguagem simples: o que é, a quem\najuda, quanto tempo demora. A marcação tem três passos em qualquer telemóvel, com alvos grandes e sem\nlimite de tempo, e todo o site cumpre as WCAG 2.2 AA, testado com doentes da clínica.\n\n## Resultados\n\n- **2×** marcações online face ao ano anterior\n- **40%** menos chamadas durante as horas de tratamento\n- **100** de acessibilidade no Lighthouse em todas as páginas\n\n> \"Os nossos doentes com mais de setenta anos já marcam sozinhos. Era esse o objetivo.\" — Dra. Marta\n> Leal, diretora clínica\n"
+    },
+    {
+      "id": "work_partilha_solar",
+      "language": "pt",
+      "path": "/trabalho/partilha-solar",
+      "title": "Partilha Solar",
+      "description": "Caso de estudo: uma aplicação web para comunidades de energia renovável, da primeira pesquisa à primeira versão, e a equipa interna que ajudámos a formar.",
+      "updated": "2026-11-25",
+      "order": 6.3,
+      "section": "studio",
+      "layout": "case",
+      "indexed": true,
+      "project": {
+        "client": "Partilha Solar",
+        "year": "2024–2026",
+        "tags": [
+          "Produto digital",
+          "Pesquisa",
+          "Design system"
+        ],
+        "summary": "Vizinhos que partilham painéis solares veem o que produzem, gastam e pagam.",
+        "selected": true,
+        "cover": {
+          "src": "work-partilha-solar-cover.svg",
+          "alt": "Painéis solares sob um sol amarelo ao lado de um gráfico de barras de produção e consumo.",
+          "width": 1600,
+          "height": 1000
+        },
+        "gallery": [
+          {
+            "src": "work-partilha-solar-dashboard.svg",
+            "alt": "O painel da aplicação com três totais e um gráfico de linha da produção de um dia.",
+            "caption": "Um dia da comunidade num relance.",
+            "width": 1600,
+            "height": 1000
+          },
+          {
+            "src": "work-partilha-solar-split.svg",
+            "alt": "Um gráfico circular que divide a energia de um mês entre quatro casas, com a legenda.",
+            "caption": "Como se dividem a energia e os custos do mês.",
+            "width": 1600,
+            "height": 1000
+          }
+        ]
+      },
+      "label": "Partilha Solar",
+      "markdown": "# Energia solar que uma rua inteira entende\n\nA Partilha Solar ajuda vizinhos a criar comunidades de energia renovável: partilham painéis solares\ne dividem o que produzem.\n\n## O problema\n\nAs regras de partilha de energia são justas, mas difíceis de seguir. Os membros recebiam uma folha\nde cálculo todos os meses e telefonavam ao organizador para perguntar porque tinha mudado a conta.\n\n## A nossa abordagem\n\nPassámos as primeiras seis semanas com três comunidades: nas reuniões, nas cozinhas, com as faturas.\nA aplicação mostra a cada casa o que os painéis produziram, o que gastou e como se dividiu o custo,\nnum só ecrã e com as palavras dos próprios membros. Construímos o design system com os dois\nprimeiros programadores do cliente, que hoje gerem o produto.\n\n## Resultados\n\n- **14** comunidades e **1900** casas no primeiro ano\n- **70%** menos perguntas aos organizadores sobre as contas do mês\n- **2** programadores contratados e formados, que hoje gerem o produto\n\n> \"Não construíram só uma aplicação, ajudaram-nos a tornar-nos uma equipa de produto.\" — João\n> Vieira, fundador\n"
+    },
+    {
+      "id": "work_palavras_do_sul",
+      "language": "pt",
+      "path": "/trabalho/palavras-do-sul",
+      "title": "Festival Palavras do Sul",
+      "description": "Caso de estudo: um site bilingue para um festival literário no Alentejo, com programa filtrável, páginas de autores e bilheteira, feito para redes móveis fracas.",
+      "updated": "2026-11-25",
+      "order": 6.4,
+      "section": "studio",
+      "layout": "case",
+      "indexed": true,
+      "project": {
+        "client": "Festival Palavras do Sul",
+        "year": "2024",
+        "tags": [
+          "Website bilingue",
+          "Programa",
+          "Bilheteira"
+        ],
+        "summary": "O programa de um festival que abre com uma barra de rede.",
+        "selected": false,
+        "cover": {
+          "src": "work-palavras-do-sul-cover.svg",
+          "alt": "Um cartaz com letras escuras e grossas contra um sol laranja a pôr-se sobre colinas alentejanas.",
+          "width": 1600,
+          "height": 1000
+        },
+        "gallery": [
+          {
+            "src": "work-palavras-do-sul-programme.svg",
+            "alt": "A página do programa com filtros por dia e quatro sessões, cada uma com botão de bilhete.",
+            "caption": "O programa, filtrado por dia.",
+            "width": 1600,
+            "height": 1000
+          },
+          {
+            "src": "work-palavras-do-sul-poster.svg",
+            "alt": "Dois cartazes do festival, um creme com um sol laranja, outro escuro com colinas laranja.",
+            "caption": "O site e os cartazes partilham um só sistema.",
+            "width": 1600,
+            "height": 1000
+          }
+        ]
+      },
+      "label": "Festival Palavras do Sul",
+      "markdown": "# O programa de um festival que abre com uma barra de rede\n\nO Palavras do Sul é um festival literário no Alentejo: quatro dias, sessenta autores, doze espaços\nem três vilas.\n\n## O problema\n\nDurante o festival, a maior parte do público lê o programa no telemóvel, na rua, com rede fraca. O\nsite antigo era um PDF pesado e uma página de bilheteira de outra empresa.\n\n## A nossa abordagem\n\nDesenhámos o site com os cartazes do festival, em português e inglês, e mantivemos cada página\nabaixo de 100 KB. O programa filtra por dia, espaço e língua sem recarregar, e funciona sem\nJavaScript; os bilhetes compram-se no próprio site.\n\n## Resultados\n\n- **1,2 s** até ao programa numa ligação 3G lenta\n- **35%** dos bilhetes vendidos no site, quando antes eram zero\n- **2** línguas, um só modelo de conteúdo\n\n> \"Na praça de Mértola, com uma barra de rede, o programa abria na mesma.\" — Ana Cardoso, diretora\n> do festival\n"
     },
     {
       "id": "about",
@@ -496,9 +684,9 @@ export const CORPUS: Corpus = {
       "updated": "2026-11-21",
       "order": 1,
       "section": "studio",
-      "layout": "page",
+      "layout": "home",
       "indexed": true,
-      "markdown": "# We design and build things that work\n\nWe are Traço, a small design and development studio in Lisbon. We work with companies, cultural\ninstitutions and product teams who need a well-made website, brand or digital product, and someone\nwho stays close after launch.\n\nEvery project has the same people from start to finish: whoever designs takes part in the\nconversations about code, and whoever writes the code was at the first meeting. We do not\nsubcontract work to other studios.\n\n## What we do\n\n- **[Websites](/en/services/websites)**: fast, accessible sites that are easy to update, in English\n  and Portuguese.\n- **[Brand identity](/en/services/branding)**: positioning, logo, typography, colour and the rules\n  for using them every day.\n- **[Digital product](/en/services/product)**: web applications and internal tools, from prototype\n  to first release in production.\n\n## Recent work\n\n- **Maré Alta Conservas**: a new brand and online shop for a tinned-fish producer from Peniche.\n- **Clínica Jardim**: a website with online appointments for a physiotherapy clinic in Alvalade.\n- **Partilha Solar**: an application for renewable energy communities, from first research to first\n  release.\n\n[See all projects](/en/work)\n\n## How to start\n\n[Book a 30 minute conversation](/en/book) to talk about your project, with no commitment, or\n[write to us](/en/contact). We reply within 2 to 8 business hours.\n"
+      "markdown": "# We design and build things that work\n\nWe are Traço, a small design and development studio in Lisbon. We work with companies, cultural\ninstitutions and product teams who need a well-made website, brand or digital product, and someone\nwho stays close after launch.\n\nEvery project has the same people from start to finish: whoever designs takes part in the\nconversations about code, and whoever writes the code was at the first meeting. We do not\nsubcontract work to other studios.\n\n## What we do\n\n- **[Websites](/en/services/websites)** Fast, accessible sites that are easy to update, in English\n  and Portuguese.\n- **[Brand identity](/en/services/branding)** Positioning, logo, typography, colour and the rules\n  for using them every day.\n- **[Digital product](/en/services/product)** Web applications and internal tools, from prototype\n  to first release in production.\n\n## Recent work\n\n@work selected\n\n[See all projects](/en/work)\n\n## How to start\n\n[Book a 30 minute conversation](/en/book) to talk about your project, with no commitment, or\n[write to us](/en/contact). We reply within 2 to 8 business hours.\n"
     },
     {
       "id": "services",
@@ -566,9 +754,197 @@ export const CORPUS: Corpus = {
       "updated": "2026-11-21",
       "order": 6,
       "section": "studio",
-      "layout": "page",
+      "layout": "work",
       "indexed": true,
-      "markdown": "# Selected work\n\nA few projects from the last two years. We are happy to put you in touch with past clients if you\nwant to hear what working with us is like.\n\n## Maré Alta Conservas\n\n_Brand identity and online shop · 2025_\n\nA family-run tinned-fish producer from Peniche wanted to sell directly to the public without losing\nthe feel of an old house. We redrew the brand from the original 1960s labels, created a packaging\nfamily for twelve products and built an online shop that ships across the European Union. Within six\nmonths, online sales reached 18% of turnover.\n\n## Clínica Jardim\n\n_Website · 2025_\n\nA physiotherapy clinic in Alvalade with three specialities and a team of nine. The new site explains\neach treatment in plain language, takes appointments online and meets WCAG 2.2 AA, which matters for\na public with many older patients. Appointments made through the site doubled on the year before.\n\n## Partilha Solar\n\n_Digital product · 2024–2026_\n\nA web application for renewable energy communities: neighbours who share solar panels follow\nproduction, consumption and how costs are split. We did the discovery, the design and the first\nrelease, and we still support the in-house team we helped build.\n\n## Festival Palavras do Sul\n\n_Bilingual website · 2024_\n\nA site in Portuguese and English for a literary festival in the Alentejo, with a filterable\nprogramme, author pages and integrated ticketing. It was built to work well on weak mobile networks,\nbecause that is how most of the audience uses it during the festival.\n\nWant to see more? [Book a conversation](/en/book) and we will show you other projects relevant to\nyour case.\n"
+      "markdown": "# Selected work\n\nA few projects from the last two years. We are happy to put you in touch with past clients if you\nwant to hear what working with us is like.\n\n@work all\n\nWant to see more? [Book a conversation](/en/book) and we will show you other projects relevant to\nyour case.\n"
+    },
+    {
+      "id": "work_mare_alta",
+      "language": "en",
+      "path": "/en/work/mare-alta",
+      "title": "Maré Alta Conservas",
+      "description": "Case study: a new brand, a family of twelve labels and an online shop for a tinned-fish producer from Peniche. Online sales reached 18% of turnover in six months.",
+      "updated": "2026-11-25",
+      "order": 6.1,
+      "section": "studio",
+      "layout": "case",
+      "indexed": true,
+      "project": {
+        "client": "Maré Alta Conservas",
+        "year": "2025",
+        "tags": [
+          "Brand identity",
+          "Packaging",
+          "Online shop"
+        ],
+        "summary": "A brand redrawn from 1960s labels and a shop that ships across the EU.",
+        "selected": true,
+        "cover": {
+          "src": "work-mare-alta-cover.svg",
+          "alt": "A tin of sardines in the new Maré Alta label, cream and red with a stylised fish, on deep sea blue.",
+          "width": 1600,
+          "height": 1000
+        },
+        "gallery": [
+          {
+            "src": "work-mare-alta-labels.svg",
+            "alt": "Three tins side by side in red, blue and green, each with the same fish and frame.",
+            "caption": "One frame, one fish, a colour per species.",
+            "width": 1600,
+            "height": 1000
+          },
+          {
+            "src": "work-mare-alta-shop.svg",
+            "alt": "The online shop's product page, three tins in a row with prices and add-to-basket buttons.",
+            "caption": "The shop sells by the tin and by the box.",
+            "width": 1600,
+            "height": 1000
+          }
+        ]
+      },
+      "label": "Maré Alta Conservas",
+      "markdown": "# A cannery's brand, redrawn from its own archive\n\nMaré Alta has tinned fish in Peniche since 1962. The family wanted to sell directly to the public\nwithout losing the feel of an old house.\n\n## The problem\n\nThe labels had drifted over sixty years: each product looked like it came from another company.\nSales went through two distributors, and the family had no way to reach the people who loved the\ntins on holiday and looked for them at home.\n\n## Our approach\n\nWe started in the archive, not on a moodboard. The 1960s labels had a frame, a fish and a band of\ncolour; we redrew them with one frame and one fish for every product and a colour per species, so a\nshelf of Maré Alta reads as one family from across a shop.\n\nThe online shop is small on purpose: twelve products, a box builder and shipping to the European\nUnion, built on a platform the family can run without us.\n\n## Outcomes\n\n- **18%** of turnover online within six months\n- **12** labels in one family, printed on the same press as before\n- **3** days from order to door, anywhere in Portugal\n\n> \"People now recognise our tins from across the shop. And for the first time we know who buys\n> them.\" — Rita Sobral, managing director\n"
+    },
+    {
+      "id": "work_clinica_jardim",
+      "language": "en",
+      "path": "/en/work/clinica-jardim",
+      "title": "Clínica Jardim",
+      "description": "Case study: a website with online appointments for a physiotherapy clinic in Alvalade, accessible to WCAG 2.2 AA. Appointments made online doubled on the year before.",
+      "updated": "2026-11-25",
+      "order": 6.2,
+      "section": "studio",
+      "layout": "case",
+      "indexed": true,
+      "project": {
+        "client": "Clínica Jardim",
+        "year": "2025",
+        "tags": [
+          "Website",
+          "Online appointments",
+          "Accessibility"
+        ],
+        "summary": "Treatments explained plainly, appointments in three taps, WCAG 2.2 AA.",
+        "selected": true,
+        "cover": {
+          "src": "work-clinica-jardim-cover.svg",
+          "alt": "The clinic's home page on a desktop screen, green and white, with an appointment calendar on the right.",
+          "width": 1600,
+          "height": 1000
+        },
+        "gallery": [
+          {
+            "src": "work-clinica-jardim-mobile.svg",
+            "alt": "Two phones showing the treatment page and the choice of a time for an appointment.",
+            "caption": "Booking on a phone, in three steps.",
+            "width": 1600,
+            "height": 1000
+          },
+          {
+            "src": "work-clinica-jardim-type.svg",
+            "alt": "The type and colour specimen of the site, large headings and four colour swatches.",
+            "caption": "Large type and strong contrast for an older public.",
+            "width": 1600,
+            "height": 1000
+          }
+        ]
+      },
+      "label": "Clínica Jardim",
+      "markdown": "# A clinic's website that older patients can use on their own\n\nClínica Jardim is a physiotherapy clinic in Alvalade with three specialities and a team of nine.\n\n## The problem\n\nMost appointments were made by phone, at the hours when the team was busiest with patients. The old\nsite described treatments in clinical terms, and its booking form could not be used with a screen\nreader or by someone who struggles with small text.\n\n## Our approach\n\nWe rewrote every treatment page with the physiotherapists in plain language: what it is, who it\nhelps, how long it takes. The booking is three steps on any phone, with large targets and no time\nlimit, and the whole site meets WCAG 2.2 AA, tested with patients from the clinic.\n\n## Outcomes\n\n- **2×** appointments made online, on the year before\n- **40%** fewer calls during treatment hours\n- **100** in Lighthouse accessibility on every page\n\n> \"Our patients in their seventies book on their own now. That was the whole point.\" — Dr. Marta\n> Leal, clinical director\n"
+    },
+    {
+      "id": "work_partilha_solar",
+      "language": "en",
+      "path": "/en/work/partilha-solar",
+      "title": "Partilha Solar",
+      "description": "Case study: a web application for renewable energy communities, from first research to first release, and the in-house team we helped build.",
+      "updated": "2026-11-25",
+      "order": 6.3,
+      "section": "studio",
+      "layout": "case",
+      "indexed": true,
+      "project": {
+        "client": "Partilha Solar",
+        "year": "2024–2026",
+        "tags": [
+          "Digital product",
+          "Research",
+          "Design system"
+        ],
+        "summary": "Neighbours who share solar panels see what they make, use and owe.",
+        "selected": true,
+        "cover": {
+          "src": "work-partilha-solar-cover.svg",
+          "alt": "Solar panels under a yellow sun beside a bar chart of production and consumption.",
+          "width": 1600,
+          "height": 1000
+        },
+        "gallery": [
+          {
+            "src": "work-partilha-solar-dashboard.svg",
+            "alt": "The application's dashboard with three totals and a line chart of a day's production.",
+            "caption": "A day of the community at a glance.",
+            "width": 1600,
+            "height": 1000
+          },
+          {
+            "src": "work-partilha-solar-split.svg",
+            "alt": "A ring chart splitting a month's energy between four households, with its legend.",
+            "caption": "How the month's energy and costs are split.",
+            "width": 1600,
+            "height": 1000
+          }
+        ]
+      },
+      "label": "Partilha Solar",
+      "markdown": "# Solar energy that a whole street can understand\n\nPartilha Solar helps neighbours set up renewable energy communities: they share solar panels and\nsplit what they produce.\n\n## The problem\n\nThe rules for sharing energy are fair but hard to follow. Members received a spreadsheet every\nmonth and called the organiser to ask why their bill had changed.\n\n## Our approach\n\nWe spent the first six weeks with three communities: at their meetings, in their kitchens, with\ntheir bills. The application shows each household what the panels made, what it used and how the\ncost was split, in one screen and in the words members used themselves. We built its design\nsystem with the client's first two developers, who now run the product.\n\n## Outcomes\n\n- **14** communities and **1,900** households in the first year\n- **70%** fewer questions to organisers about monthly bills\n- **2** developers hired and trained, now running the product\n\n> \"They did not just build an app, they helped us become a product team.\" — João Vieira, founder\n"
+    },
+    {
+      "id": "work_palavras_do_sul",
+      "language": "en",
+      "path": "/en/work/palavras-do-sul",
+      "title": "Festival Palavras do Sul",
+      "description": "Case study: a bilingual site for a literary festival in the Alentejo, with a filterable programme, author pages and ticketing, built for weak mobile networks.",
+      "updated": "2026-11-25",
+      "order": 6.4,
+      "section": "studio",
+      "layout": "case",
+      "indexed": true,
+      "project": {
+        "client": "Festival Palavras do Sul",
+        "year": "2024",
+        "tags": [
+          "Bilingual website",
+          "Programme",
+          "Ticketing"
+        ],
+        "summary": "A festival's programme that loads on one bar of signal.",
+        "selected": false,
+        "cover": {
+          "src": "work-palavras-do-sul-cover.svg",
+          "alt": "A poster of bold dark letters against an orange sun setting over Alentejo hills.",
+          "width": 1600,
+          "height": 1000
+        },
+        "gallery": [
+          {
+            "src": "work-palavras-do-sul-programme.svg",
+            "alt": "The programme page with day filters and four sessions, each with a ticket button.",
+            "caption": "The programme, filtered by day.",
+            "width": 1600,
+            "height": 1000
+          },
+          {
+            "src": "work-palavras-do-sul-poster.svg",
+            "alt": "Two festival posters, one cream with an orange sun, one dark with orange hills.",
+            "caption": "The site and the posters share one system.",
+            "width": 1600,
+            "height": 1000
+          }
+        ]
+      },
+      "label": "Festival Palavras do Sul",
+      "markdown": "# A festival programme that loads on one bar of signal\n\nPalavras do Sul is a literary festival in the Alentejo: four days, sixty authors, twelve venues in\nthree villages.\n\n## The problem\n\nDuring the festival most of the audience reads the programme on a phone, outdoors, on a weak\nnetwork. The old site was a heavy PDF and a ticketing page from another company.\n\n## Our approach\n\nWe designed the site with the festival's posters, in Portuguese and English, and kept every page\nunder 100 KB. The programme filters by day, venue and language without reloading, and works without\nJavaScript; tickets are bought on the same site.\n\n## Outcomes\n\n- **1.2 s** to the programme on a slow 3G connection\n- **35%** of tickets sold on the site, up from none\n- **2** languages, one content model\n\n> \"On the square in Mértola, with one bar of signal, the programme still opened.\" — Ana Cardoso,\n> festival director\n"
     },
     {
       "id": "about",
@@ -672,7 +1048,7 @@ export const CORPUS: Corpus = {
   "assets": {
     "site.css": {
       "type": "text/css; charset=utf-8",
-      "body": "@font-face{font-family:Instrument Sans;font-style:normal;font-weight:400 700;font-display:swap;src:url(/assets/instrument-sans-latin-wght-normal.woff2)format(\"woff2\");unicode-range:U+??,U+131,U+152-153,U+2BB-2BC,U+2C6,U+2DA,U+2DC,U+304,U+308,U+329,U+2000-206F,U+20AC,U+2122,U+2191,U+2193,U+2212,U+2215,U+FEFF,U+FFFD}@font-face{font-family:Instrument Sans fallback;src:local(Arial),local(Liberation Sans),local(Helvetica);size-adjust:97.5%;ascent-override:95%;descent-override:24.5%;line-gap-override:0%}:root{--color-background:#f6f3ee;--color-surface:#fff;--color-text:#191817;--color-muted:#56524b;--color-border:#d8d2c7;--color-accent:#b23a16;--color-accent-text:#fff;--color-link:#9a3212;--color-focus:#1a4fd6;--color-ok:#1d6b3a;--color-bad:#a3161a;--font-body:\"Instrument Sans\", \"Instrument Sans fallback\", system-ui, sans-serif;--font-mono:ui-monospace, \"SFMono-Regular\", Menlo, Consolas, \"Liberation Mono\", monospace;--line-height:1.6;--heading-line-height:1.08;--step--2:clamp(.6683rem, .7019rem + -.0373vw, .6944rem);--step--1:clamp(.8333rem, .8169rem + .0822vw, .8908rem);--step-0:clamp(1rem, .9464rem + .2679vw, 1.1875rem);--step-1:clamp(1.2rem, 1.0906rem + .5471vw, 1.5829rem);--step-2:clamp(1.44rem, 1.2486rem + .9572vw, 2.1101rem);--step-3:clamp(1.728rem, 1.4181rem + 1.5496vw, 2.8127rem);--step-4:clamp(2.0736rem, 1.5948rem + 2.3939vw, 3.7493rem);--step-5:clamp(2.4883rem, 1.7713rem + 3.5851vw, 4.9979rem);--step-6:clamp(2.986rem, 1.9357rem + 5.2517vw, 6.6622rem);--space-3xs:clamp(.25rem, .2366rem + .067vw, .2969rem);--space-2xs:clamp(.5rem, .4732rem + .1339vw, .5938rem);--space-xs:clamp(.75rem, .7098rem + .2009vw, .8906rem);--space-s:clamp(1rem, .9464rem + .2679vw, 1.1875rem);--space-m:clamp(1.5rem, 1.4196rem + .4018vw, 1.7813rem);--space-l:clamp(2rem, 1.8929rem + .5357vw, 2.375rem);--space-xl:clamp(3rem, 2.8393rem + .8036vw, 3.5625rem);--space-2xl:clamp(4rem, 3.7857rem + 1.0714vw, 4.75rem);--space-3xl:clamp(6rem, 5.6786rem + 1.6071vw, 7.125rem);--radius-small:.375rem;--radius-large:1.25rem;--radius-pill:999rem;--measure:68ch;--wide:84rem;--gutter:clamp(1.25rem, 4vw, 3rem)}@media (prefers-color-scheme:dark){:root{--color-background:#141312;--color-surface:#1f1d1b;--color-text:#f1ede6;--color-muted:#b7b0a5;--color-border:#3a3632;--color-accent:#ff8a5c;--color-accent-text:#1a0d07;--color-link:#ffa27d;--color-focus:#8fb0ff;--color-ok:#7fd19b;--color-bad:#ff8f8f}}@view-transition{navigation:auto}*,:before,:after{box-sizing:border-box}html{-moz-text-size-adjust:100%;text-size-adjust:100%;background:var(--color-background);color:var(--color-text);--lightningcss-light:initial;--lightningcss-dark: ;color-scheme:light dark}@media (prefers-color-scheme:dark){html{--lightningcss-light: ;--lightningcss-dark:initial}}body{font-family:var(--font-body);font-size:var(--step-0);line-height:var(--line-height);font-kerning:normal;text-rendering:optimizelegibility;flex-direction:column;min-height:100vh;margin:0;display:flex}img,svg{max-width:100%;height:auto;display:block}a{color:var(--color-link);text-underline-offset:.18em;text-decoration-thickness:1px}a:hover{text-decoration-thickness:2px}:focus-visible{outline:3px solid var(--color-focus);outline-offset:3px;border-radius:2px}::selection{background:var(--color-accent);color:var(--color-accent-text)}.skip{left:var(--space-s);z-index:10;padding:var(--space-2xs) var(--space-s);background:var(--color-text);color:var(--color-background);border-radius:var(--radius-small);position:absolute;top:-10rem}.skip:focus{top:var(--space-s)}.site-header,.site-footer{width:min(var(--wide), 100% - 2 * var(--gutter));margin-inline:auto}.site-header{align-items:center;gap:var(--space-xs) var(--space-l);padding-block:var(--space-m);flex-wrap:wrap;display:flex}.site-header nav{flex:auto}.site-header nav ul{justify-content:flex-end;align-items:center;gap:var(--space-3xs) var(--space-m);flex-wrap:wrap;margin:0;padding:0;list-style:none;display:flex}.site-header nav li{margin:0}.site-header nav a{padding-block:var(--space-3xs);color:var(--color-text);font-weight:500;text-decoration:none;display:inline-block}.site-header nav a:hover{color:var(--color-link)}.site-header nav a[aria-current=page]{text-underline-offset:.35em;text-decoration:underline;text-decoration-thickness:2px}.site-header nav a.cta{padding:var(--space-2xs) var(--space-s);border-radius:var(--radius-pill);background:var(--color-accent);color:var(--color-accent-text)}.site-header nav a.cta:hover{color:var(--color-background);background:var(--color-text)}.brand{align-items:center;gap:var(--space-2xs);color:var(--color-text);font-size:var(--step-1);letter-spacing:-.02em;font-weight:700;line-height:1.1;text-decoration:none;display:inline-flex}.brand svg{width:2.25rem;height:2.25rem;color:var(--color-accent)}.brand small{font-size:var(--step--2);letter-spacing:0;color:var(--color-muted);font-weight:400;display:block}.lang{font-size:var(--step--1);color:var(--color-muted);order:3}main{grid-template-columns:[full-start] minmax(var(--gutter), 1fr) [wide-start] minmax(0, calc((var(--wide) - var(--measure)) / 2)) [content-start] min(var(--measure), 100% - 2 * var(--gutter)) [content-end] minmax(0, calc((var(--wide) - var(--measure)) / 2)) [wide-end] minmax(var(--gutter), 1fr) [full-end];padding-block:var(--space-l) var(--space-3xl);flex:1 0 auto;align-content:start;display:grid}main:focus{outline:none}main>*{grid-column:content}main>.wide{grid-column:wide}main>.full{grid-column:full}h1,h2,h3,h4{line-height:var(--heading-line-height);letter-spacing:-.02em;text-wrap:balance;margin-block:1.6em .5em;font-weight:650}h1{font-size:var(--step-5);letter-spacing:-.035em;max-width:20ch;margin-block-start:var(--space-l)}h2{font-size:var(--step-3)}h3{font-size:var(--step-1)}p,li{text-wrap:pretty}p,ul,ol,dl,blockquote,pre,table{margin-block:0 var(--space-s)}li+li{margin-top:var(--space-3xs)}strong{font-weight:650}code{font-family:var(--font-mono);overflow-wrap:anywhere;font-size:.9em}pre{padding:var(--space-s);border-radius:var(--radius-small);background:var(--color-surface);border:1px solid var(--color-border);font-size:var(--step--1);line-height:1.5;overflow-x:auto}pre code{overflow-wrap:normal;font-size:1em}table{border-collapse:collapse;width:100%;font-size:var(--step--1)}th,td{text-align:left;vertical-align:top;padding:var(--space-2xs) var(--space-xs) var(--space-2xs) 0;border-bottom:1px solid var(--color-border)}blockquote{padding-left:var(--space-m);border-left:4px solid var(--color-accent);font-size:var(--step-1);margin-inline:0;line-height:1.45}hr{border:0;border-top:1px solid var(--color-border);margin-block:var(--space-xl)}.small{font-size:var(--step--1);color:var(--color-muted)}.hero{gap:var(--space-m) var(--space-xl);padding-block:var(--space-l) var(--space-2xl);border-bottom:1px solid var(--color-border);margin-bottom:var(--space-xl);grid-column:wide;display:grid}.hero h1{font-size:var(--step-6);max-width:16ch;margin-block:0}.hero p{max-width:var(--measure);font-size:var(--step-1);color:var(--color-muted);margin:0;line-height:1.5}.hero p+p{font-size:var(--step-0)}.layout-home main>ul,.layout-services main>ul{gap:var(--space-s);grid-column:wide;grid-template-columns:repeat(auto-fit,minmax(min(100%,17rem),1fr));padding:0;list-style:none;display:grid}:is(.layout-home main>ul,.layout-services main>ul)>li{padding:var(--space-m);border-radius:var(--radius-large);background:var(--color-surface);border:1px solid var(--color-border);margin:0}:is(.layout-home main>ul,.layout-services main>ul) strong{font-size:var(--step-2);letter-spacing:-.02em;margin-bottom:var(--space-2xs);display:block}.layout-home main>h2,.layout-work main>h2{grid-column:wide}.work-grid{gap:var(--space-l) var(--space-m);margin:var(--space-s) 0 var(--space-xl);grid-column:wide;grid-template-columns:repeat(auto-fill,minmax(min(100%,24rem),1fr));padding:0;list-style:none;display:grid}.work-grid>li{margin:0}.card{gap:var(--space-2xs);display:grid;position:relative}.card img{aspect-ratio:8/5;object-fit:cover;border-radius:var(--radius-large);background:var(--color-surface);width:100%;transition:transform .3s}.card h3{margin:var(--space-2xs) 0 0;font-size:var(--step-2)}.card a{color:var(--color-text);text-decoration:none}.card a:after{content:\"\";position:absolute;inset:0}.card a:focus-visible{outline:none}.card:focus-within{outline:3px solid var(--color-focus);outline-offset:6px;border-radius:var(--radius-large)}.card:hover img{transform:translateY(-4px)}.card p{color:var(--color-muted);margin:0}.card .tags{order:-1}.tags{gap:var(--space-3xs) var(--space-2xs);font-size:var(--step--1);flex-wrap:wrap;margin:0;padding:0;list-style:none;display:flex}.tags li{border:1px solid var(--color-border);border-radius:var(--radius-pill);color:var(--color-muted);margin:0;padding:.1em .7em}.case-head{gap:var(--space-m) var(--space-xl);margin-bottom:var(--space-l);grid-column:wide;align-items:end;display:grid}.case-head h1{max-width:18ch;margin:0}.case-head .lede{font-size:var(--step-1);color:var(--color-muted);max-width:var(--measure);margin:0;line-height:1.45}.facts{gap:var(--space-s);grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));margin:0;display:grid}.facts div{border-top:2px solid var(--color-text);padding-top:var(--space-2xs)}.facts dt{font-size:var(--step--1);color:var(--color-muted)}.facts dd{margin:0;font-weight:600}.case-hero{margin:0 0 var(--space-xl);grid-column:wide}.case-hero img{border-radius:var(--radius-large);width:100%}.gallery{gap:var(--space-m);margin-block:var(--space-m) var(--space-xl);grid-column:wide;grid-template-columns:repeat(auto-fit,minmax(min(100%,26rem),1fr));display:grid}.gallery figure{margin:0}.gallery img{border-radius:var(--radius-large);width:100%}.gallery figcaption{font-size:var(--step--1);color:var(--color-muted);margin-top:var(--space-2xs)}.figures{gap:var(--space-s);grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));padding:0;list-style:none;display:grid}.figures li{padding:var(--space-s) var(--space-m);border-radius:var(--radius-large);background:var(--color-surface);border:1px solid var(--color-border);margin:0}.figures strong{font-size:var(--step-4);letter-spacing:-.03em;color:var(--color-link);line-height:1.1;display:block}.next-project{margin-top:var(--space-xl);padding-top:var(--space-l);border-top:1px solid var(--color-border);grid-column:wide}.next-project .work-grid{margin-bottom:0}.call{margin-top:var(--space-xl);padding:var(--space-xl) var(--space-l);border-radius:var(--radius-large);background:var(--color-text);color:var(--color-background);grid-column:wide}.call h2{max-width:22ch;margin-top:0}.call p{max-width:var(--measure)}.call a{margin-top:var(--space-2xs);padding:var(--space-2xs) var(--space-m);border-radius:var(--radius-pill);background:var(--color-background);color:var(--color-text);font-weight:600;text-decoration:none;display:inline-block}form{margin-top:var(--space-m)}fieldset{margin:0 0 var(--space-m);border:0;min-width:0;padding:0}legend{font-size:var(--step-2);letter-spacing:-.02em;margin-bottom:var(--space-s);padding:0;font-weight:650}.field{gap:var(--space-3xs);margin-bottom:var(--space-s);display:grid}.field-row{gap:0 var(--space-s);grid-template-columns:repeat(auto-fit,minmax(min(100%,14rem),1fr));display:grid}label{font-weight:600}.opt,.hint{color:var(--color-muted);font-weight:400;font-size:var(--step--1)}input,select,textarea{font:inherit;color:var(--color-text);background:var(--color-surface);border:1px solid var(--color-muted);border-radius:var(--radius-small);padding:var(--space-2xs) var(--space-xs);width:100%}textarea{resize:vertical;min-height:8rem}[aria-invalid=true]{border:2px solid var(--color-bad)}.error{color:var(--color-bad);font-weight:600;font-size:var(--step--1)}button{font:inherit;cursor:pointer;padding:var(--space-2xs) var(--space-l);border-radius:var(--radius-pill);background:var(--color-accent);color:var(--color-accent-text);border:0;font-weight:600}button:hover{background:var(--color-text);color:var(--color-background)}button:disabled{opacity:.6;cursor:progress}.notice{margin-block:var(--space-s);padding:var(--space-s) var(--space-m);border-left:4px solid var(--color-bad);background:var(--color-surface);border-radius:0 var(--radius-small) var(--radius-small) 0}.notice.ok{border-left-color:var(--color-ok)}.notice h2{font-size:var(--step-1);margin-top:0}.notice ul:last-child,.notice p:last-child{margin-bottom:0}.booking{margin-top:var(--space-l);grid-column:wide}.booking>h2{margin-top:0}.month-bar{justify-content:space-between;align-items:center;gap:var(--space-xs);margin-block:var(--space-s);flex-wrap:wrap;display:flex}.month-bar a{font-weight:600}.month-bar .month-name{font-size:var(--step-2);margin:0;font-weight:650}.days{gap:var(--space-s);margin-bottom:var(--space-m);grid-template-columns:repeat(auto-fill,minmax(min(100%,15rem),1fr));display:grid}.days fieldset{padding:var(--space-xs) var(--space-s) var(--space-s);border:1px solid var(--color-border);border-radius:var(--radius-large);background:var(--color-surface);margin:0}.days legend{font-size:var(--step-0);padding:0 var(--space-3xs);margin:0}.times{gap:var(--space-3xs);flex-wrap:wrap;display:flex}.times label{font-weight:500;position:relative}.times input{opacity:0;cursor:pointer;width:100%;height:100%;margin:0;position:absolute;inset:0}.times span{text-align:center;border:1px solid var(--color-muted);border-radius:var(--radius-pill);font-variant-numeric:tabular-nums;min-width:4.2em;padding:.3em .6em;display:inline-block}.times input:checked+span{background:var(--color-accent);border-color:var(--color-accent);color:var(--color-accent-text)}.times input:focus-visible+span{outline:3px solid var(--color-focus);outline-offset:2px}.booking-details{max-width:var(--measure)}.site-footer{padding-block:var(--space-l);border-top:1px solid var(--color-border);font-size:var(--step--1);color:var(--color-muted);margin-top:auto}.site-footer ul{gap:var(--space-2xs) var(--space-m);flex-wrap:wrap;padding:0;list-style:none;display:flex}.site-footer li+li{margin:0}.site-footer strong{color:var(--color-text)}@media (min-width:56rem){.hero{grid-template-columns:3fr 2fr;align-items:end}.hero h1{grid-row:span 2}.case-head{grid-template-columns:3fr 2fr}}@media (prefers-color-scheme:dark){.call{background:var(--color-surface);color:var(--color-text);border:1px solid var(--color-border)}.call a{background:var(--color-accent);color:var(--color-accent-text)}}@media (prefers-reduced-motion:reduce){@view-transition{navigation:none}*,:before,:after{scroll-behavior:auto!important;transition-duration:.01ms!important;animation-duration:.01ms!important}.card:hover img{transform:none}}@media print{html{color:#000;--lightningcss-light:initial;--lightningcss-dark: ;color-scheme:light;background:#fff}.site-header nav,.lang,.skip,.site-footer .small,form,.call,.next-project{display:none}main{padding:0;display:block}a{color:#000}main a[href^=http]:after,main a[href^=\\/]:after{content:\" (\" attr(href) \")\";font-size:.85em}.card a:after{content:none}pre,blockquote,figure,.card{break-inside:avoid}h2,h3{break-after:avoid}}"
+      "body": "@font-face{font-family:Instrument Sans;font-style:normal;font-weight:400 700;font-display:swap;src:url(/assets/instrument-sans-latin-wght-normal.woff2)format(\"woff2\");unicode-range:U+??,U+131,U+152-153,U+2BB-2BC,U+2C6,U+2DA,U+2DC,U+304,U+308,U+329,U+2000-206F,U+20AC,U+2122,U+2191,U+2193,U+2212,U+2215,U+FEFF,U+FFFD}@font-face{font-family:Instrument Sans fallback;src:local(Arial),local(Liberation Sans),local(Helvetica);size-adjust:97.5%;ascent-override:95%;descent-override:24.5%;line-gap-override:0%}:root{--color-background:#f6f3ee;--color-surface:#fff;--color-text:#191817;--color-muted:#56524b;--color-border:#d8d2c7;--color-accent:#b23a16;--color-accent-text:#fff;--color-link:#9a3212;--color-focus:#1a4fd6;--color-ok:#1d6b3a;--color-bad:#a3161a;--font-body:\"Instrument Sans\", \"Instrument Sans fallback\", system-ui, sans-serif;--font-mono:ui-monospace, \"SFMono-Regular\", Menlo, Consolas, \"Liberation Mono\", monospace;--line-height:1.6;--heading-line-height:1.08;--step--2:clamp(.6683rem, .7019rem + -.0373vw, .6944rem);--step--1:clamp(.8333rem, .8169rem + .0822vw, .8908rem);--step-0:clamp(1rem, .9464rem + .2679vw, 1.1875rem);--step-1:clamp(1.2rem, 1.0906rem + .5471vw, 1.5829rem);--step-2:clamp(1.44rem, 1.2486rem + .9572vw, 2.1101rem);--step-3:clamp(1.728rem, 1.4181rem + 1.5496vw, 2.8127rem);--step-4:clamp(2.0736rem, 1.5948rem + 2.3939vw, 3.7493rem);--step-5:clamp(2.4883rem, 1.7713rem + 3.5851vw, 4.9979rem);--step-6:clamp(2.986rem, 1.9357rem + 5.2517vw, 6.6622rem);--space-3xs:clamp(.25rem, .2366rem + .067vw, .2969rem);--space-2xs:clamp(.5rem, .4732rem + .1339vw, .5938rem);--space-xs:clamp(.75rem, .7098rem + .2009vw, .8906rem);--space-s:clamp(1rem, .9464rem + .2679vw, 1.1875rem);--space-m:clamp(1.5rem, 1.4196rem + .4018vw, 1.7813rem);--space-l:clamp(2rem, 1.8929rem + .5357vw, 2.375rem);--space-xl:clamp(3rem, 2.8393rem + .8036vw, 3.5625rem);--space-2xl:clamp(4rem, 3.7857rem + 1.0714vw, 4.75rem);--space-3xl:clamp(6rem, 5.6786rem + 1.6071vw, 7.125rem);--radius-small:.375rem;--radius-large:1.25rem;--radius-pill:999rem;--measure:68ch;--wide:84rem;--gutter:clamp(1.25rem, 4vw, 3rem)}@media (prefers-color-scheme:dark){:root{--color-background:#141312;--color-surface:#1f1d1b;--color-text:#f1ede6;--color-muted:#b7b0a5;--color-border:#3a3632;--color-accent:#ff8a5c;--color-accent-text:#1a0d07;--color-link:#ffa27d;--color-focus:#8fb0ff;--color-ok:#7fd19b;--color-bad:#ff8f8f}}@view-transition{navigation:auto}*,:before,:after{box-sizing:border-box}html{-moz-text-size-adjust:100%;text-size-adjust:100%;background:var(--color-background);color:var(--color-text);--lightningcss-light:initial;--lightningcss-dark: ;color-scheme:light dark}@media (prefers-color-scheme:dark){html{--lightningcss-light: ;--lightningcss-dark:initial}}body{font-family:var(--font-body);font-size:var(--step-0);line-height:var(--line-height);font-kerning:normal;text-rendering:optimizelegibility;flex-direction:column;min-height:100vh;margin:0;display:flex}img,svg{max-width:100%;height:auto;display:block}a{color:var(--color-link);text-underline-offset:.18em;text-decoration-thickness:1px}a:hover{text-decoration-thickness:2px}:focus-visible{outline:3px solid var(--color-focus);outline-offset:3px;border-radius:2px}::selection{background:var(--color-accent);color:var(--color-accent-text)}.skip{left:var(--space-s);z-index:10;padding:var(--space-2xs) var(--space-s);background:var(--color-text);color:var(--color-background);border-radius:var(--radius-small);position:absolute;top:-10rem}.skip:focus{top:var(--space-s)}.site-header,.site-footer{width:min(var(--wide), 100% - 2 * var(--gutter));margin-inline:auto}.site-header{align-items:center;gap:var(--space-xs) var(--space-l);padding-block:var(--space-m);flex-wrap:wrap;display:flex}.site-header nav{flex:auto}.site-header nav ul{justify-content:flex-end;align-items:center;gap:var(--space-3xs) var(--space-m);flex-wrap:wrap;margin:0;padding:0;list-style:none;display:flex}.site-header nav li{margin:0}.site-header nav a{padding-block:var(--space-3xs);color:var(--color-text);font-weight:500;text-decoration:none;display:inline-block}.site-header nav a:hover{color:var(--color-link)}.site-header nav a[aria-current=page]{text-underline-offset:.35em;text-decoration:underline;text-decoration-thickness:2px}.site-header nav a.cta{padding:var(--space-2xs) var(--space-s);border-radius:var(--radius-pill);background:var(--color-accent);color:var(--color-accent-text)}.site-header nav a.cta:hover{color:var(--color-background);background:var(--color-text)}.brand{align-items:center;gap:var(--space-2xs);color:var(--color-text);font-size:var(--step-1);letter-spacing:-.02em;font-weight:700;line-height:1.1;text-decoration:none;display:inline-flex}.brand svg{width:2.25rem;height:2.25rem;color:var(--color-accent)}.brand small{font-size:var(--step--2);letter-spacing:0;color:var(--color-muted);font-weight:400;display:block}.lang{font-size:var(--step--1);color:var(--color-muted);order:3}main{grid-template-columns:[full-start] minmax(var(--gutter), 1fr) [wide-start] minmax(0, calc((var(--wide) - var(--measure)) / 2)) [content-start] min(var(--measure), 100% - 2 * var(--gutter)) [content-end] minmax(0, calc((var(--wide) - var(--measure)) / 2)) [wide-end] minmax(var(--gutter), 1fr) [full-end];padding-block:var(--space-l) var(--space-3xl);flex:1 0 auto;align-content:start;display:grid}main:focus{outline:none}main>*{grid-column:content}main>.wide{grid-column:wide}main>.full{grid-column:full}h1,h2,h3,h4{line-height:var(--heading-line-height);letter-spacing:-.02em;text-wrap:balance;margin-block:1.6em .5em;font-weight:650}h1{font-size:var(--step-5);letter-spacing:-.035em;max-width:20ch;margin-block-start:var(--space-l)}h2{font-size:var(--step-3)}h3{font-size:var(--step-1)}p,li{text-wrap:pretty}p,ul,ol,dl,blockquote,pre,table{margin-block:0 var(--space-s)}li+li{margin-top:var(--space-3xs)}strong{font-weight:650}code{font-family:var(--font-mono);overflow-wrap:anywhere;font-size:.9em}pre{padding:var(--space-s);border-radius:var(--radius-small);background:var(--color-surface);border:1px solid var(--color-border);font-size:var(--step--1);line-height:1.5;overflow-x:auto}pre code{overflow-wrap:normal;font-size:1em}table{border-collapse:collapse;width:100%;font-size:var(--step--1)}th,td{text-align:left;vertical-align:top;padding:var(--space-2xs) var(--space-xs) var(--space-2xs) 0;border-bottom:1px solid var(--color-border)}blockquote{padding-left:var(--space-m);border-left:4px solid var(--color-accent);font-size:var(--step-1);margin-inline:0;line-height:1.45}hr{border:0;border-top:1px solid var(--color-border);margin-block:var(--space-xl)}.small{font-size:var(--step--1);color:var(--color-muted)}.hero{gap:var(--space-m) var(--space-xl);padding-block:var(--space-l) var(--space-2xl);border-bottom:1px solid var(--color-border);margin-bottom:var(--space-xl);grid-column:wide;display:grid}.hero h1{font-size:var(--step-6);max-width:16ch;margin-block:0}.hero p{max-width:var(--measure);font-size:var(--step-1);color:var(--color-muted);margin:0;line-height:1.5}.hero p+p{font-size:var(--step-0)}.layout-home main>ul:not(.work-grid),.layout-services main>ul{gap:var(--space-s);grid-column:wide;grid-template-columns:repeat(auto-fit,minmax(min(100%,17rem),1fr));padding:0;list-style:none;display:grid}:is(.layout-home main>ul:not(.work-grid),.layout-services main>ul)>li{padding:var(--space-m);border-radius:var(--radius-large);background:var(--color-surface);border:1px solid var(--color-border);margin:0}:is(.layout-home main>ul:not(.work-grid),.layout-services main>ul) strong{font-size:var(--step-2);letter-spacing:-.02em;margin-bottom:var(--space-2xs);display:block}.layout-home main>*,.layout-work main>*{grid-column:wide}.layout-home main>p,.layout-work main>p{max-width:var(--measure)}.work-grid{gap:var(--space-l) var(--space-m);margin:var(--space-s) 0 var(--space-xl);grid-column:wide;grid-template-columns:repeat(auto-fill,minmax(min(100%,24rem),1fr));padding:0;list-style:none;display:grid}.work-grid>li{margin:0}.card{gap:var(--space-2xs);display:grid;position:relative}.card img{aspect-ratio:8/5;object-fit:cover;border-radius:var(--radius-large);background:var(--color-surface);width:100%;transition:transform .3s}.card h3{margin:var(--space-2xs) 0 0;font-size:var(--step-2)}.card a{color:var(--color-text);text-decoration:none}.card a:after{content:\"\";position:absolute;inset:0}.card a:focus-visible{outline:none}.card:focus-within{outline:3px solid var(--color-focus);outline-offset:6px;border-radius:var(--radius-large)}.card:hover img{transform:translateY(-4px)}.card p{color:var(--color-muted);margin:0}.card .tags{order:-1}.tags{gap:var(--space-3xs) var(--space-2xs);font-size:var(--step--1);flex-wrap:wrap;margin:0;padding:0;list-style:none;display:flex}.tags li{border:1px solid var(--color-border);border-radius:var(--radius-pill);color:var(--color-muted);margin:0;padding:.1em .7em}.case-head{gap:var(--space-m) var(--space-xl);margin-bottom:var(--space-l);grid-column:wide;align-items:end;display:grid}.case-head h1{max-width:18ch;margin:0}.case-head .lede{margin-top:var(--space-s);font-size:var(--step-1);color:var(--color-muted);max-width:var(--measure);margin:0;line-height:1.45}.facts{gap:var(--space-s);grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));margin:0;display:grid}.facts div{border-top:2px solid var(--color-text);padding-top:var(--space-2xs)}.facts dt{font-size:var(--step--1);color:var(--color-muted)}.facts dd{margin:0;font-weight:600}.case-hero{margin:0 0 var(--space-xl);grid-column:wide}.case-hero img{border-radius:var(--radius-large);width:100%}.gallery{gap:var(--space-m);margin-block:var(--space-m) var(--space-xl);grid-column:wide;grid-template-columns:repeat(auto-fit,minmax(min(100%,26rem),1fr));display:grid}.gallery figure{margin:0}.gallery img{border-radius:var(--radius-large);width:100%}.gallery figcaption{font-size:var(--step--1);color:var(--color-muted);margin-top:var(--space-2xs)}.figures,.layout-case main>ul{gap:var(--space-s);grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));padding:0;list-style:none;display:grid}:is(.figures,.layout-case main>ul) li{padding:var(--space-s) var(--space-m);border-radius:var(--radius-large);background:var(--color-surface);border:1px solid var(--color-border);margin:0}:is(.figures,.layout-case main>ul) strong{font-size:var(--step-4);letter-spacing:-.03em;color:var(--color-link);line-height:1.1;display:block}.next-project{margin-top:var(--space-xl);padding-top:var(--space-l);border-top:1px solid var(--color-border);grid-column:wide}.next-project .work-grid{margin-bottom:0}.call{margin-top:var(--space-xl);padding:var(--space-xl) var(--space-l);border-radius:var(--radius-large);background:var(--color-text);color:var(--color-background);grid-column:wide}.call h2{max-width:22ch;margin-top:0}.call p{max-width:var(--measure)}.call a{margin-top:var(--space-2xs);padding:var(--space-2xs) var(--space-m);border-radius:var(--radius-pill);background:var(--color-background);color:var(--color-text);font-weight:600;text-decoration:none;display:inline-block}form{margin-top:var(--space-m)}fieldset{margin:0 0 var(--space-m);border:0;min-width:0;padding:0}legend{font-size:var(--step-2);letter-spacing:-.02em;margin-bottom:var(--space-s);padding:0;font-weight:650}.field{gap:var(--space-3xs);margin-bottom:var(--space-s);display:grid}.field-row{gap:0 var(--space-s);grid-template-columns:repeat(auto-fit,minmax(min(100%,14rem),1fr));display:grid}label{font-weight:600}.opt,.hint{color:var(--color-muted);font-weight:400;font-size:var(--step--1)}input,select,textarea{font:inherit;color:var(--color-text);background:var(--color-surface);border:1px solid var(--color-muted);border-radius:var(--radius-small);padding:var(--space-2xs) var(--space-xs);width:100%}textarea{resize:vertical;min-height:8rem}[aria-invalid=true]{border:2px solid var(--color-bad)}.error{color:var(--color-bad);font-weight:600;font-size:var(--step--1)}button{font:inherit;cursor:pointer;padding:var(--space-2xs) var(--space-l);border-radius:var(--radius-pill);background:var(--color-accent);color:var(--color-accent-text);border:0;font-weight:600}button:hover{background:var(--color-text);color:var(--color-background)}button:disabled{opacity:.6;cursor:progress}.notice{margin-block:var(--space-s);padding:var(--space-s) var(--space-m);border-left:4px solid var(--color-bad);background:var(--color-surface);border-radius:0 var(--radius-small) var(--radius-small) 0}.notice.ok{border-left-color:var(--color-ok)}.notice h2{font-size:var(--step-1);margin-top:0}.notice ul:last-child,.notice p:last-child{margin-bottom:0}.booking{margin-top:var(--space-l);grid-column:wide}.booking>h2{margin-top:0}.month-bar{justify-content:space-between;align-items:center;gap:var(--space-xs);margin-block:var(--space-s);flex-wrap:wrap;display:flex}.month-bar a{font-weight:600}.month-bar .month-name{font-size:var(--step-2);margin:0;font-weight:650}.days{gap:var(--space-s);margin-bottom:var(--space-m);grid-template-columns:repeat(auto-fill,minmax(min(100%,15rem),1fr));display:grid}.days fieldset{padding:var(--space-xs) var(--space-s) var(--space-s);border:1px solid var(--color-border);border-radius:var(--radius-large);background:var(--color-surface);margin:0}.days legend{font-size:var(--step-0);padding:0 var(--space-3xs);margin:0}.times{gap:var(--space-3xs);flex-wrap:wrap;display:flex}.times label{font-weight:500;position:relative}.times input{opacity:0;cursor:pointer;width:100%;height:100%;margin:0;position:absolute;inset:0}.times span{text-align:center;border:1px solid var(--color-muted);border-radius:var(--radius-pill);font-variant-numeric:tabular-nums;min-width:4.2em;padding:.3em .6em;display:inline-block}.times input:checked+span{background:var(--color-accent);border-color:var(--color-accent);color:var(--color-accent-text)}.times input:focus-visible+span{outline:3px solid var(--color-focus);outline-offset:2px}.booking-details{max-width:var(--measure)}.site-footer{padding-block:var(--space-l);border-top:1px solid var(--color-border);font-size:var(--step--1);color:var(--color-muted);margin-top:auto}.site-footer ul{gap:var(--space-2xs) var(--space-m);flex-wrap:wrap;padding:0;list-style:none;display:flex}.site-footer li+li{margin:0}.site-footer strong{color:var(--color-text)}@media (min-width:56rem){.hero{grid-template-columns:3fr 2fr;align-items:end}.hero h1{grid-row:span 2}.case-head{grid-template-columns:3fr 2fr}}@media (prefers-color-scheme:dark){.call{background:var(--color-surface);color:var(--color-text);border:1px solid var(--color-border)}.call a{background:var(--color-accent);color:var(--color-accent-text)}}@media (prefers-reduced-motion:reduce){@view-transition{navigation:none}*,:before,:after{scroll-behavior:auto!important;transition-duration:.01ms!important;animation-duration:.01ms!important}.card:hover img{transform:none}}@media print{html{color:#000;--lightningcss-light:initial;--lightningcss-dark: ;color-scheme:light;background:#fff}.site-header nav,.lang,.skip,.site-footer .small,form,.call,.next-project{display:none}main{padding:0;display:block}a{color:#000}main a[href^=http]:after,main a[href^=\\/]:after{content:\" (\" attr(href) \")\";font-size:.85em}.card a:after{content:none}pre,blockquote,figure,.card{break-inside:avoid}h2,h3{break-after:avoid}}"
     },
     "instrument-sans-latin-wght-normal.woff2": {
       "type": "font/woff2",
@@ -719,6 +1095,54 @@ export const CORPUS: Corpus = {
     "logo.svg": {
       "type": "image/svg+xml",
       "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 48 48\" width=\"48\" height=\"48\" fill=\"none\"\n  stroke=\"currentColor\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n  <path d=\"M7 21c9-7 23-8 34-3\" stroke-width=\"7\" />\n  <path d=\"M24 27v5c6 0 8.5 2.6 8.5 5.2 0 3.3-4 5.4-10.5 4.6\" stroke-width=\"4.5\" />\n</svg>\n"
+    },
+    "work-clinica-jardim-cover.svg": {
+      "type": "image/svg+xml",
+      "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 1000\" width=\"1600\" height=\"1000\"><rect width=\"1600\" height=\"1000\" fill=\"#dfeee4\"/><circle cx=\"1320\" cy=\"180\" r=\"260\" fill=\"#bcdcc7\"/><circle cx=\"220\" cy=\"900\" r=\"300\" fill=\"#c9e3d2\"/><rect x=\"260\" y=\"150\" width=\"1080\" height=\"700\" rx=\"30\" fill=\"#fff\"/><rect x=\"260\" y=\"150\" width=\"1080\" height=\"64\" rx=\"30\" fill=\"#1f5c46\"/><rect x=\"320\" y=\"270\" width=\"470\" height=\"44\" rx=\"22\" fill=\"#1f5c46\"/><rect x=\"320\" y=\"334\" width=\"380\" height=\"44\" rx=\"22\" fill=\"#1f5c46\"/><rect x=\"320\" y=\"420\" width=\"420\" height=\"18\" rx=\"9\" fill=\"#6b7f74\"/><rect x=\"320\" y=\"454\" width=\"360\" height=\"18\" rx=\"9\" fill=\"#6b7f74\"/><rect x=\"320\" y=\"520\" width=\"220\" height=\"60\" rx=\"30\" fill=\"#e2683c\"/><rect x=\"860\" y=\"260\" width=\"420\" height=\"330\" rx=\"24\" fill=\"#f1f7f3\"/><g fill=\"#1f5c46\"><rect x=\"900\" y=\"300\" width=\"180\" height=\"16\" rx=\"8\"/></g><g fill=\"#fff\" stroke=\"#1f5c46\" stroke-width=\"3\"><rect x=\"900\" y=\"340\" width=\"96\" height=\"52\" rx=\"12\"/><rect x=\"1010\" y=\"340\" width=\"96\" height=\"52\" rx=\"12\"/><rect x=\"1120\" y=\"340\" width=\"96\" height=\"52\" rx=\"12\"/><rect x=\"900\" y=\"406\" width=\"96\" height=\"52\" rx=\"12\"/><rect x=\"1120\" y=\"406\" width=\"96\" height=\"52\" rx=\"12\"/></g><rect x=\"1010\" y=\"406\" width=\"96\" height=\"52\" rx=\"12\" fill=\"#e2683c\"/><rect x=\"900\" y=\"500\" width=\"316\" height=\"56\" rx=\"28\" fill=\"#1f5c46\"/><g fill=\"#f1f7f3\"><rect x=\"320\" y=\"660\" width=\"300\" height=\"130\" rx=\"20\"/><rect x=\"650\" y=\"660\" width=\"300\" height=\"130\" rx=\"20\"/><rect x=\"980\" y=\"660\" width=\"300\" height=\"130\" rx=\"20\"/></g><path d=\"M360 740c20-40 60-40 80 0M690 740c20-40 60-40 80 0M1020 740c20-40 60-40 80 0\" stroke=\"#2f8a65\" stroke-width=\"10\" fill=\"none\" stroke-linecap=\"round\"/></svg>\n"
+    },
+    "work-clinica-jardim-mobile.svg": {
+      "type": "image/svg+xml",
+      "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 1000\" width=\"1600\" height=\"1000\"><rect width=\"1600\" height=\"1000\" fill=\"#1f5c46\"/><g transform=\"translate(260 90)\"><rect width=\"400\" height=\"820\" rx=\"56\" fill=\"#0f2e23\"/><rect x=\"20\" y=\"20\" width=\"360\" height=\"780\" rx=\"40\" fill=\"#fff\"/><rect x=\"60\" y=\"90\" width=\"220\" height=\"26\" rx=\"13\" fill=\"#1f5c46\"/><rect x=\"60\" y=\"136\" width=\"180\" height=\"26\" rx=\"13\" fill=\"#1f5c46\"/><rect x=\"60\" y=\"200\" width=\"280\" height=\"12\" rx=\"6\" fill=\"#6b7f74\"/><rect x=\"60\" y=\"224\" width=\"240\" height=\"12\" rx=\"6\" fill=\"#6b7f74\"/><rect x=\"60\" y=\"280\" width=\"280\" height=\"56\" rx=\"28\" fill=\"#e2683c\"/><rect x=\"60\" y=\"380\" width=\"280\" height=\"120\" rx=\"18\" fill=\"#dfeee4\"/><rect x=\"60\" y=\"520\" width=\"280\" height=\"120\" rx=\"18\" fill=\"#dfeee4\"/><rect x=\"60\" y=\"660\" width=\"280\" height=\"100\" rx=\"18\" fill=\"#dfeee4\"/></g><g transform=\"translate(940 90)\"><rect width=\"400\" height=\"820\" rx=\"56\" fill=\"#0f2e23\"/><rect x=\"20\" y=\"20\" width=\"360\" height=\"780\" rx=\"40\" fill=\"#fff\"/><rect x=\"60\" y=\"90\" width=\"200\" height=\"22\" rx=\"11\" fill=\"#1f5c46\"/><g fill=\"#fff\" stroke=\"#1f5c46\" stroke-width=\"3\"><rect x=\"60\" y=\"150\" width=\"130\" height=\"60\" rx=\"12\"/><rect x=\"210\" y=\"150\" width=\"130\" height=\"60\" rx=\"12\"/><rect x=\"60\" y=\"226\" width=\"130\" height=\"60\" rx=\"12\"/><rect x=\"60\" y=\"302\" width=\"130\" height=\"60\" rx=\"12\"/><rect x=\"210\" y=\"302\" width=\"130\" height=\"60\" rx=\"12\"/></g><rect x=\"210\" y=\"226\" width=\"130\" height=\"60\" rx=\"12\" fill=\"#e2683c\"/><rect x=\"60\" y=\"400\" width=\"280\" height=\"14\" rx=\"7\" fill=\"#6b7f74\"/><rect x=\"60\" y=\"430\" width=\"280\" height=\"48\" rx=\"10\" fill=\"#f1f7f3\" stroke=\"#6b7f74\" stroke-width=\"2\"/><rect x=\"60\" y=\"500\" width=\"280\" height=\"48\" rx=\"10\" fill=\"#f1f7f3\" stroke=\"#6b7f74\" stroke-width=\"2\"/><rect x=\"60\" y=\"700\" width=\"280\" height=\"56\" rx=\"28\" fill=\"#1f5c46\"/></g></svg>\n"
+    },
+    "work-clinica-jardim-type.svg": {
+      "type": "image/svg+xml",
+      "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 1000\" width=\"1600\" height=\"1000\"><rect width=\"1600\" height=\"1000\" fill=\"#f1f7f3\"/><g fill=\"#1f5c46\"><rect x=\"160\" y=\"160\" width=\"640\" height=\"90\" rx=\"45\"/><rect x=\"160\" y=\"290\" width=\"520\" height=\"90\" rx=\"45\"/></g><g fill=\"#6b7f74\"><rect x=\"160\" y=\"450\" width=\"620\" height=\"24\" rx=\"12\"/><rect x=\"160\" y=\"494\" width=\"580\" height=\"24\" rx=\"12\"/><rect x=\"160\" y=\"538\" width=\"600\" height=\"24\" rx=\"12\"/><rect x=\"160\" y=\"582\" width=\"420\" height=\"24\" rx=\"12\"/></g><g><circle cx=\"1000\" cy=\"300\" r=\"110\" fill=\"#1f5c46\"/><circle cx=\"1260\" cy=\"300\" r=\"110\" fill=\"#2f8a65\"/><circle cx=\"1000\" cy=\"560\" r=\"110\" fill=\"#e2683c\"/><circle cx=\"1260\" cy=\"560\" r=\"110\" fill=\"#dfeee4\" stroke=\"#1f5c46\" stroke-width=\"4\"/></g><rect x=\"160\" y=\"700\" width=\"1280\" height=\"4\" fill=\"#1f5c46\"/><g fill=\"#1f5c46\"><rect x=\"160\" y=\"760\" width=\"200\" height=\"60\" rx=\"30\"/></g><rect x=\"390\" y=\"760\" width=\"200\" height=\"60\" rx=\"30\" fill=\"none\" stroke=\"#1f5c46\" stroke-width=\"4\"/></svg>\n"
+    },
+    "work-mare-alta-cover.svg": {
+      "type": "image/svg+xml",
+      "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 1000\" width=\"1600\" height=\"1000\"><rect width=\"1600\" height=\"1000\" fill=\"#0f3b4f\"/><g fill=\"none\" stroke=\"#e9dcc3\" stroke-width=\"10\" opacity=\".35\"><path d=\"M0 820q100-60 200 0t200 0 200 0 200 0 200 0 200 0 200 0 200 0\"/><path d=\"M0 880q100-60 200 0t200 0 200 0 200 0 200 0 200 0 200 0 200 0\"/><path d=\"M0 940q100-60 200 0t200 0 200 0 200 0 200 0 200 0 200 0 200 0\"/></g><g transform=\"translate(330 210)\"><rect width=\"940\" height=\"520\" rx=\"90\" fill=\"#c9a24a\"/><rect x=\"24\" y=\"24\" width=\"892\" height=\"472\" rx=\"70\" fill=\"#f3e9d2\"/><rect x=\"24\" y=\"170\" width=\"892\" height=\"180\" fill=\"#c4412b\"/><path d=\"M220 260c80-70 230-90 360-40l120-60-30 100 30 100-120-60c-130 50-280 30-360-40z\" fill=\"#f3e9d2\"/><circle cx=\"300\" cy=\"248\" r=\"14\" fill=\"#0f3b4f\"/><g fill=\"#0f3b4f\" font-family=\"Georgia,serif\"><rect x=\"330\" y=\"70\" width=\"280\" height=\"14\" rx=\"7\"/><rect x=\"380\" y=\"104\" width=\"180\" height=\"10\" rx=\"5\"/><rect x=\"300\" y=\"400\" width=\"340\" height=\"16\" rx=\"8\"/><rect x=\"360\" y=\"436\" width=\"220\" height=\"10\" rx=\"5\"/></g></g></svg>\n"
+    },
+    "work-mare-alta-labels.svg": {
+      "type": "image/svg+xml",
+      "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 1000\" width=\"1600\" height=\"1000\"><rect width=\"1600\" height=\"1000\" fill=\"#e9dcc3\"/><g transform=\"translate(140 180)\"><rect width=\"380\" height=\"640\" rx=\"40\" fill=\"#c4412b\"/><rect x=\"30\" y=\"30\" width=\"320\" height=\"580\" rx=\"24\" fill=\"none\" stroke=\"#f3e9d2\" stroke-width=\"6\"/><path d=\"M90 320c50-40 140-50 210-20l50-30-10 50 10 50-50-30c-70 30-160 20-210-20z\" fill=\"#f3e9d2\"/><rect x=\"110\" y=\"120\" width=\"160\" height=\"14\" rx=\"7\" fill=\"#f3e9d2\"/><rect x=\"90\" y=\"470\" width=\"200\" height=\"14\" rx=\"7\" fill=\"#f3e9d2\"/></g><g transform=\"translate(610 180)\"><rect width=\"380\" height=\"640\" rx=\"40\" fill=\"#0f3b4f\"/><rect x=\"30\" y=\"30\" width=\"320\" height=\"580\" rx=\"24\" fill=\"none\" stroke=\"#c9a24a\" stroke-width=\"6\"/><path d=\"M90 320c50-40 140-50 210-20l50-30-10 50 10 50-50-30c-70 30-160 20-210-20z\" fill=\"#c9a24a\"/><rect x=\"110\" y=\"120\" width=\"160\" height=\"14\" rx=\"7\" fill=\"#c9a24a\"/><rect x=\"90\" y=\"470\" width=\"200\" height=\"14\" rx=\"7\" fill=\"#c9a24a\"/></g><g transform=\"translate(1080 180)\"><rect width=\"380\" height=\"640\" rx=\"40\" fill=\"#2f7d6b\"/><rect x=\"30\" y=\"30\" width=\"320\" height=\"580\" rx=\"24\" fill=\"none\" stroke=\"#f3e9d2\" stroke-width=\"6\"/><path d=\"M90 320c50-40 140-50 210-20l50-30-10 50 10 50-50-30c-70 30-160 20-210-20z\" fill=\"#f3e9d2\"/><rect x=\"110\" y=\"120\" width=\"160\" height=\"14\" rx=\"7\" fill=\"#f3e9d2\"/><rect x=\"90\" y=\"470\" width=\"200\" height=\"14\" rx=\"7\" fill=\"#f3e9d2\"/></g></svg>\n"
+    },
+    "work-mare-alta-shop.svg": {
+      "type": "image/svg+xml",
+      "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 1000\" width=\"1600\" height=\"1000\"><rect width=\"1600\" height=\"1000\" fill=\"#f3e9d2\"/><rect x=\"120\" y=\"90\" width=\"1360\" height=\"820\" rx=\"28\" fill=\"#fff\" stroke=\"#d8ccb2\" stroke-width=\"4\"/><rect x=\"120\" y=\"90\" width=\"1360\" height=\"70\" rx=\"28\" fill=\"#0f3b4f\"/><circle cx=\"170\" cy=\"125\" r=\"12\" fill=\"#e9dcc3\"/><circle cx=\"210\" cy=\"125\" r=\"12\" fill=\"#e9dcc3\"/><circle cx=\"250\" cy=\"125\" r=\"12\" fill=\"#e9dcc3\"/><rect x=\"200\" y=\"210\" width=\"380\" height=\"30\" rx=\"15\" fill=\"#0f3b4f\"/><rect x=\"200\" y=\"260\" width=\"260\" height=\"16\" rx=\"8\" fill=\"#8a7f6a\"/><g><rect x=\"200\" y=\"330\" width=\"360\" height=\"480\" rx=\"20\" fill=\"#f3e9d2\"/><rect x=\"250\" y=\"400\" width=\"260\" height=\"150\" rx=\"40\" fill=\"#c4412b\"/><rect x=\"230\" y=\"620\" width=\"240\" height=\"22\" rx=\"11\" fill=\"#0f3b4f\"/><rect x=\"230\" y=\"662\" width=\"140\" height=\"16\" rx=\"8\" fill=\"#8a7f6a\"/><rect x=\"230\" y=\"730\" width=\"150\" height=\"46\" rx=\"23\" fill=\"#c4412b\"/></g><g><rect x=\"620\" y=\"330\" width=\"360\" height=\"480\" rx=\"20\" fill=\"#f3e9d2\"/><rect x=\"670\" y=\"400\" width=\"260\" height=\"150\" rx=\"40\" fill=\"#2f7d6b\"/><rect x=\"650\" y=\"620\" width=\"220\" height=\"22\" rx=\"11\" fill=\"#0f3b4f\"/><rect x=\"650\" y=\"662\" width=\"160\" height=\"16\" rx=\"8\" fill=\"#8a7f6a\"/><rect x=\"650\" y=\"730\" width=\"150\" height=\"46\" rx=\"23\" fill=\"#c4412b\"/></g><g><rect x=\"1040\" y=\"330\" width=\"360\" height=\"480\" rx=\"20\" fill=\"#f3e9d2\"/><rect x=\"1090\" y=\"400\" width=\"260\" height=\"150\" rx=\"40\" fill=\"#c9a24a\"/><rect x=\"1070\" y=\"620\" width=\"250\" height=\"22\" rx=\"11\" fill=\"#0f3b4f\"/><rect x=\"1070\" y=\"662\" width=\"120\" height=\"16\" rx=\"8\" fill=\"#8a7f6a\"/><rect x=\"1070\" y=\"730\" width=\"150\" height=\"46\" rx=\"23\" fill=\"#c4412b\"/></g></svg>\n"
+    },
+    "work-palavras-do-sul-cover.svg": {
+      "type": "image/svg+xml",
+      "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 1000\" width=\"1600\" height=\"1000\"><rect width=\"1600\" height=\"1000\" fill=\"#efe4d2\"/><circle cx=\"1180\" cy=\"420\" r=\"300\" fill=\"#d4572a\"/><path d=\"M0 760c200-60 420-90 640-60s420 90 600 40 260-60 360-40v300H0z\" fill=\"#8a5a2b\"/><path d=\"M0 840c260-40 520-30 760 0s520 40 840-10v170H0z\" fill=\"#5b3a1c\"/><g fill=\"#2b1d12\"><rect x=\"150\" y=\"170\" width=\"110\" height=\"420\" rx=\"10\"/><rect x=\"290\" y=\"170\" width=\"300\" height=\"110\" rx=\"55\"/><rect x=\"290\" y=\"310\" width=\"230\" height=\"110\" rx=\"55\"/><rect x=\"290\" y=\"480\" width=\"350\" height=\"110\" rx=\"10\"/></g><g fill=\"#efe4d2\"><rect x=\"1030\" y=\"320\" width=\"300\" height=\"24\" rx=\"12\"/><rect x=\"1060\" y=\"370\" width=\"240\" height=\"24\" rx=\"12\"/><rect x=\"1090\" y=\"420\" width=\"180\" height=\"24\" rx=\"12\"/><rect x=\"1060\" y=\"470\" width=\"240\" height=\"24\" rx=\"12\"/></g></svg>\n"
+    },
+    "work-palavras-do-sul-poster.svg": {
+      "type": "image/svg+xml",
+      "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 1000\" width=\"1600\" height=\"1000\"><rect width=\"1600\" height=\"1000\" fill=\"#8a5a2b\"/><g transform=\"translate(200 100)\"><rect width=\"540\" height=\"800\" fill=\"#efe4d2\"/><circle cx=\"270\" cy=\"330\" r=\"200\" fill=\"#d4572a\"/><rect x=\"60\" y=\"600\" width=\"420\" height=\"40\" rx=\"6\" fill=\"#2b1d12\"/><rect x=\"60\" y=\"660\" width=\"300\" height=\"24\" rx=\"6\" fill=\"#2b1d12\"/></g><g transform=\"translate(860 100)\"><rect width=\"540\" height=\"800\" fill=\"#2b1d12\"/><path d=\"M60 520c100-60 320-60 420 0v220H60z\" fill=\"#d4572a\"/><rect x=\"60\" y=\"80\" width=\"300\" height=\"60\" rx=\"6\" fill=\"#efe4d2\"/><rect x=\"60\" y=\"160\" width=\"220\" height=\"60\" rx=\"6\" fill=\"#efe4d2\"/><rect x=\"60\" y=\"240\" width=\"380\" height=\"60\" rx=\"6\" fill=\"#efe4d2\"/></g></svg>\n"
+    },
+    "work-palavras-do-sul-programme.svg": {
+      "type": "image/svg+xml",
+      "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 1000\" width=\"1600\" height=\"1000\"><rect width=\"1600\" height=\"1000\" fill=\"#2b1d12\"/><rect x=\"120\" y=\"90\" width=\"1360\" height=\"820\" rx=\"28\" fill=\"#efe4d2\"/><g><rect x=\"180\" y=\"150\" width=\"140\" height=\"50\" rx=\"25\" fill=\"#d4572a\"/><rect x=\"340\" y=\"150\" width=\"140\" height=\"50\" rx=\"25\" fill=\"none\" stroke=\"#2b1d12\" stroke-width=\"4\"/><rect x=\"500\" y=\"150\" width=\"140\" height=\"50\" rx=\"25\" fill=\"none\" stroke=\"#2b1d12\" stroke-width=\"4\"/><rect x=\"660\" y=\"150\" width=\"140\" height=\"50\" rx=\"25\" fill=\"none\" stroke=\"#2b1d12\" stroke-width=\"4\"/></g><g fill=\"#2b1d12\"><rect x=\"180\" y=\"260\" width=\"100\" height=\"30\" rx=\"6\"/><rect x=\"180\" y=\"420\" width=\"100\" height=\"30\" rx=\"6\"/><rect x=\"180\" y=\"580\" width=\"100\" height=\"30\" rx=\"6\"/><rect x=\"180\" y=\"740\" width=\"100\" height=\"30\" rx=\"6\"/></g><g fill=\"#fff\"><rect x=\"320\" y=\"240\" width=\"1100\" height=\"130\" rx=\"18\"/><rect x=\"320\" y=\"400\" width=\"1100\" height=\"130\" rx=\"18\"/><rect x=\"320\" y=\"560\" width=\"1100\" height=\"130\" rx=\"18\"/><rect x=\"320\" y=\"720\" width=\"1100\" height=\"130\" rx=\"18\"/></g><g fill=\"#8a5a2b\"><circle cx=\"400\" cy=\"305\" r=\"40\"/><circle cx=\"400\" cy=\"465\" r=\"40\"/><circle cx=\"400\" cy=\"625\" r=\"40\"/><circle cx=\"400\" cy=\"785\" r=\"40\"/></g><g fill=\"#2b1d12\"><rect x=\"470\" y=\"280\" width=\"420\" height=\"22\" rx=\"11\"/><rect x=\"470\" y=\"440\" width=\"360\" height=\"22\" rx=\"11\"/><rect x=\"470\" y=\"600\" width=\"460\" height=\"22\" rx=\"11\"/><rect x=\"470\" y=\"760\" width=\"320\" height=\"22\" rx=\"11\"/></g><g fill=\"#d4572a\"><rect x=\"1230\" y=\"282\" width=\"150\" height=\"46\" rx=\"23\"/><rect x=\"1230\" y=\"442\" width=\"150\" height=\"46\" rx=\"23\"/><rect x=\"1230\" y=\"602\" width=\"150\" height=\"46\" rx=\"23\"/><rect x=\"1230\" y=\"762\" width=\"150\" height=\"46\" rx=\"23\"/></g></svg>\n"
+    },
+    "work-partilha-solar-cover.svg": {
+      "type": "image/svg+xml",
+      "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 1000\" width=\"1600\" height=\"1000\"><rect width=\"1600\" height=\"1000\" fill=\"#fff4d6\"/><circle cx=\"1280\" cy=\"210\" r=\"120\" fill=\"#f2b32a\"/><g stroke=\"#f2b32a\" stroke-width=\"14\" stroke-linecap=\"round\"><path d=\"M1280 40v-20M1280 400v-20M1110 210h-20M1470 210h-20M1160 90l-14-14M1414 344l-14-14M1400 90l14-14M1146 344l14-14\"/></g><g transform=\"translate(140 420) skewX(-18)\"><g fill=\"#1d3a6b\"><rect width=\"200\" height=\"120\"/><rect x=\"215\" width=\"200\" height=\"120\"/><rect x=\"430\" width=\"200\" height=\"120\"/><rect y=\"135\" width=\"200\" height=\"120\"/><rect x=\"215\" y=\"135\" width=\"200\" height=\"120\"/><rect x=\"430\" y=\"135\" width=\"200\" height=\"120\"/></g><g stroke=\"#7fa6e0\" stroke-width=\"3\"><path d=\"M0 60h630M0 195h630M100 0v255M315 0v255M530 0v255\"/></g></g><rect x=\"860\" y=\"420\" width=\"600\" height=\"440\" rx=\"28\" fill=\"#fff\" stroke=\"#1d3a6b\" stroke-width=\"4\"/><rect x=\"900\" y=\"460\" width=\"260\" height=\"22\" rx=\"11\" fill=\"#1d3a6b\"/><g fill=\"#f2b32a\"><rect x=\"910\" y=\"680\" width=\"50\" height=\"130\" rx=\"8\"/><rect x=\"980\" y=\"620\" width=\"50\" height=\"190\" rx=\"8\"/><rect x=\"1050\" y=\"560\" width=\"50\" height=\"250\" rx=\"8\"/><rect x=\"1120\" y=\"640\" width=\"50\" height=\"170\" rx=\"8\"/></g><g fill=\"#1d3a6b\"><rect x=\"1190\" y=\"700\" width=\"50\" height=\"110\" rx=\"8\"/><rect x=\"1260\" y=\"660\" width=\"50\" height=\"150\" rx=\"8\"/><rect x=\"1330\" y=\"600\" width=\"50\" height=\"210\" rx=\"8\"/><rect x=\"1400\" y=\"720\" width=\"40\" height=\"90\" rx=\"8\"/></g><path d=\"M0 900h1600v100H0z\" fill=\"#1d3a6b\"/></svg>\n"
+    },
+    "work-partilha-solar-dashboard.svg": {
+      "type": "image/svg+xml",
+      "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 1000\" width=\"1600\" height=\"1000\"><rect width=\"1600\" height=\"1000\" fill=\"#1d3a6b\"/><rect x=\"100\" y=\"80\" width=\"1400\" height=\"840\" rx=\"28\" fill=\"#f7f8fb\"/><rect x=\"100\" y=\"80\" width=\"260\" height=\"840\" rx=\"28\" fill=\"#e6ebf4\"/><g fill=\"#1d3a6b\"><rect x=\"140\" y=\"130\" width=\"160\" height=\"22\" rx=\"11\"/></g><g fill=\"#8294b8\"><rect x=\"140\" y=\"210\" width=\"170\" height=\"16\" rx=\"8\"/><rect x=\"140\" y=\"250\" width=\"140\" height=\"16\" rx=\"8\"/><rect x=\"140\" y=\"290\" width=\"160\" height=\"16\" rx=\"8\"/><rect x=\"140\" y=\"330\" width=\"120\" height=\"16\" rx=\"8\"/></g><g><rect x=\"420\" y=\"130\" width=\"320\" height=\"170\" rx=\"20\" fill=\"#fff\" stroke=\"#d5dcea\" stroke-width=\"3\"/><rect x=\"450\" y=\"160\" width=\"140\" height=\"14\" rx=\"7\" fill=\"#8294b8\"/><rect x=\"450\" y=\"200\" width=\"200\" height=\"48\" rx=\"10\" fill=\"#f2b32a\"/><rect x=\"770\" y=\"130\" width=\"320\" height=\"170\" rx=\"20\" fill=\"#fff\" stroke=\"#d5dcea\" stroke-width=\"3\"/><rect x=\"800\" y=\"160\" width=\"160\" height=\"14\" rx=\"7\" fill=\"#8294b8\"/><rect x=\"800\" y=\"200\" width=\"170\" height=\"48\" rx=\"10\" fill=\"#1d3a6b\"/><rect x=\"1120\" y=\"130\" width=\"320\" height=\"170\" rx=\"20\" fill=\"#fff\" stroke=\"#d5dcea\" stroke-width=\"3\"/><rect x=\"1150\" y=\"160\" width=\"120\" height=\"14\" rx=\"7\" fill=\"#8294b8\"/><rect x=\"1150\" y=\"200\" width=\"220\" height=\"48\" rx=\"10\" fill=\"#2f9a6b\"/></g><rect x=\"420\" y=\"340\" width=\"1020\" height=\"530\" rx=\"20\" fill=\"#fff\" stroke=\"#d5dcea\" stroke-width=\"3\"/><path d=\"M470 780C560 760 600 560 700 540s150 180 260 170 160-300 270-310 150 140 190 160\" fill=\"none\" stroke=\"#f2b32a\" stroke-width=\"12\" stroke-linecap=\"round\"/><path d=\"M470 800c100-10 160-90 250-100s160 60 260 50 160-120 260-130 120 40 150 50\" fill=\"none\" stroke=\"#1d3a6b\" stroke-width=\"8\" stroke-linecap=\"round\" stroke-dasharray=\"2 22\"/><path d=\"M470 830h920\" stroke=\"#d5dcea\" stroke-width=\"3\"/></svg>\n"
+    },
+    "work-partilha-solar-split.svg": {
+      "type": "image/svg+xml",
+      "body": "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1600 1000\" width=\"1600\" height=\"1000\"><rect width=\"1600\" height=\"1000\" fill=\"#fff4d6\"/><g transform=\"translate(520 500)\"><circle r=\"330\" fill=\"#1d3a6b\"/><path d=\"M0 0V-330A330 330 0 0 1 314 -102z\" fill=\"#f2b32a\"/><path d=\"M0 0L314 -102A330 330 0 0 1 120 307z\" fill=\"#2f9a6b\"/><path d=\"M0 0L120 307A330 330 0 0 1 -290 157z\" fill=\"#7fa6e0\"/><circle r=\"150\" fill=\"#fff4d6\"/></g><g transform=\"translate(980 250)\"><rect width=\"44\" height=\"44\" rx=\"10\" fill=\"#f2b32a\"/><rect x=\"70\" y=\"8\" width=\"360\" height=\"28\" rx=\"14\" fill=\"#1d3a6b\"/><rect y=\"120\" width=\"44\" height=\"44\" rx=\"10\" fill=\"#2f9a6b\"/><rect x=\"70\" y=\"128\" width=\"300\" height=\"28\" rx=\"14\" fill=\"#1d3a6b\"/><rect y=\"240\" width=\"44\" height=\"44\" rx=\"10\" fill=\"#7fa6e0\"/><rect x=\"70\" y=\"248\" width=\"330\" height=\"28\" rx=\"14\" fill=\"#1d3a6b\"/><rect y=\"360\" width=\"44\" height=\"44\" rx=\"10\" fill=\"#1d3a6b\"/><rect x=\"70\" y=\"368\" width=\"250\" height=\"28\" rx=\"14\" fill=\"#1d3a6b\"/></g></svg>\n"
     }
   },
   "design": {

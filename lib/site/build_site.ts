@@ -17,6 +17,7 @@ import { renderInlineMarkdown, renderMarkdown } from "./render_markdown.ts";
 import { findPage, type PageView, renderPage } from "./render_page.ts";
 import { type HeaderPair, type Representation, toRepresentation } from "../http/representation.ts";
 import { rewriteMarkdown } from "./rewrite_markdown.ts";
+import { expandWorkCards, renderCaseStudy, renderHero, toPageMarkdown } from "./render_work.ts";
 import { formatLink } from "../http/versioning.ts";
 import { CONTENT_SECURITY_POLICY } from "../http/security_headers.ts";
 
@@ -193,9 +194,14 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     } else if (page.layout === "booking") {
       extraHtml = renderBookingWidget(corpus, language);
     }
-    const bodyHtml = renderMarkdown(page.markdown, {
-      codeLabel: corpus.languages[language].text.codeLabel,
-    });
+    let bodyHtml = expandWorkCards(
+      renderMarkdown(page.markdown, { codeLabel: corpus.languages[language].text.codeLabel }),
+      corpus,
+      language,
+      assetUrls,
+    );
+    if (page.layout === "home") bodyHtml = renderHero(bodyHtml);
+    if (page.layout === "case") bodyHtml = renderCaseStudy(corpus, page, bodyHtml, assetUrls);
     const html = renderHtml({
       language,
       title: page.title,
@@ -207,7 +213,7 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
       scripts: page.layout === "booking" ? ["booking.js"] : [],
     });
     const markdown = buildFrontMatter(corpus, page, translation, baseUrl) +
-      rewriteMarkdown(page.markdown, { baseUrl });
+      rewriteMarkdown(toPageMarkdown(corpus, page), { baseUrl });
     const markdownHeaders: HeaderPair[] = [
       ["Content-Type", MARKDOWN_TYPE],
       ...common.map(([name, value]): HeaderPair =>
