@@ -31,6 +31,7 @@ import {
 } from "../lib/http/representation.ts";
 import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
+import { answerBookingPage } from "./booking_form.ts";
 
 /** Assets also served at the root, where browsers look for them unasked. */
 const ROOT_ASSETS = ["favicon.ico", "apple-touch-icon.png"] as const;
@@ -81,7 +82,7 @@ function servePage(
   entry: SitePage,
   request: Request,
   context: RequestContext,
-): Response {
+): Response | Promise<Response> {
   if (context.pathname !== entry.page.path) {
     // itty-router also matches a trailing slash: send it to the one canonical address.
     const query = request.url.indexOf("?");
@@ -93,6 +94,8 @@ function servePage(
   if (services.negotiateFormat(request.headers.get("Accept")) === "markdown") {
     return respond(request, entry.markdown);
   }
+  // The booking form lists the free times of the moment: rendered per request.
+  if (entry.page.layout === "booking") return answerBookingPage(services, site, entry, request);
   if (
     request.url.includes("?") || (entry.page.layout === "contact" && request.headers.has("Cookie"))
   ) {

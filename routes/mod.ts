@@ -12,6 +12,7 @@ import { bookingRoutes } from "./booking.ts";
 import { bookingActionRoutes } from "./booking_actions.ts";
 import { contactRoutes } from "./contact.ts";
 import { contactFormRoutes } from "./contact_form.ts";
+import { bookingFormRoutes } from "./booking_form.ts";
 import { answerSiteFallback, contentRoutes } from "./content.ts";
 import { discoveryRoutes } from "./discovery.ts";
 import { agentDiscoveryRoutes } from "./agent_discovery.ts";
@@ -58,6 +59,7 @@ export function buildRouteTable(services: Services): RouteDefinition[] {
     ...mcpRoutes(services),
     ...agentDiscoveryRoutes(services),
     ...contactFormRoutes(services),
+    ...bookingFormRoutes(services),
     ...contentRoutes(services),
   );
   return table;

@@ -11,7 +11,6 @@ import { buildLlmsFullTxt, buildLlmsTxt, fillBase, toMarkdownPath } from "./buil
 import { buildRobotsTxt } from "./build_robots_txt.ts";
 import { buildSitemap } from "./build_sitemap.ts";
 import type { ContentFormat } from "../http/negotiate_format.ts";
-import { renderBookingWidget } from "./render_booking_widget.ts";
 import { renderContactForm } from "./render_contact_form.ts";
 import { renderInlineMarkdown, renderMarkdown } from "./render_markdown.ts";
 import { findPage, type PageView, renderPage } from "./render_page.ts";
@@ -191,8 +190,6 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     let extraHtml = "";
     if (page.layout === "contact") {
       extraHtml = renderContactForm(corpus.languages[language].form, page.path);
-    } else if (page.layout === "booking") {
-      extraHtml = renderBookingWidget(corpus, language);
     }
     let bodyHtml = expandWorkCards(
       renderMarkdown(page.markdown, { codeLabel: corpus.languages[language].text.codeLabel }),
@@ -210,7 +207,6 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
       page,
       translation,
       markdownPath,
-      scripts: page.layout === "booking" ? ["booking.js"] : [],
     });
     const markdown = buildFrontMatter(corpus, page, translation, baseUrl) +
       rewriteMarkdown(toPageMarkdown(corpus, page), { baseUrl });
