@@ -44,6 +44,8 @@ export function renderMarkdown(markdown: string, options: RenderMarkdownOptions 
   const codeLabel = escapeText(options.codeLabel ?? "Code");
   // Heading ids are unique within one document: the slugs used so far live in this call only.
   const usedSlugs = new Set<string>();
+  // Each code block is a region, and regions need names of their own: numbered, in this call.
+  let codeBlocks = 0;
   const marked = new Marked({
     gfm: true,
     renderer: {
@@ -58,7 +60,7 @@ export function renderMarkdown(markdown: string, options: RenderMarkdownOptions 
       code({ text, lang }) {
         const escaped = escapeText(text);
         const language = lang ? ` class="language-${lang.replace(/[^\w-]/g, "")}"` : "";
-        return `<pre tabindex="0" role="region" aria-label="${codeLabel}"><code${language}>${escaped}\n</code></pre>\n`;
+        return `<pre tabindex="0" role="region" aria-label="${codeLabel} ${++codeBlocks}"><code${language}>${escaped}\n</code></pre>\n`;
       },
     },
   });

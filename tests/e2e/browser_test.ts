@@ -5,7 +5,8 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -418,3 +419,56 @@ test(
     }
   },
 );
+
+/** axe-core's source, injected into each page (the page's CSP is bypassed for it). */
+const AXE_SOURCE = readFileSync(
+  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
+  "utf8",
+);
+
+/** Every page of the corpus, both languages, and a 404 page. */
+const AUDITED_PATHS = [...CORPUS.pages.map((page) => page.path), "/en/no-such-page"];
+
+const AXE_VIEWS = [
+  { name: "390 px light", viewport: { width: 390, height: 844 }, colorScheme: "light" },
+  { name: "1440 px light", viewport: { width: 1440, height: 900 }, colorScheme: "light" },
+  { name: "390 px dark", viewport: { width: 390, height: 844 }, colorScheme: "dark" },
+  { name: "1440 px dark", viewport: { width: 1440, height: 900 }, colorScheme: "dark" },
+] as const;
+
+for (const view of AXE_VIEWS) {
+  test(
+    `axe-core finds no violation on any page at ${view.name}`,
+    { skip: SKIP },
+    async () => {
+      const context = await (await openBrowser()).newContext({
+        viewport: view.viewport,
+        colorScheme: view.colorScheme,
+        bypassCSP: true,
+        reducedMotion: "reduce",
+      });
+      const page = await context.newPage();
+      const found: string[] = [];
+      try {
+        for (const path of AUDITED_PATHS) {
+          await page.goto(origin + path, { waitUntil: "load" });
+          await page.addScriptTag({ content: AXE_SOURCE });
+          const violations = await page.evaluate(async () => {
+            // @ts-ignore: axe is the script just injected
+            const result = await globalThis.axe.run(document, { resultTypes: ["violations"] });
+            return (result.violations as Array<{ id: string; nodes: Array<{ target: string[] }> }>)
+              .map((violation) =>
+                `${violation.id} (${
+                  violation.nodes.map((node) => node.target.join(" ")).join(", ")
+                })`
+              );
+          });
+          for (const violation of violations) found.push(`${path}: ${violation}`);
+        }
+      } finally {
+        await context.close();
+      }
+      assert.deepEqual(found, [], found.join("\n"));
+    },
+  );
+}
