@@ -31,6 +31,10 @@ import {
 } from "../lib/http/representation.ts";
 import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
+import { answerBookingPage } from "./booking_form.ts";
+
+/** Assets also served at the root, where browsers look for them unasked. */
+const ROOT_ASSETS = ["favicon.ico", "apple-touch-icon.png"] as const;
 
 /** Headers of an answer that depends on the visitor (a cookie set or read). */
 const PRIVATE: HeaderPair = ["Cache-Control", "private, no-store"];
@@ -78,7 +82,7 @@ function servePage(
   entry: SitePage,
   request: Request,
   context: RequestContext,
-): Response {
+): Response | Promise<Response> {
   if (context.pathname !== entry.page.path) {
     // itty-router also matches a trailing slash: send it to the one canonical address.
     const query = request.url.indexOf("?");
@@ -90,6 +94,8 @@ function servePage(
   if (services.negotiateFormat(request.headers.get("Accept")) === "markdown") {
     return respond(request, entry.markdown);
   }
+  // The booking form lists the free times of the moment: rendered per request.
+  if (entry.page.layout === "booking") return answerBookingPage(services, site, entry, request);
   if (
     request.url.includes("?") || (entry.page.layout === "contact" && request.headers.has("Cookie"))
   ) {
@@ -186,5 +192,18 @@ export function contentRoutes(services: Services): RouteDefinition[] {
       },
     },
   );
+  // Browsers and chat apps ask for these at the root whatever the page links to.
+  for (const name of ROOT_ASSETS) {
+    if (!(name in services.content.assets)) continue;
+    routes.push({
+      method: "GET",
+      path: `/${name}`,
+      handle: (request) => {
+        const asset = services.site().assets.get(name);
+        if (!asset) throw new Error(`No prepared asset "${name}"`);
+        return respond(request, asset.current);
+      },
+    });
+  }
   return routes;
 }

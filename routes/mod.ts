@@ -13,6 +13,7 @@ import { bookingRoutes } from "./booking.ts";
 import { bookingActionRoutes } from "./booking_actions.ts";
 import { contactRoutes } from "./contact.ts";
 import { contactFormRoutes } from "./contact_form.ts";
+import { bookingFormRoutes } from "./booking_form.ts";
 import { answerSiteFallback, contentRoutes } from "./content.ts";
 import { discoveryRoutes } from "./discovery.ts";
 import { agentDiscoveryRoutes } from "./agent_discovery.ts";
@@ -60,6 +61,7 @@ export function buildRouteTable(services: Services): RouteDefinition[] {
     ...agentDiscoveryRoutes(services),
     ...apiReferenceRoutes(services),
     ...contactFormRoutes(services),
+    ...bookingFormRoutes(services),
     ...contentRoutes(services),
   );
   return table;

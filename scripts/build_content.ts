@@ -10,6 +10,12 @@
  *   `/.well-known/agent-skills/<name>/SKILL.md` (front matter: `name`, the folder's, and
  *   `description`, nothing else).
  *
+ * - `content/tokens.yaml` and `content/style/site.css`: the design tokens and the rules, built
+ *   into the stylesheet, icons, sharing card and manifest (scripts/build_design.ts), with the web
+ *   font the tokens name, read from its npm package;
+ * - case studies: pages whose layout is `case`, with front matter `project` (client, year, tags,
+ *   summary, selected, cover and gallery pictures: SVG assets, whose size is read from them).
+ *
  * `{{name}}`, `{{email}}` and `{{address}}` in any text are replaced by the facts of site.yaml.
  *
  * Usage: `deno task build:content` (writes the module), `deno task build:content --check` (exits
@@ -18,9 +24,12 @@
  * @module
  */
 import { readdir, readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { buildDesign, readTokens } from "./build_design.ts";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import {
+  array,
   boolean,
   create,
   defaulted,
@@ -36,6 +45,7 @@ import {
   checkCorpus,
   type Corpus,
   type CorpusPage,
+  type CorpusPicture,
   type CorpusSkill,
   LANGUAGES,
   PAGE_LAYOUTS,
@@ -55,7 +65,10 @@ const NOT_FOUND_FILE = "not_found.md";
 /** A source file, its path relative to `content/` with `/` separators. */
 export interface SourceFile {
   path: string;
+  /** Its text (empty for a binary file). */
   text: string;
+  /** Its bytes, for a binary file (the web font). */
+  bytes?: Uint8Array;
 }
 
 const MEDIA_TYPES: Record<string, string> = {
@@ -64,6 +77,22 @@ const MEDIA_TYPES: Record<string, string> = {
   svg: "image/svg+xml",
   txt: "text/plain; charset=utf-8",
 };
+
+const Picture = object({
+  src: nonempty(string()),
+  alt: nonempty(string()),
+  caption: optional(string()),
+});
+
+const Project = object({
+  client: nonempty(string()),
+  year: nonempty(string()),
+  tags: array(string()),
+  summary: nonempty(string()),
+  selected: defaulted(boolean(), false),
+  cover: Picture,
+  gallery: defaulted(array(Picture), []),
+});
 
 const FrontMatter = object({
   path: string(),
@@ -75,6 +104,7 @@ const FrontMatter = object({
   section: enums(PAGE_SECTIONS),
   layout: defaulted(enums(PAGE_LAYOUTS), "page"),
   indexed: defaulted(boolean(), true),
+  project: optional(Project),
 });
 
 const NotFoundFrontMatter = object({
@@ -168,11 +198,20 @@ export function buildCorpus(files: readonly SourceFile[]): Corpus {
         notFound[language] = { title: front.title, description: front.description, markdown };
         continue;
       }
-      const front = create(data, FrontMatter);
+      const { project, ...front } = create(data, FrontMatter);
       pages.push({
         id,
         language,
         ...front,
+        ...(project
+          ? {
+            project: {
+              ...project,
+              cover: toPicture(files, file.path, project.cover),
+              gallery: project.gallery.map((picture) => toPicture(files, file.path, picture)),
+            },
+          }
+          : {}),
         title: substitute(file.path, front.title, facts),
         label: front.label ?? front.title,
         description: substitute(file.path, front.description, facts),
@@ -192,11 +231,45 @@ export function buildCorpus(files: readonly SourceFile[]): Corpus {
     (a.id < b.id ? -1 : 1)
   );
   const assets: Corpus["assets"] = {};
+  let design: Corpus["design"];
+  const tokensFile = files.find((file) => file.path === "tokens.yaml");
+  if (tokensFile) {
+    let tokens;
+    try {
+      tokens = readTokens(parse(tokensFile.text));
+    } catch (error) {
+      throw new ContentError("tokens.yaml", describe(error));
+    }
+    const rules = files.find((file) => file.path === "style/site.css");
+    if (!rules) throw new ContentError("style/site.css", "missing");
+    const font = files.find((file) => file.path === `fonts/${tokens.font.file}`)?.bytes;
+    if (!font) throw new ContentError("tokens.yaml", `font "${tokens.font.file}" was not read`);
+    const logo = files.find((file) => file.path === tokens.logo);
+    if (!logo) throw new ContentError("tokens.yaml", `logo "${tokens.logo}" is missing`);
+    const built = buildDesign({
+      tokens,
+      rules: rules.text,
+      fontBytes: font,
+      logo: logo.text,
+      name: facts.name,
+      description: String(languages?.pt?.tagline ?? facts.name),
+    });
+    Object.assign(assets, built.assets);
+    design = {
+      logoSvg: built.logoSvg,
+      font: built.font,
+      themeColors: built.themeColors,
+      card: built.card,
+    };
+  }
   for (const file of files) {
     const match = /^assets\/([a-z0-9_.-]+)\.([a-z0-9]+)$/.exec(file.path);
     if (!match) continue;
     const type = MEDIA_TYPES[match[2]];
     if (!type) throw new ContentError(file.path, `no media type known for ".${match[2]}"`);
+    if (`${match[1]}.${match[2]}` in assets) {
+      throw new ContentError(file.path, "has the name of an asset built from the tokens");
+    }
     assets[`${match[1]}.${match[2]}`] = { type, body: file.text };
   }
   const skills: CorpusSkill[] = [];
@@ -225,8 +298,26 @@ export function buildCorpus(files: readonly SourceFile[]): Corpus {
     languages,
     pages,
     assets,
+    ...(design ? { design } : {}),
     skills,
   });
+}
+
+/** A picture of a case study: its SVG asset must exist; its size is read from its root. */
+function toPicture(
+  files: readonly SourceFile[],
+  page: string,
+  picture: { src: string; alt: string; caption?: string },
+): CorpusPicture {
+  const file = files.find((item) => item.path === `assets/${picture.src}`);
+  if (!file) throw new ContentError(page, `picture "${picture.src}" is not in assets/`);
+  const root = /<svg\b[^>]*>/.exec(file.text)?.[0] ?? "";
+  const width = Number(/\swidth="(\d+)"/.exec(root)?.[1]);
+  const height = Number(/\sheight="(\d+)"/.exec(root)?.[1]);
+  if (!width || !height) {
+    throw new ContentError(file.path, "the root <svg> needs width and height in pixels");
+  }
+  return { ...picture, width, height };
 }
 
 /**
@@ -262,6 +353,22 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
     if (name.startsWith(".")) continue;
     const path = `skills/${name}/SKILL.md`;
     files.push({ path, text: await readFile(folder + path, "utf8") });
+  }
+  try {
+    const tokensText = await readFile(folder + "tokens.yaml", "utf8");
+    files.push({ path: "tokens.yaml", text: tokensText });
+    files.push({ path: "style/site.css", text: await readFile(folder + "style/site.css", "utf8") });
+    const tokens = readTokens(parse(tokensText));
+    // The font comes from its npm package (deno.json's imports), resolved from this module.
+    const require = createRequire(import.meta.url);
+    const fontPath = require.resolve(`${tokens.font.package}/files/${tokens.font.file}`);
+    files.push({
+      path: `fonts/${tokens.font.file}`,
+      text: "",
+      bytes: new Uint8Array(await readFile(fontPath)),
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOENT") throw error;
   }
   for (const subfolder of [...LANGUAGES, "assets"]) {
     const names = (await readdir(folder + subfolder)).sort();

@@ -1,69 +1,29 @@
-// The booking widget of the booking pages: lists a month's free times from
-// GET /api/v1/booking/slots and books one with POST /api/v1/booking, explaining every answer in
-// the page's language. Its text comes from the JSON block #booking-config that the page carries.
+// Enhances the booking form of the booking pages, which works without JavaScript (the server
+// lists the month's free times and takes the form): with this script the booking goes through
+// POST /api/v1/booking without leaving the page, a double click books once (one
+// Idempotency-Key), and after a 409 the free times are read again from the page itself. Its
+// text comes from the JSON block #booking-config that the page carries.
 (() => {
   "use strict";
   const ZONE = "Europe/Lisbon";
   const root = document.getElementById("booking");
   const configElement = document.getElementById("booking-config");
-  if (!root || !configElement) return;
+  if (!root || !configElement || typeof DOMParser !== "function") return;
   const config = JSON.parse(configElement.textContent || "{}");
   const text = config.text;
   const form = root.querySelector("form");
-  const days = root.querySelector(".days");
-  const monthName = root.querySelector(".month-name");
-  const slotsStatus = root.querySelector(".slots-status");
   const result = root.querySelector(".booking-result");
   const submit = form.querySelector("button[type=submit]");
-  const [previous, next] = root.querySelectorAll(".month-bar button");
 
-  const dayFormat = new Intl.DateTimeFormat(config.tag, {
-    timeZone: ZONE,
-    weekday: "long",
-    day: "numeric",
-    month: "long",
-  });
-  // 24-hour times in both languages: the studio's clock is Lisbon's.
-  const timeFormat = new Intl.DateTimeFormat(config.tag, {
-    timeZone: ZONE,
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  });
   const fullFormat = new Intl.DateTimeFormat(config.tag, {
     timeZone: ZONE,
     dateStyle: "full",
     timeStyle: "short",
     hourCycle: "h23",
   });
-  const monthFormat = new Intl.DateTimeFormat(config.tag, {
-    timeZone: "UTC",
-    month: "long",
-    year: "numeric",
-  });
-
-  // The current month in Lisbon, whatever the visitor's own time zone.
-  const today = Object.fromEntries(
-    new Intl.DateTimeFormat("en-CA", { timeZone: ZONE, year: "numeric", month: "2-digit" })
-      .formatToParts(new Date()).map((part) => [part.type, part.value]),
-  );
-  const firstMonth = Number(today.year) * 12 + Number(today.month) - 1;
-  let monthIndex = firstMonth;
-  let lastMonth = Infinity;
-  let loading = 0;
-  let idempotency = { body: "", key: "" };
-
-  /** Upper-cases the first letter only ("segunda-feira, 23 de novembro" → "Segunda-feira, …"). */
-  function capitalize(text) {
-    return text.charAt(0).toLocaleUpperCase(config.tag) + text.slice(1);
-  }
 
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, (all, name) => name in values ? values[name] : all);
-  }
-
-  function toMonthParameter(index) {
-    return `${Math.floor(index / 12)}-${String(index % 12 + 1).padStart(2, "0")}`;
   }
 
   function show(element, message, kind) {
@@ -71,74 +31,18 @@
     element.className = element.className.replace(/\s*notice(\s+ok)?/g, "") +
       (kind ? ` notice${kind === "ok" ? " ok" : ""}` : "");
   }
+  let idempotency = { body: "", key: "" };
 
-  function renderSlots(slots) {
-    days.replaceChildren();
-    const dates = Object.keys(slots).filter((date) => slots[date].length).sort();
-    for (const date of dates) {
-      const item = document.createElement("li");
-      const heading = document.createElement("p");
-      heading.className = "day-name";
-      heading.id = `day-${date}`;
-      const [year, month, day] = date.split("-").map(Number);
-      heading.textContent = capitalize(
-        dayFormat.format(new Date(Date.UTC(year, month - 1, day, 12))),
-      );
-      const times = document.createElement("div");
-      times.className = "times";
-      times.setAttribute("role", "group");
-      times.setAttribute("aria-labelledby", heading.id);
-      for (const slot of slots[date]) {
-        const label = document.createElement("label");
-        const input = document.createElement("input");
-        input.type = "radio";
-        input.name = "start";
-        input.value = slot.start;
-        input.required = true;
-        const face = document.createElement("span");
-        face.textContent = timeFormat.format(new Date(slot.start));
-        label.append(input, face);
-        times.append(label);
-      }
-      item.append(heading, times);
-      days.append(item);
-    }
-    return dates.length;
-  }
-
-  async function loadMonth() {
-    const ticket = ++loading;
-    monthName.textContent = capitalize(monthFormat.format(
-      new Date(Date.UTC(Math.floor(monthIndex / 12), monthIndex % 12, 1)),
-    ));
-    previous.disabled = monthIndex <= firstMonth;
-    next.disabled = monthIndex >= lastMonth;
-    days.replaceChildren();
-    show(slotsStatus, text.loading);
-    let response;
+  // The times of the month shown, read again from the page the server renders.
+  async function refreshTimes() {
     try {
-      response = await fetch(`/api/v1/booking/slots?month=${toMonthParameter(monthIndex)}`, {
-        headers: { Accept: "application/json" },
-        cache: "no-store",
-      });
+      const response = await fetch(form.getAttribute("action"), { cache: "no-store" });
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      const fresh = page.querySelector("#booking fieldset.slots");
+      const current = form.querySelector("fieldset.slots");
+      if (fresh && current) current.replaceWith(document.importNode(fresh, true));
     } catch {
-      if (ticket === loading) show(slotsStatus, text.slotsFailed, "bad");
-      return;
-    }
-    const body = await response.json().catch(() => ({}));
-    if (ticket !== loading) return;
-    if (response.ok && body.slots) {
-      show(slotsStatus, renderSlots(body.slots) ? "" : text.noSlots);
-    } else if (response.status === 400) {
-      // The month lies beyond the bookable horizon: go no further.
-      lastMonth = monthIndex - 1;
-      next.disabled = true;
-      show(slotsStatus, text.noSlots);
-    } else if (response.status === 429) {
-      const seconds = response.headers.get("Retry-After") || "60";
-      show(slotsStatus, fill(text.rateLimited, { seconds }), "bad");
-    } else {
-      show(slotsStatus, text.slotsFailed, "bad");
+      // The list stays as it was; the server refuses a taken time again.
     }
   }
 
@@ -216,7 +120,7 @@
     } else if (response.status === 409) {
       show(result, fill(text.conflict, values), "bad");
       submit.disabled = false;
-      await loadMonth();
+      await refreshTimes();
     } else if (response.status === 503) {
       // Never invite a blind retry: the booking may exist.
       show(result, fill(text.uncertain, values), "bad");
@@ -247,15 +151,5 @@
     result.focus();
   }
 
-  previous.addEventListener("click", () => {
-    if (monthIndex > firstMonth) monthIndex--;
-    loadMonth();
-  });
-  next.addEventListener("click", () => {
-    if (monthIndex < lastMonth) monthIndex++;
-    loadMonth();
-  });
   form.addEventListener("submit", book);
-  root.hidden = false;
-  loadMonth();
 })();

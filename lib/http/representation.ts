@@ -1,10 +1,14 @@
 /**
  * Prepared responses of the site: a representation's bytes, entity tag and headers, computed
  * once, and the one function that answers with it, `If-None-Match` included (RFC 9110,
- * sections 13.1.2 and 15.4.5).
+ * sections 13.1.2 and 15.4.5). A text representation of 1 KiB or more is also served gzipped
+ * when the request's `Accept-Encoding` allows it (RFC 9110, section 12.5.3): compressed once, on
+ * the first such request, and kept, with an entity tag of its own and `Vary: Accept-Encoding` on
+ * both (pure JavaScript `fflate`, so Deno, Node and Bun answer alike).
  *
  * @module
  */
+import { gzipSync } from "fflate";
 import { buildEtag, matchesEtag } from "./etag.ts";
 
 /** A header name and value. */
@@ -12,7 +16,7 @@ export type HeaderPair = readonly [string, string];
 
 /** A prepared representation: its bytes, entity tag and the headers of a 200 answer. */
 export interface Representation {
-  /** The body, UTF-8. */
+  /** The body: UTF-8 text, or the bytes of a binary file. */
   readonly body: Uint8Array<ArrayBuffer>;
   /** The strong entity tag of the body. */
   readonly etag: string;
@@ -20,7 +24,16 @@ export interface Representation {
   readonly headers: readonly HeaderPair[];
   /** The headers a 304 answer repeats: `ETag`, `Vary`, `Cache-Control`, `Content-Language`. */
   readonly notModifiedHeaders: readonly HeaderPair[];
+  /** The gzipped variant, made on first use; absent when the body is not worth compressing. */
+  readonly gzip?: () => Representation;
 }
+
+/** The smallest body worth compressing, in bytes. */
+export const MIN_COMPRESSED_BYTES = 1024;
+
+/** Media types whose bodies compress: text, JSON, XML, JavaScript, SVG, the manifest. */
+const COMPRESSIBLE_TYPE =
+  /^(?:text\/|application\/(?:[\w.-]+\+)?(?:json|xml|javascript)\b|application\/manifest\+json|image\/svg\+xml)/;
 
 const encoder = new TextEncoder();
 
@@ -32,6 +45,10 @@ const NOT_MODIFIED_HEADERS: ReadonlySet<string> = new Set([
   "content-language",
 ]);
 
+function toNotModified(headers: readonly HeaderPair[]): HeaderPair[] {
+  return headers.filter(([name]) => NOT_MODIFIED_HEADERS.has(name.toLowerCase()));
+}
+
 /**
  * How long a cache may keep a discovery document (the OpenAPI document, the catalogs, the
  * server card): an hour, revalidated with its ETag afterwards.
@@ -41,20 +58,74 @@ export const DISCOVERY_CACHE = "public, max-age=3600";
 /**
  * Prepares a representation.
  *
- * @param text The body.
+ * @param content The body: text (encoded as UTF-8) or bytes.
  * @param headers The answer's headers, without `ETag` (added here).
  * @returns The representation.
  */
-export function toRepresentation(text: string, headers: readonly HeaderPair[]): Representation {
-  const body = encoder.encode(text);
+export function toRepresentation(
+  content: string | Uint8Array<ArrayBuffer>,
+  headers: readonly HeaderPair[],
+): Representation {
+  const body = typeof content === "string" ? encoder.encode(content) : content;
   const etag = buildEtag(body);
-  const all: HeaderPair[] = [...headers, ["ETag", etag]];
+  const type = headers.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "";
+  if (body.length < MIN_COMPRESSED_BYTES || !COMPRESSIBLE_TYPE.test(type)) {
+    const all: HeaderPair[] = [...headers, ["ETag", etag]];
+    return { body, etag, headers: all, notModifiedHeaders: toNotModified(all) };
+  }
+  const vary = headers.find(([name]) => name.toLowerCase() === "vary")?.[1];
+  const shared: HeaderPair[] = [
+    ...headers.filter(([name]) => name.toLowerCase() !== "vary"),
+    [
+      "Vary",
+      !vary
+        ? "Accept-Encoding"
+        : /\bAccept-Encoding\b/i.test(vary)
+        ? vary
+        : `${vary}, Accept-Encoding`,
+    ],
+  ];
+  const all: HeaderPair[] = [...shared, ["ETag", etag]];
+  let gzipped: Representation | undefined;
   return {
     body,
     etag,
     headers: all,
-    notModifiedHeaders: all.filter(([name]) => NOT_MODIFIED_HEADERS.has(name.toLowerCase())),
+    notModifiedHeaders: toNotModified(all),
+    gzip: () => {
+      if (gzipped) return gzipped;
+      // A tag of its own: the gzipped bytes are another representation (RFC 9110, 8.8.3).
+      const gzipEtag = etag.slice(0, -1) + '-gz"';
+      const fields: HeaderPair[] = [...shared, ["Content-Encoding", "gzip"], ["ETag", gzipEtag]];
+      gzipped = {
+        body: gzipSync(body, { level: 9, mtime: 0 }) as Uint8Array<ArrayBuffer>,
+        etag: gzipEtag,
+        headers: fields,
+        notModifiedHeaders: toNotModified(fields),
+      };
+      return gzipped;
+    },
   };
+}
+
+/**
+ * Whether `Accept-Encoding` allows gzip: `gzip` (or `x-gzip`) listed with a weight above 0, or
+ * `*` above 0 with gzip not refused (RFC 9110, section 12.5.3).
+ *
+ * @param acceptEncoding The request's `Accept-Encoding`, or `null`.
+ */
+export function acceptsGzip(acceptEncoding: string | null): boolean {
+  if (!acceptEncoding) return false;
+  let any: boolean | undefined;
+  for (const item of acceptEncoding.split(",")) {
+    const [coding, ...parameters] = item.trim().toLowerCase().split(";");
+    const weight = parameters.map((parameter) => parameter.trim())
+      .find((parameter) => parameter.startsWith("q="));
+    const allowed = weight === undefined || Number(weight.slice(2)) > 0;
+    if (coding.trim() === "gzip" || coding.trim() === "x-gzip") return allowed;
+    if (coding.trim() === "*") any = allowed;
+  }
+  return any ?? false;
 }
 
 /** Options of {@linkcode respond}. */
@@ -79,6 +150,9 @@ export function respond(
   options: RespondOptions = {},
 ): Response {
   const status = options.status ?? 200;
+  if (representation.gzip && acceptsGzip(request.headers.get("Accept-Encoding"))) {
+    representation = representation.gzip();
+  }
   const condition = status === 200 ? request.headers.get("If-None-Match") : null;
   const notModified = condition !== null && matchesEtag(condition, representation.etag);
   const response = notModified

@@ -18,6 +18,7 @@ import {
 } from "../contract/contract.ts";
 import { type Corpus, type CorpusPage, type Language, LANGUAGES, PAGE_SECTIONS } from "./corpus.ts";
 import { rewriteMarkdown } from "./rewrite_markdown.ts";
+import { toPageMarkdown } from "./render_work.ts";
 
 /** Where the whole corpus is served as one Markdown document. */
 export const LLMS_FULL_PATH = "/llms-full.txt";
@@ -137,13 +138,14 @@ export function buildLlmsFullTxt(corpus: Corpus, baseUrl: string): string {
   for (const language of LANGUAGES) {
     lines.push(`## ${corpus.languages[language].label}`, "");
     const pages = corpus.pages.filter((page) => page.language === language && page.indexed);
-    for (const page of pages) lines.push(buildFullSection(page, baseUrl), "");
+    for (const page of pages) lines.push(buildFullSection(corpus, page, baseUrl), "");
   }
   return lines.join("\n").trimEnd() + "\n";
 }
 
-function buildFullSection(page: CorpusPage, baseUrl: string): string {
-  const shifted = rewriteMarkdown(page.markdown, { baseUrl, shiftHeadings: 2 }).trim();
+function buildFullSection(corpus: Corpus, page: CorpusPage, baseUrl: string): string {
+  const shifted = rewriteMarkdown(toPageMarkdown(corpus, page), { baseUrl, shiftHeadings: 2 })
+    .trim();
   // The page's own H1, now an H3, is its first line: the page's address follows it.
   const newline = shifted.indexOf("\n");
   const heading = newline < 0 ? shifted : shifted.slice(0, newline);

@@ -11,12 +11,12 @@ import { buildLlmsFullTxt, buildLlmsTxt, fillBase, toMarkdownPath } from "./buil
 import { buildRobotsTxt } from "./build_robots_txt.ts";
 import { buildSitemap } from "./build_sitemap.ts";
 import type { ContentFormat } from "../http/negotiate_format.ts";
-import { renderBookingWidget } from "./render_booking_widget.ts";
 import { renderContactForm } from "./render_contact_form.ts";
 import { renderInlineMarkdown, renderMarkdown } from "./render_markdown.ts";
 import { findPage, type PageView, renderPage } from "./render_page.ts";
 import { type HeaderPair, type Representation, toRepresentation } from "../http/representation.ts";
 import { rewriteMarkdown } from "./rewrite_markdown.ts";
+import { expandWorkCards, renderCaseStudy, renderHero, toPageMarkdown } from "./render_work.ts";
 import { formatLink } from "../http/versioning.ts";
 import { CONTENT_SECURITY_POLICY } from "../http/security_headers.ts";
 
@@ -137,13 +137,27 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     { version: string; current: Representation; pinned: Representation }
   >();
   const assetUrls: Record<string, string> = {};
-  for (const [name, asset] of Object.entries(corpus.assets)) {
+  // Stylesheets last: their `url(/assets/…)` references become the versioned, immutable URLs of
+  // the files they name (the web font), so a changed font changes the stylesheet's URL too.
+  const entries = Object.entries(corpus.assets).sort(([, a], [, b]) =>
+    Number(a.type.startsWith("text/css")) - Number(b.type.startsWith("text/css"))
+  );
+  for (const [name, asset] of entries) {
     const headers: HeaderPair[] = [
       ["Content-Type", asset.type],
       ["X-Content-Type-Options", "nosniff"],
     ];
-    const current = toRepresentation(asset.body, [...headers, ["Cache-Control", PAGE_CACHE]]);
-    const pinned = toRepresentation(asset.body, [
+    let body: string | Uint8Array<ArrayBuffer> = asset.body;
+    if (asset.encoding === "base64") {
+      body = Uint8Array.from(atob(asset.body), (character) => character.charCodeAt(0));
+    } else if (asset.type.startsWith("text/css")) {
+      body = asset.body.replace(
+        /url\((["']?)\/assets\/([a-z0-9_.-]+)\1\)/g,
+        (all, _quote, file: string) => assetUrls[file] ? `url(${assetUrls[file]})` : all,
+      );
+    }
+    const current = toRepresentation(body, [...headers, ["Cache-Control", PAGE_CACHE]]);
+    const pinned = toRepresentation(body, [
       ...headers,
       ["Cache-Control", "public, max-age=31536000, immutable"],
     ]);
@@ -176,10 +190,15 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     let extraHtml = "";
     if (page.layout === "contact") {
       extraHtml = renderContactForm(corpus.languages[language].form, page.path);
-    } else if (page.layout === "booking") {
-      extraHtml = renderBookingWidget(corpus, language);
     }
-    const bodyHtml = renderMarkdown(page.markdown);
+    let bodyHtml = expandWorkCards(
+      renderMarkdown(page.markdown, { codeLabel: corpus.languages[language].text.codeLabel }),
+      corpus,
+      language,
+      assetUrls,
+    );
+    if (page.layout === "home") bodyHtml = renderHero(bodyHtml);
+    if (page.layout === "case") bodyHtml = renderCaseStudy(corpus, page, bodyHtml, assetUrls);
     const html = renderHtml({
       language,
       title: page.title,
@@ -188,10 +207,9 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
       page,
       translation,
       markdownPath,
-      scripts: page.layout === "booking" ? ["booking.js"] : [],
     });
     const markdown = buildFrontMatter(corpus, page, translation, baseUrl) +
-      rewriteMarkdown(page.markdown, { baseUrl });
+      rewriteMarkdown(toPageMarkdown(corpus, page), { baseUrl });
     const markdownHeaders: HeaderPair[] = [
       ["Content-Type", MARKDOWN_TYPE],
       ...common.map(([name, value]): HeaderPair =>

@@ -35,8 +35,11 @@ export const PAGE_SECTIONS = ["studio", "services", "contact", "agents", "option
 /** An llms.txt section. */
 export type PageSection = typeof PAGE_SECTIONS[number];
 
-/** What the HTML template adds after a page's Markdown: nothing, the contact form or the booking widget. */
-export const PAGE_LAYOUTS = ["page", "contact", "booking"] as const;
+/**
+ * What the HTML template makes of a page: a page of text, the contact form or the booking form
+ * after it, the home page (a wide hero), the work index (a grid of case studies) or a case study.
+ */
+export const PAGE_LAYOUTS = ["page", "contact", "booking", "home", "work", "case"] as const;
 
 /** A page layout. */
 export type PageLayout = typeof PAGE_LAYOUTS[number];
@@ -47,6 +50,58 @@ const PATH: Struct<string, null> = pattern(
 );
 const DATE: Struct<string, null> = pattern(string(), /^\d{4}-\d{2}-\d{2}$/);
 const TEXT: Struct<string, null> = nonempty(string());
+
+/** A picture of the corpus: an SVG asset, its intrinsic size and its text alternative. */
+export interface CorpusPicture {
+  /** The asset's file name, e.g. `work-mare-alta-cover.svg`. */
+  src: string;
+  /** What the picture shows, for people who cannot see it. */
+  alt: string;
+  /** Intrinsic width, in CSS pixels. */
+  width: number;
+  /** Intrinsic height, in CSS pixels. */
+  height: number;
+  /** An optional caption. */
+  caption?: string;
+}
+
+/** The validator of {@linkcode CorpusPicture}. */
+export const CorpusPicture: Describe<CorpusPicture> = object({
+  src: TEXT,
+  alt: TEXT,
+  width: number(),
+  height: number(),
+  caption: optional(string()),
+});
+
+/** The facts of a case study (front matter `project` of a page whose layout is `case`). */
+export interface CorpusProject {
+  /** The client's name. */
+  client: string;
+  /** The year or years of the work, e.g. `2025` or `2024–2026`. */
+  year: string;
+  /** What the studio did. */
+  tags: string[];
+  /** One sentence for the card. */
+  summary: string;
+  /** Whether the home page shows it among the selected work. */
+  selected: boolean;
+  /** The cover: the card's picture and the case study's hero. */
+  cover: CorpusPicture;
+  /** The gallery. */
+  gallery: CorpusPicture[];
+}
+
+/** The validator of {@linkcode CorpusProject}. */
+export const CorpusProject: Describe<CorpusProject> = object({
+  client: TEXT,
+  year: TEXT,
+  tags: array(string()),
+  summary: TEXT,
+  selected: boolean(),
+  cover: CorpusPicture,
+  gallery: array(CorpusPicture),
+});
 
 /** One page in one language. */
 export interface CorpusPage {
@@ -74,6 +129,8 @@ export interface CorpusPage {
   indexed: boolean;
   /** The body in Markdown, starting with its H1. */
   markdown: string;
+  /** A case study's facts and pictures. */
+  project?: CorpusProject;
 }
 
 /** The validator of {@linkcode CorpusPage}. */
@@ -90,6 +147,7 @@ export const CorpusPage: Describe<CorpusPage> = object({
   layout: enums(PAGE_LAYOUTS),
   indexed: boolean(),
   markdown: TEXT,
+  project: optional(CorpusProject),
 });
 
 /** The text of a page that has no path of its own (the 404 page). */
@@ -254,6 +312,34 @@ export const BookingText: Describe<BookingText> = object({
   missingTime: string(),
 });
 
+/** The labels of the case studies and of the work cards. */
+export interface WorkText {
+  /** The facts' terms. */
+  client: string;
+  year: string;
+  services: string;
+  /** The gallery's heading. */
+  gallery: string;
+  /** The heading above the next project's card. */
+  next: string;
+  /** The call to book at the end of a case study: heading, text and the link's words. */
+  callTitle: string;
+  callText: string;
+  callLink: string;
+}
+
+/** The validator of {@linkcode WorkText}. */
+export const WorkText: Describe<WorkText> = object({
+  client: TEXT,
+  year: TEXT,
+  services: TEXT,
+  gallery: TEXT,
+  next: TEXT,
+  callTitle: TEXT,
+  callText: TEXT,
+  callLink: TEXT,
+});
+
 /** Everything the site says in one language besides its pages. */
 export interface LanguageSettings {
   /** BCP 47 tag for `lang`, `hreflang` and the sitemap: `pt-PT`, `en`. */
@@ -277,7 +363,11 @@ export interface LanguageSettings {
     markdownLink: string;
     machineLinks: string;
     methodNotAllowed: Notice;
+    /** The name of a scrolling code block, for keyboard and screen-reader users. */
+    codeLabel?: string;
   };
+  /** The labels of the case studies and work cards. */
+  work?: WorkText;
   /** The contact form. */
   form: ContactFormText;
   /** The booking widget. */
@@ -309,7 +399,9 @@ export const LanguageSettings: Describe<LanguageSettings> = object({
     markdownLink: string(),
     machineLinks: string(),
     methodNotAllowed: Notice,
+    codeLabel: optional(string()),
   }),
+  work: optional(WorkText),
   form: ContactFormText,
   booking: BookingText,
   llms: object({
@@ -361,6 +453,46 @@ export const CorpusSkill: Describe<CorpusSkill> = object({
   markdown: TEXT,
 });
 
+/** A static file: text, or bytes in base64. */
+export interface CorpusAsset {
+  /** Its media type. */
+  type: string;
+  /** Its text, or its bytes in base64 when `encoding` is `base64`. */
+  body: string;
+  /** How `body` holds bytes. @default {undefined} (text) */
+  encoding?: "base64";
+}
+
+/** The validator of {@linkcode CorpusAsset}. */
+export const CorpusAsset: Describe<CorpusAsset> = object({
+  type: string(),
+  body: string(),
+  encoding: optional(enums(["base64"])),
+});
+
+/**
+ * The studio's look as the template needs it (the stylesheet and icons are assets, built from
+ * the design tokens of `content/tokens.yaml`).
+ */
+export interface CorpusDesign {
+  /** The logo's SVG markup, inlined in the header (drawn in `currentColor`). */
+  logoSvg: string;
+  /** The web font's asset name, preloaded by every page. */
+  font: string;
+  /** `theme-color` of each scheme. */
+  themeColors: { light: string; dark: string };
+  /** The sharing card (`og:image`): its asset name and size. */
+  card: { name: string; width: number; height: number };
+}
+
+/** The validator of {@linkcode CorpusDesign}. */
+export const CorpusDesign: Describe<CorpusDesign> = object({
+  logoSvg: TEXT,
+  font: TEXT,
+  themeColors: object({ light: TEXT, dark: TEXT }),
+  card: object({ name: TEXT, width: number(), height: number() }),
+});
+
 /** The whole corpus: the studio's facts, both languages' settings, every page and the assets. */
 export interface Corpus {
   /** The studio's name. */
@@ -374,7 +506,9 @@ export interface Corpus {
   /** Every page of both languages, in a stable order (Portuguese first, then by `order`). */
   pages: CorpusPage[];
   /** Static files served under `/assets/`, by file name (`site.css`, `booking.js`). */
-  assets: Record<string, { type: string; body: string }>;
+  assets: Record<string, CorpusAsset>;
+  /** The studio's look: logo, font, theme colours, sharing card. */
+  design?: CorpusDesign;
   /** The Agent Skills published under `/.well-known/agent-skills/`, if any. */
   skills?: CorpusSkill[];
 }
@@ -386,7 +520,8 @@ export const Corpus: Describe<Corpus> = object({
   address: TEXT,
   languages: object({ pt: LanguageSettings, en: LanguageSettings }),
   pages: array(CorpusPage),
-  assets: record(string(), object({ type: string(), body: string() })),
+  assets: record(string(), CorpusAsset),
+  design: optional(CorpusDesign),
   skills: optional(array(CorpusSkill)),
 });
 

@@ -1,76 +1,211 @@
 /**
- * The booking widget of the booking pages: markup that stays hidden until its script
- * (`content/assets/booking.js`) runs, lists a month's free times and books one through the API.
- * Without JavaScript the page's own text points to the contact form and the API.
+ * The booking form of the booking pages, rendered on the server so it works without JavaScript:
+ * the month's free times as a radio group per day (in the schedule's zone), month navigation by
+ * link, the attendee's details and a honeypot, posting to the page's own path. After a refused
+ * submission it is shown again with the person's values, a message per field and the notice of
+ * what happened. Its script (`content/assets/booking.js`) only enhances it: it books through the
+ * API without leaving the page and refreshes the times after a 409.
  *
  * @module
  */
-import { BOOKING_FIELDS, getOperation } from "../contract/contract.ts";
+import { BOOKING_FIELDS } from "../contract/contract.ts";
+import type { FieldProblem } from "../contract/fields.ts";
 import type { Corpus, Language } from "./corpus.ts";
 import { escapeHtml } from "../mail/mail.ts";
 
+/** What the booking form shows. */
+export interface BookingFormState {
+  /** The page's path, where the form posts and the month links point. */
+  path: string;
+  /** The month shown, `YYYY-MM`. */
+  month: string;
+  /** The months before and after it that may be shown, if any. */
+  previousMonth?: string;
+  nextMonth?: string;
+  /** The schedule's zone, in which days and times are written. */
+  timeZone: string;
+  /** The free starts by date, or `undefined` when the calendar could not be read. */
+  slots?: Record<string, Array<{ start: string }>>;
+  /** The person's values after a refused submission. */
+  values?: Partial<Record<"start" | "name" | "email" | "company" | "topic", string>>;
+  /** Problems to show, one per field at most. */
+  problems?: readonly FieldProblem[];
+  /** A notice above the form: what happened to the last submission. */
+  notice?: { text: string; kind: "ok" | "bad" };
+}
+
+/** Upper-cases the first letter only ("segunda-feira, 23 de novembro" → "Segunda-feira, …"). */
+function capitalize(text: string, tag: string): string {
+  return text.charAt(0).toLocaleUpperCase(tag) + text.slice(1);
+}
+
 /**
- * Renders the booking widget with its configuration block.
+ * Writes an instant as the booking pages do: the full date and the 24-hour time in the zone.
+ *
+ * @param start An ISO 8601 instant. @param tag The language's BCP 47 tag. @param timeZone The zone.
+ */
+export function formatStart(start: string, tag: string, timeZone: string): string {
+  return new Intl.DateTimeFormat(tag, {
+    timeZone,
+    dateStyle: "full",
+    timeStyle: "short",
+    hourCycle: "h23",
+  }).format(new Date(start));
+}
+
+/**
+ * Renders the booking form with its configuration block.
  *
  * @param corpus The corpus, for the language's text.
  * @param language The page's language, also the booking's `locale`.
- * @returns The widget's HTML.
+ * @param state The month, its free times and what to show again.
+ * @returns The form's HTML.
  */
-export function renderBookingWidget(corpus: Corpus, language: Language): string {
+export function renderBookingWidget(
+  corpus: Corpus,
+  language: Language,
+  state: BookingFormState,
+): string {
   const settings = corpus.languages[language];
   const text = settings.booking;
+  const tag = settings.tag;
+  const values = state.values ?? {};
+  const problems = new Map<string, string>();
+  for (const problem of state.problems ?? []) {
+    if (problems.has(problem.field)) continue;
+    // The contact form's messages say what each kind of problem means; bounds are booking's.
+    const field = BOOKING_FIELDS[problem.field as keyof typeof BOOKING_FIELDS];
+    const message = problem.field === "start"
+      ? text.missingTime
+      : settings.form.problems[problem.problem]
+        .replace("{min}", String(field && "minLength" in field ? field.minLength : 0))
+        .replace("{max}", String(field?.maxLength ?? ""));
+    problems.set(problem.field, message);
+  }
   const optional = ` <span class="opt">(${escapeHtml(text.optional)})</span>`;
   // A JSON data block is never executed, so the page's Content-Security-Policy allows it; "<" is
   // escaped so no text can close the element.
-  const config = JSON.stringify({ tag: settings.tag, locale: language, text })
-    .replace(/</g, "\\u003c");
-  const field = (id: string, label: string, input: string, hint?: string) =>
+  const config = JSON.stringify({ tag, locale: language, text }).replace(/</g, "\\u003c");
+  const error = (name: string) =>
+    problems.has(name)
+      ? `<span class="error" id="b-${name}-error">${escapeHtml(problems.get(name) ?? "")}</span>`
+      : "";
+  const invalid = (name: string, hint?: string) => {
+    const described = [hint, problems.has(name) ? `b-${name}-error` : ""].filter(Boolean);
+    return (problems.has(name) ? ' aria-invalid="true"' : "") +
+      (described.length ? ` aria-describedby="${described.join(" ")}"` : "");
+  };
+  const value = (name: keyof NonNullable<BookingFormState["values"]>) =>
+    values[name] ? ` value="${escapeHtml(values[name] ?? "")}"` : "";
+  const field = (id: string, name: string, label: string, input: string, hint?: string) =>
     `<div class="field"><label for="${id}">${label}</label>${
       hint ? `<span class="hint" id="${id}-hint">${escapeHtml(hint)}</span>` : ""
-    }${input}</div>`;
+    }${error(name)}${input}</div>`;
+
+  const monthName = capitalize(
+    new Intl.DateTimeFormat(tag, { timeZone: "UTC", month: "long", year: "numeric" })
+      .format(new Date(`${state.month}-01T12:00:00Z`)),
+    tag,
+  );
+  const monthLink = (month: string | undefined, label: string, rel: string) =>
+    month
+      ? `<a href="${state.path}?month=${month}#booking" rel="${rel}">${escapeHtml(label)}</a>`
+      : `<span aria-hidden="true"></span>`;
+  const dayFormat = new Intl.DateTimeFormat(tag, {
+    timeZone: state.timeZone,
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+  });
+  const timeFormat = new Intl.DateTimeFormat(tag, {
+    timeZone: state.timeZone,
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  });
+  let days: string;
+  if (!state.slots) {
+    days = `<p class="slots-status notice">${escapeHtml(text.slotsFailed)}</p>`;
+  } else if (Object.keys(state.slots).length === 0) {
+    days = `<p class="slots-status">${escapeHtml(text.noSlots)}</p>`;
+  } else {
+    days = Object.entries(state.slots).map(([date, starts], index) => {
+      const legend = capitalize(dayFormat.format(new Date(starts[0]?.start ?? date)), tag);
+      const radios = starts.map(({ start }) =>
+        `<label><input type="radio" name="start" value="${escapeHtml(start)}"${
+          values.start === start ? " checked" : ""
+        }${index === 0 ? " required" : ""}><span>${
+          timeFormat.format(new Date(start))
+        }</span></label>`
+      ).join("");
+      return `<fieldset><legend>${
+        escapeHtml(legend)
+      }</legend><div class="times">${radios}</div></fieldset>`;
+    }).join("");
+    days = `<div class="days">${days}</div>`;
+  }
+  const notice = state.notice
+    ? `<p class="booking-result notice${
+      state.notice.kind === "ok" ? " ok" : ""
+    }" role="status" tabindex="-1">${escapeHtml(state.notice.text)}</p>`
+    : '<p class="booking-result" role="status" tabindex="-1"></p>';
+
   return [
-    '<section class="booking" id="booking" aria-labelledby="booking-title" hidden>',
+    '<section class="booking" id="booking" aria-labelledby="booking-title">',
     `<h2 id="booking-title">${escapeHtml(text.chooseTime)}</h2>`,
     `<p class="small">${escapeHtml(text.timeZone)}</p>`,
-    '<div class="month-bar">',
-    `<button type="button">← ${escapeHtml(text.previousMonth)}</button>`,
-    '<span class="month-name" aria-live="polite"></span>',
-    `<button type="button">${escapeHtml(text.nextMonth)} →</button>`,
-    "</div>",
-    '<p class="slots-status" role="status"></p>',
-    `<form method="post" action="${getOperation("createBooking").path}">`,
-    "<fieldset>",
-    `<legend>${escapeHtml(text.days)}</legend>`,
-    '<ul class="days"></ul>',
+    `<nav class="month-bar" aria-label="${escapeHtml(text.month)}">`,
+    monthLink(state.previousMonth, `← ${text.previousMonth}`, "prev"),
+    `<p class="month-name">${escapeHtml(monthName)}</p>`,
+    monthLink(state.nextMonth, `${text.nextMonth} →`, "next"),
+    "</nav>",
+    notice,
+    `<form method="post" action="${state.path}?month=${state.month}">`,
+    `<fieldset class="slots"><legend>${escapeHtml(text.days)}</legend>`,
+    error("start"),
+    days,
+    "</fieldset>",
+    '<div class="booking-details">',
     '<div class="field-row">',
     field(
       "b-name",
+      "name",
       escapeHtml(text.name),
-      `<input id="b-name" name="name" autocomplete="name" required minlength="${BOOKING_FIELDS.name.minLength}" maxlength="${BOOKING_FIELDS.name.maxLength}">`,
+      `<input id="b-name" name="name" autocomplete="name" required minlength="${BOOKING_FIELDS.name.minLength}" maxlength="${BOOKING_FIELDS.name.maxLength}"${
+        value("name")
+      }${invalid("name")}>`,
     ),
     field(
       "b-email",
+      "email",
       escapeHtml(text.email),
-      `<input id="b-email" name="email" type="email" autocomplete="email" required maxlength="${BOOKING_FIELDS.email.maxLength}">`,
+      `<input id="b-email" name="email" type="email" autocomplete="email" required maxlength="${BOOKING_FIELDS.email.maxLength}"${
+        value("email")
+      }${invalid("email")}>`,
     ),
     "</div>",
     field(
       "b-company",
+      "company",
       escapeHtml(text.company) + optional,
-      `<input id="b-company" name="company" autocomplete="organization" maxlength="${BOOKING_FIELDS.company.maxLength}">`,
+      `<input id="b-company" name="company" autocomplete="organization" maxlength="${BOOKING_FIELDS.company.maxLength}"${
+        value("company")
+      }${invalid("company")}>`,
     ),
     field(
       "b-topic",
+      "topic",
       escapeHtml(text.topic),
-      `<textarea id="b-topic" name="topic" rows="4" required minlength="${BOOKING_FIELDS.topic.minLength}" maxlength="${BOOKING_FIELDS.topic.maxLength}" aria-describedby="b-topic-hint"></textarea>`,
+      `<textarea id="b-topic" name="topic" rows="4" required minlength="${BOOKING_FIELDS.topic.minLength}" maxlength="${BOOKING_FIELDS.topic.maxLength}"${
+        invalid("topic", "b-topic-hint")
+      }>${escapeHtml(values.topic ?? "")}</textarea>`,
       text.topicHint,
     ),
-    // A field people never see: software that fills every input is refused by the API.
+    // A field people never see: software that fills every input is refused, as by the API.
     '<div hidden><label for="b-website">Website</label>' +
     '<input id="b-website" name="website" tabindex="-1" autocomplete="off"></div>',
-    "</fieldset>",
     `<button type="submit">${escapeHtml(text.submit)}</button>`,
-    '<p class="booking-result" role="status" tabindex="-1"></p>',
+    "</div>",
     "</form>",
     "</section>",
     `<script type="application/json" id="booking-config">${config}</script>`,

@@ -1,7 +1,9 @@
 /**
  * The site's one HTML template: language attribute, title and description, canonical and
- * alternate-language links, the link to the page's Markdown twin, a skip link, the navigation
- * with the language switch, and a footer with the studio's details.
+ * alternate-language links, the sharing tags (Open Graph, Twitter card), the icons, manifest and
+ * `theme-color` of each scheme, the preloaded web font, the link to the page's Markdown twin, a
+ * skip link, the navigation with the studio's logo and the language switch, and a footer with
+ * the studio's details.
  *
  * @module
  */
@@ -56,12 +58,24 @@ export function renderPage(view: PageView): string {
   const home = language === "pt" ? "/" : "/en";
   const isHome = page?.path === home;
   const title = isHome ? `${corpus.name} · ${view.title}` : `${view.title} · ${corpus.name}`;
+  const design = corpus.design;
+  const assetUrl = (name: string) => view.assetUrls[name] ?? `/assets/${name}`;
   const head = [
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(title)}</title>`,
     `<meta name="description" content="${escapeHtml(view.description)}">`,
   ];
+  if (design) {
+    head.push(
+      '<meta name="color-scheme" content="light dark">',
+      `<meta name="theme-color" media="(prefers-color-scheme: light)" content="${design.themeColors.light}">`,
+      `<meta name="theme-color" media="(prefers-color-scheme: dark)" content="${design.themeColors.dark}">`,
+      `<link rel="preload" href="${
+        assetUrl(design.font)
+      }" as="font" type="font/woff2" crossorigin>`,
+    );
+  }
   if (!page || !page.indexed) head.push('<meta name="robots" content="noindex">');
   if (page) {
     const url = baseUrl + page.path;
@@ -87,6 +101,25 @@ export function renderPage(view: PageView): string {
       `<meta property="og:site_name" content="${escapeHtml(corpus.name)}">`,
       `<meta property="og:locale" content="${settings.tag.replace("-", "_")}">`,
     );
+    if (design) {
+      head.push(
+        `<meta property="og:image" content="${baseUrl + assetUrl(design.card.name)}">`,
+        `<meta property="og:image:width" content="${design.card.width}">`,
+        `<meta property="og:image:height" content="${design.card.height}">`,
+        `<meta property="og:image:alt" content="${escapeHtml(corpus.name)}">`,
+        '<meta name="twitter:card" content="summary_large_image">',
+        `<meta name="twitter:title" content="${escapeHtml(view.title)}">`,
+        `<meta name="twitter:description" content="${escapeHtml(view.description)}">`,
+      );
+    }
+  }
+  if (design) {
+    head.push(
+      '<link rel="icon" href="/favicon.ico" sizes="32x32">',
+      `<link rel="icon" href="${assetUrl("favicon.svg")}" type="image/svg+xml">`,
+      `<link rel="apple-touch-icon" href="${assetUrl("apple-touch-icon.png")}">`,
+      `<link rel="manifest" href="${assetUrl("site.webmanifest")}">`,
+    );
   }
   if (view.markdownPath) {
     head.push(
@@ -110,9 +143,9 @@ export function renderPage(view: PageView): string {
   const switchTarget = translation?.path ?? (language === "pt" ? "/en" : "/");
   const header = [
     '<header class="site-header">',
-    `<a class="brand" href="${home}">${escapeHtml(corpus.name)}<small>${
-      escapeHtml(settings.tagline)
-    }</small></a>`,
+    `<a class="brand" href="${home}">${
+      design ? design.logoSvg.replace(/^<svg\b/, '<svg aria-hidden="true"') : ""
+    }<span>${escapeHtml(corpus.name)}<small>${escapeHtml(settings.tagline)}</small></span></a>`,
     `<a class="lang" href="${switchTarget}" hreflang="${other.tag}" lang="${other.tag}">${
       escapeHtml(other.label)
     }</a>`,
@@ -148,7 +181,7 @@ export function renderPage(view: PageView): string {
     "<head>",
     ...head,
     "</head>",
-    "<body>",
+    `<body class="layout-${page?.layout ?? "page"}">`,
     `<a class="skip" href="#main">${escapeHtml(settings.text.skipLink)}</a>`,
     ...header,
     '<main id="main" tabindex="-1">',

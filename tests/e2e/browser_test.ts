@@ -5,7 +5,8 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -73,11 +74,13 @@ async function openBrowser(): Promise<Browser> {
   return browser;
 }
 
-/** Waits until the booking widget has finished loading a month. */
-async function waitForMonth(page: Page, language: "pt" | "en"): Promise<void> {
-  await page.locator(".slots-status")
-    .filter({ hasNotText: CORPUS.languages[language].booking.loading })
-    .waitFor({ state: "attached" });
+/** Opens a booking page and follows "next month" until a month has free times (three at most). */
+async function openMonthWithSlots(page: Page, path: string): Promise<void> {
+  await page.goto(origin + path);
+  const slots = page.locator('.days input[name="start"]');
+  for (let month = 0; month < 3 && !(await slots.count()); month++) {
+    await page.click('.month-bar a[rel="next"]');
+  }
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -201,6 +204,77 @@ test(
 );
 
 test(
+  "POST /en/book from a browser without JavaScript books a time, and a 409 shows the other times",
+  { skip: SKIP },
+  async () => {
+    const context = await (await openBrowser()).newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 390, height: 844 },
+    });
+    const page = await context.newPage();
+    try {
+      const before = smtp.messages.length;
+      await openMonthWithSlots(page, "/en/book");
+      const slots = page.locator('.days input[name="start"]');
+      assert.ok(await slots.count() >= 2, "the server lists free times without JavaScript");
+      const [taken, free] = [await slots.nth(0).inputValue(), await slots.nth(1).inputValue()];
+      const other = await fetch(`${origin}/api/v1/booking`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          start: taken,
+          name: "Someone Else",
+          email: "someone@example.org",
+          topic: "A conversation booked a moment earlier",
+          locale: "en",
+        }),
+      });
+      assert.equal(other.status, 201, await other.text());
+
+      // Keyboard only: the time, then the details, then Enter on the button.
+      await page.focus(`.days input[value="${taken}"]`);
+      await page.keyboard.press("Space");
+      await page.fill("#b-name", "Rui Alves");
+      await page.fill("#b-email", "rui@example.org");
+      await page.fill("#b-topic", "A brand for our bakery in Setúbal");
+      await page.focus('#booking button[type="submit"]');
+      const conflict = page.waitForResponse((response) => response.request().method() === "POST");
+      await page.keyboard.press("Enter");
+      assert.equal((await conflict).status(), 409);
+      await page.waitForLoadState();
+      assert.match(
+        await page.textContent(".booking-result") ?? "",
+        /That time was just taken/,
+      );
+      assert.equal(await page.locator(`.days input[value="${taken}"]`).count(), 0, "refreshed");
+      assert.equal(await page.inputValue("#b-name"), "Rui Alves", "the details are kept");
+      await screenshot(page, "booking-en-nojs-conflict.png");
+
+      await page.focus(`.days input[value="${free}"]`);
+      await page.keyboard.press("Space");
+      assert.equal(await page.isChecked(`.days input[value="${free}"]`), true);
+      await page.focus('#booking button[type="submit"]');
+      await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
+      assert.match(
+        await page.textContent("main") ?? "",
+        /You are booked for|We received your request/,
+      );
+      assert.match(await page.textContent("main") ?? "", /rui@example\.org/);
+      await screenshot(page, "booking-en-nojs.png");
+      const deadline = Date.now() + 10_000;
+      const invited = () =>
+        smtp.messages.slice(before).some((mail) => mail.envelopeTo.includes("rui@example.org"));
+      while (!invited() && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(invited(), "the attendee was invited");
+    } finally {
+      await context.close();
+    }
+  },
+);
+
+test(
   "GET /en/book lists the month's free times and books one, explaining a 409 in plain words",
   { skip: SKIP },
   async () => {
@@ -211,16 +285,11 @@ test(
     const page = await context.newPage();
     try {
       const before = smtp.messages.length;
-      await page.goto(origin + "/en/book");
+      await openMonthWithSlots(page, "/en/book");
       const slots = page.locator('.days input[name="start"]');
-      await waitForMonth(page, "en");
-      for (let month = 0; month < 3 && !(await slots.count()); month++) {
-        await page.click(".month-bar button >> nth=1");
-        await waitForMonth(page, "en");
-      }
       assert.ok(await slots.count() >= 2, "free times are listed");
       const [taken, free] = [await slots.nth(0).inputValue(), await slots.nth(1).inputValue()];
-      const firstTime = await page.locator(".times span").first().textContent();
+      const firstTime = await page.locator(".days .times span").first().textContent();
       const zoned = new Intl.DateTimeFormat("en", {
         timeZone: "Europe/Lisbon",
         hour: "2-digit",
@@ -298,13 +367,8 @@ test(
       });
     });
     try {
-      await page.goto(origin + "/marcar-conversa");
+      await openMonthWithSlots(page, "/marcar-conversa");
       const slots = page.locator('.days input[name="start"]');
-      await waitForMonth(page, "pt");
-      for (let month = 0; month < 3 && !(await slots.count()); month++) {
-        await page.click(".month-bar button >> nth=1");
-        await waitForMonth(page, "pt");
-      }
       await slots.first().check({ force: true });
       await page.fill("#b-name", "Joana Pires");
       await page.fill("#b-email", "joana@example.pt");
@@ -329,7 +393,7 @@ test(
 );
 
 test(
-  "GET /marcar-conversa shows the booking widget in Portuguese with Lisbon times",
+  "GET /marcar-conversa shows the booking form in Portuguese with Lisbon times",
   { skip: SKIP },
   async () => {
     const context = await (await openBrowser()).newContext({
@@ -338,11 +402,10 @@ test(
     const page = await context.newPage();
     try {
       await page.goto(origin + "/marcar-conversa");
-      assert.equal(await page.isVisible("#booking"), true, "the script revealed the widget");
-      await waitForMonth(page, "pt");
+      assert.equal(await page.isVisible("#booking"), true, "the form is shown");
       assert.match(await page.textContent(".month-name") ?? "", /\d{4}/);
       assert.equal(await page.textContent("#booking-title"), "Escolha uma hora");
-      const days = page.locator(".day-name");
+      const days = page.locator(".days legend");
       if (await days.count()) {
         // Portuguese writes weekdays and months in lower case: only the first letter is raised.
         assert.match(
@@ -356,3 +419,56 @@ test(
     }
   },
 );
+
+/** axe-core's source, injected into each page (the page's CSP is bypassed for it). */
+const AXE_SOURCE = readFileSync(
+  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
+  "utf8",
+);
+
+/** Every page of the corpus, both languages, and a 404 page. */
+const AUDITED_PATHS = [...CORPUS.pages.map((page) => page.path), "/en/no-such-page"];
+
+const AXE_VIEWS = [
+  { name: "390 px light", viewport: { width: 390, height: 844 }, colorScheme: "light" },
+  { name: "1440 px light", viewport: { width: 1440, height: 900 }, colorScheme: "light" },
+  { name: "390 px dark", viewport: { width: 390, height: 844 }, colorScheme: "dark" },
+  { name: "1440 px dark", viewport: { width: 1440, height: 900 }, colorScheme: "dark" },
+] as const;
+
+for (const view of AXE_VIEWS) {
+  test(
+    `axe-core finds no violation on any page at ${view.name}`,
+    { skip: SKIP },
+    async () => {
+      const context = await (await openBrowser()).newContext({
+        viewport: view.viewport,
+        colorScheme: view.colorScheme,
+        bypassCSP: true,
+        reducedMotion: "reduce",
+      });
+      const page = await context.newPage();
+      const found: string[] = [];
+      try {
+        for (const path of AUDITED_PATHS) {
+          await page.goto(origin + path, { waitUntil: "load" });
+          await page.addScriptTag({ content: AXE_SOURCE });
+          const violations = await page.evaluate(async () => {
+            // @ts-ignore: axe is the script just injected
+            const result = await globalThis.axe.run(document, { resultTypes: ["violations"] });
+            return (result.violations as Array<{ id: string; nodes: Array<{ target: string[] }> }>)
+              .map((violation) =>
+                `${violation.id} (${
+                  violation.nodes.map((node) => node.target.join(" ")).join(", ")
+                })`
+              );
+          });
+          for (const violation of violations) found.push(`${path}: ${violation}`);
+        }
+      } finally {
+        await context.close();
+      }
+      assert.deepEqual(found, [], found.join("\n"));
+    },
+  );
+}

@@ -243,7 +243,7 @@ test("GET of a page with campaign parameters keeps the first touch, and the cont
   );
   assert.equal(contact.status, 200);
   assert.equal(contact.headers.get("Cache-Control"), "private, no-store");
-  assert.equal(contact.headers.get("Vary"), "Accept, Cookie");
+  assert.equal(contact.headers.get("Vary"), "Accept, Cookie, Accept-Encoding");
   const page = await contact.text();
   assert.match(page, /<input type="hidden" name="utm_source" value="google">/);
   assert.match(page, /<input type="hidden" name="utm_medium" value="cpc">/);

@@ -1,0 +1,305 @@
+/**
+ * The booking pages for people without JavaScript (issue 19): `GET /marcar-conversa` and
+ * `GET /en/book` render a month's free times on the server as a form (`?month=YYYY-MM` picks the
+ * month, from the current one to six ahead), and `POST` to the same paths books through the same
+ * service, validation, quotas (write and booking), Origin rule and honeypot as
+ * `POST /api/v1/booking`, answering with a page in the form's language: booked or awaiting
+ * confirmation, the form again with what to fix (400) or with the other free times (409), or a
+ * page saying what happened (429, 503). Never JSON.
+ *
+ * @module
+ */
+import { ApiError } from "../lib/contract/api_error.ts";
+import { createBooking } from "../lib/booking/bookings.ts";
+import { BOOKING_FIELDS, BookingRequest, MAX_BODY_BYTES } from "../lib/contract/contract.ts";
+import { requireFields } from "../lib/contract/require_fields.ts";
+import { BodyError, discardBody, readBody, readMediaType } from "../lib/http/read_body.ts";
+import { buildNoticePage, type Site, type SitePage } from "../lib/site/build_site.ts";
+import { fillBase } from "../lib/site/build_llms_txt.ts";
+import {
+  type BookingFormState,
+  formatStart,
+  renderBookingWidget,
+} from "../lib/site/render_booking_widget.ts";
+import { type HeaderPair, respond, toRepresentation } from "../lib/http/representation.ts";
+import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
+import type { Services } from "../lib/services.ts";
+import { checkMonth, listSlots, MONTHS_AHEAD } from "./booking.ts";
+
+/**
+ * The largest form body, in bytes: percent-encoding writes a character outside ASCII in up to
+ * twelve bytes, so a form holds about three times the JSON body's bound.
+ */
+const MAX_FORM_BYTES = 3 * MAX_BODY_BYTES.createBooking;
+
+/** The month a booking page shows: `?month=` when valid, else the current month. */
+function pickMonth(
+  services: Services,
+  url: URL,
+): Pick<BookingFormState, "month" | "previousMonth" | "nextMonth"> {
+  const { timeZone } = services.schedule;
+  const now = services.clock.now();
+  const current = now.toZonedDateTimeISO(timeZone).toPlainDate().toPlainYearMonth();
+  let month = current;
+  const asked = url.searchParams.getAll("month");
+  if (asked.length) {
+    try {
+      month = Temporal.PlainYearMonth.from(checkMonth(asked, now, timeZone));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+    }
+  }
+  const latest = current.add({ months: MONTHS_AHEAD });
+  return {
+    month: month.toString(),
+    ...(Temporal.PlainYearMonth.compare(month, current) > 0
+      ? { previousMonth: month.subtract({ months: 1 }).toString() }
+      : {}),
+    ...(Temporal.PlainYearMonth.compare(month, latest) < 0
+      ? { nextMonth: month.add({ months: 1 }).toString() }
+      : {}),
+  };
+}
+
+/** The free times of a month, or `undefined` when a calendar cannot be read. */
+async function readSlots(
+  services: Services,
+  month: string,
+): Promise<BookingFormState["slots"]> {
+  try {
+    return (await listSlots(services, month)).slots;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 503) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Answers a booking page with its form: the month asked for (or the current one) and its free
+ * times, and after a refused submission the person's values and what happened.
+ *
+ * @param services The resolved services. @param site The site. @param entry The booking page.
+ * @param request The request.
+ * @param options The status, and what to show again.
+ * @returns The page, never cached.
+ */
+export async function answerBookingPage(
+  services: Services,
+  site: Site,
+  entry: SitePage,
+  request: Request,
+  options: { status?: number } & Pick<BookingFormState, "values" | "problems" | "notice"> = {},
+): Promise<Response> {
+  const months = pickMonth(services, new URL(request.url));
+  const state: BookingFormState = {
+    path: entry.page.path,
+    ...months,
+    timeZone: services.schedule.timeZone,
+    slots: await readSlots(services, months.month),
+    values: options.values,
+    problems: options.problems,
+    notice: options.notice,
+  };
+  const html = site.renderHtml({
+    language: entry.page.language,
+    title: entry.page.title,
+    description: entry.page.description,
+    mainHtml: entry.bodyHtml + renderBookingWidget(site.corpus, entry.page.language, state),
+    page: entry.page,
+    translation: entry.translation,
+    markdownPath: entry.markdownPath,
+    scripts: ["booking.js"],
+  });
+  const headers: HeaderPair[] = entry.html.headers.filter(([name]) =>
+    name !== "ETag" && name !== "Cache-Control"
+  );
+  return respond(request, toRepresentation(html, [...headers, ["Cache-Control", "no-store"]]), {
+    status: options.status ?? 200,
+  });
+}
+
+/** Reads the form's fields: `application/x-www-form-urlencoded`, UTF-8, bounded. */
+async function readFormFields(request: Request): Promise<URLSearchParams | undefined> {
+  const { mediaType } = readMediaType(request);
+  if (mediaType === "multipart/form-data") {
+    const length = Number(request.headers.get("Content-Length") ?? "0");
+    if (length > MAX_FORM_BYTES) {
+      discardBody(request);
+      return undefined;
+    }
+    try {
+      const form = await request.formData();
+      const params = new URLSearchParams();
+      for (const [name, value] of form) if (typeof value === "string") params.append(name, value);
+      return params;
+    } catch {
+      return undefined;
+    }
+  }
+  if (mediaType !== "application/x-www-form-urlencoded") {
+    discardBody(request);
+    return undefined;
+  }
+  try {
+    const bytes = await readBody(request, MAX_FORM_BYTES);
+    return new URLSearchParams(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (error) {
+    if (error instanceof BodyError || error instanceof TypeError) return undefined;
+    throw error;
+  }
+}
+
+async function submitBookingForm(
+  services: Services,
+  site: Site,
+  entry: SitePage,
+  request: Request,
+  context: RequestContext,
+): Promise<Response> {
+  const language = entry.page.language;
+  const settings = site.corpus.languages[language];
+  const text = settings.booking;
+  const form = await readFormFields(request);
+  if (!form) {
+    return respond(request, buildNoticePage(site, language, settings.form.badForm), {
+      status: 400,
+    });
+  }
+  const read = (name: string) => (form.get(name) ?? "").trim();
+  const values = {
+    start: read("start"),
+    name: read("name"),
+    email: read("email"),
+    company: read("company"),
+    topic: read("topic"),
+  };
+  const input: Record<string, unknown> = { locale: language };
+  for (const name of ["start", "name", "email", "topic"] as const) {
+    if (values[name]) input[name] = values[name];
+  }
+  if (values.company) input.company = values.company;
+  // The honeypot goes to the validation as the API gets it: filled in, the booking is refused.
+  const website = form.get("website");
+  if (website) input.website = website;
+  const fill = (template: string, extra: Record<string, string> = {}) =>
+    fillBase(template, site.baseUrl).replace(
+      /\{(\w+)\}/g,
+      (all, name: string) =>
+        ({
+          time: values.start
+            ? formatStart(values.start, settings.tag, services.schedule.timeZone)
+            : "",
+          attendee: values.email,
+          ...extra,
+        })[name] ?? all,
+    );
+  let fields: BookingRequest;
+  try {
+    fields = requireFields(BOOKING_FIELDS, BookingRequest, input);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const problems = error.details ?? [];
+    const labels: Record<string, string> = {
+      start: text.chooseTime,
+      name: text.name,
+      email: text.email,
+      company: text.company,
+      topic: text.topic,
+    };
+    const named = problems.map((problem) => labels[problem.field] ?? problem.field);
+    return answerBookingPage(services, site, entry, request, {
+      status: 400,
+      values,
+      problems,
+      notice: { text: fill(text.invalid, { fields: named.join(", ") }), kind: "bad" },
+    });
+  }
+  try {
+    const result = await createBooking(services, fields, {
+      origin: { clientAddress: context.clientKey },
+    });
+    const message = result.status === "pending" ? text.pending : text.accepted;
+    const time = formatStart(result.start, settings.tag, services.schedule.timeZone);
+    return respond(
+      request,
+      buildNoticePage(site, language, {
+        title: entry.page.title,
+        text: fill(message, { time }).replace(/\*/g, "\\*"),
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.status === 409) {
+      return answerBookingPage(services, site, entry, request, {
+        status: 409,
+        values: { ...values, start: "" },
+        notice: { text: fill(text.conflict), kind: "bad" },
+      });
+    }
+    if (error.status === 429) {
+      const seconds = error.headers["Retry-After"] ?? "60";
+      return respond(
+        request,
+        buildNoticePage(site, language, {
+          title: entry.page.title,
+          text: fill(text.rateLimited, { seconds }),
+        }),
+        { status: 429, headers: [["Retry-After", seconds]] },
+      );
+    }
+    if (error.status === 503) {
+      // Never invite a blind retry: the booking may exist.
+      return respond(
+        request,
+        buildNoticePage(site, language, { title: entry.page.title, text: fill(text.uncertain) }),
+        { status: 503 },
+      );
+    }
+    return answerBookingPage(services, site, entry, request, {
+      status: error.status,
+      values,
+      notice: { text: fill(text.failed), kind: "bad" },
+    });
+  }
+}
+
+/**
+ * The routes of the booking form: one `POST` per page whose layout is `booking`, counted against
+ * the write and booking quotas like `POST /api/v1/booking`; every answer is a page in the form's
+ * language.
+ */
+export function bookingFormRoutes(services: Services): RouteDefinition[] {
+  return services.content.pages
+    .filter((page) => page.layout === "booking")
+    .map((page) => {
+      const prepare = () => {
+        const site = services.site();
+        const entry = site.pages.get(page.path);
+        if (!entry) throw new Error(`No prepared page at "${page.path}"`);
+        return { site, entry };
+      };
+      return {
+        method: "POST",
+        path: page.path,
+        policies: ["write", "booking"],
+        answerRateLimited: (request, _context, retryAfterSeconds) => {
+          discardBody(request);
+          const { site } = prepare();
+          const seconds = String(retryAfterSeconds);
+          const text = site.corpus.languages[page.language].booking.rateLimited;
+          return respond(
+            request,
+            buildNoticePage(site, page.language, {
+              title: page.title,
+              text: text.replace("{seconds}", seconds),
+            }),
+            { status: 429, headers: [["Retry-After", seconds]] },
+          );
+        },
+        handle: (request, context) => {
+          const { site, entry } = prepare();
+          return submitBookingForm(services, site, entry, request, context);
+        },
+      };
+    });
+}
