@@ -30,6 +30,7 @@ export const CORPUS: Corpus = {
         "navLabel": "Navegação principal",
         "markdownLink": "Esta página em Markdown",
         "machineLinks": "Para software",
+        "apiReference": "Referência da API",
         "codeLabel": "Exemplo de código",
         "methodNotAllowed": {
           "title": "Pedido não suportado",
@@ -177,6 +178,7 @@ export const CORPUS: Corpus = {
         "navLabel": "Main navigation",
         "markdownLink": "This page in Markdown",
         "machineLinks": "For software",
+        "apiReference": "API reference",
         "codeLabel": "Code example",
         "methodNotAllowed": {
           "title": "Request not supported",

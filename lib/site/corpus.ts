@@ -362,6 +362,8 @@ export interface LanguageSettings {
     navLabel: string;
     markdownLink: string;
     machineLinks: string;
+    /** The footer link to the API reference page, among the links for software. */
+    apiReference?: string;
     methodNotAllowed: Notice;
     /** The name of a scrolling code block, for keyboard and screen-reader users. */
     codeLabel?: string;
@@ -398,6 +400,7 @@ export const LanguageSettings: Describe<LanguageSettings> = object({
     navLabel: string(),
     markdownLink: string(),
     machineLinks: string(),
+    apiReference: optional(string()),
     methodNotAllowed: Notice,
     codeLabel: optional(string()),
   }),

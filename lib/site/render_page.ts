@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { renderJsonLd } from "./build_json_ld.ts";
+import { API_REFERENCE_PATHS } from "../contract/contract.ts";
 import type { Corpus, CorpusPage, Language } from "./corpus.ts";
 import { escapeHtml } from "../mail/mail.ts";
 
@@ -77,6 +79,7 @@ export function renderPage(view: PageView): string {
     );
   }
   if (!page || !page.indexed) head.push('<meta name="robots" content="noindex">');
+  head.push(renderJsonLd(view));
   if (page) {
     const url = baseUrl + page.path;
     head.push(`<link rel="canonical" href="${url}">`);
@@ -163,6 +166,9 @@ export function renderPage(view: PageView): string {
       }</a>`
       : "",
     `<a href="${language === "pt" ? "" : "/en"}/llms.txt">llms.txt</a>`,
+    `<a href="${API_REFERENCE_PATHS[language]}">${
+      escapeHtml(settings.text.apiReference ?? "API")
+    }</a>`,
     '<a href="/sitemap.xml">sitemap.xml</a>',
   ].filter(Boolean).join(" · ");
   const footer = [
