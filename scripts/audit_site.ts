@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { WEBMCP_NU_FILTER } from "../lib/site/webmcp.ts";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
@@ -161,7 +162,18 @@ try {
       files.push(file);
     }
     const run = await new Deno.Command("npx", {
-      args: ["-y", "-p", VNU, "vnu", "--format", "json", "--also-check-css", ...files],
+      args: [
+        "-y",
+        "-p",
+        VNU,
+        "vnu",
+        "--format",
+        "json",
+        "--also-check-css",
+        "--filterpattern",
+        WEBMCP_NU_FILTER,
+        ...files,
+      ],
       stdout: "piped",
       stderr: "piped",
     }).output();

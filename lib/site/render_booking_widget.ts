@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { paramAttribute, toolAttributes } from "./webmcp.ts";
 import { BOOKING_FIELDS } from "../contract/contract.ts";
 import type { FieldProblem } from "../contract/fields.ts";
 import type { Corpus, Language } from "./corpus.ts";
@@ -129,12 +130,13 @@ export function renderBookingWidget(
   } else if (Object.keys(state.slots).length === 0) {
     days = `<p class="slots-status">${escapeHtml(text.noSlots)}</p>`;
   } else {
+    const startParam = paramAttribute(BOOKING_FIELDS, "start");
     days = Object.entries(state.slots).map(([date, starts], index) => {
       const legend = capitalize(dayFormat.format(new Date(starts[0]?.start ?? date)), tag);
       const radios = starts.map(({ start }) =>
         `<label><input type="radio" name="start" value="${escapeHtml(start)}"${
           values.start === start ? " checked" : ""
-        }${index === 0 ? " required" : ""}><span>${
+        }${index === 0 ? " required" : ""}${startParam}><span>${
           timeFormat.format(new Date(start))
         }</span></label>`
       ).join("");
@@ -160,7 +162,10 @@ export function renderBookingWidget(
     monthLink(state.nextMonth, `${text.nextMonth} →`, "next"),
     "</nav>",
     notice,
-    `<form method="post" action="${state.path}?month=${state.month}">`,
+    // A tool for an agent in the browser (WebMCP), which a person still submits.
+    `<form method="post" action="${state.path}?month=${state.month}"${
+      toolAttributes("book_call", "createBooking", false)
+    }>`,
     `<fieldset class="slots"><legend>${escapeHtml(text.days)}</legend>`,
     error("start"),
     days,
@@ -173,7 +178,7 @@ export function renderBookingWidget(
       escapeHtml(text.name),
       `<input id="b-name" name="name" autocomplete="name" required minlength="${BOOKING_FIELDS.name.minLength}" maxlength="${BOOKING_FIELDS.name.maxLength}"${
         value("name")
-      }${invalid("name")}>`,
+      }${invalid("name")}${paramAttribute(BOOKING_FIELDS, "name")}>`,
     ),
     field(
       "b-email",
@@ -181,7 +186,7 @@ export function renderBookingWidget(
       escapeHtml(text.email),
       `<input id="b-email" name="email" type="email" autocomplete="email" required maxlength="${BOOKING_FIELDS.email.maxLength}"${
         value("email")
-      }${invalid("email")}>`,
+      }${invalid("email")}${paramAttribute(BOOKING_FIELDS, "email")}>`,
     ),
     "</div>",
     field(
@@ -190,7 +195,7 @@ export function renderBookingWidget(
       escapeHtml(text.company) + optional,
       `<input id="b-company" name="company" autocomplete="organization" maxlength="${BOOKING_FIELDS.company.maxLength}"${
         value("company")
-      }${invalid("company")}>`,
+      }${invalid("company")}${paramAttribute(BOOKING_FIELDS, "company")}>`,
     ),
     field(
       "b-topic",
@@ -198,7 +203,7 @@ export function renderBookingWidget(
       escapeHtml(text.topic),
       `<textarea id="b-topic" name="topic" rows="4" required minlength="${BOOKING_FIELDS.topic.minLength}" maxlength="${BOOKING_FIELDS.topic.maxLength}"${
         invalid("topic", "b-topic-hint")
-      }>${escapeHtml(values.topic ?? "")}</textarea>`,
+      }${paramAttribute(BOOKING_FIELDS, "topic")}>${escapeHtml(values.topic ?? "")}</textarea>`,
       text.topicHint,
     ),
     // A field people never see: software that fills every input is refused, as by the API.

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { paramAttribute, toolAttributes } from "./webmcp.ts";
 import { ATTRIBUTION_FIELDS, CONTACT_FIELDS } from "../contract/contract.ts";
 import type { ContactFormText } from "./corpus.ts";
 import type { FieldProblem } from "../contract/fields.ts";
@@ -111,7 +112,9 @@ export function renderContactForm(
 
   return [
     `<form class="contact-form" method="post" action="${escapeHtml(action)}" ` +
-    'enctype="multipart/form-data" accept-charset="utf-8">',
+    `enctype="multipart/form-data" accept-charset="utf-8"${
+      toolAttributes("send_inquiry", "createContactInquiry", true)
+    }>`,
     ...summary,
     "<fieldset>",
     `<legend>${escapeHtml(text.legend)}</legend>`,
@@ -119,7 +122,9 @@ export function renderContactForm(
     `<div class="field"><label for="f-first">${escapeHtml(text.firstName)}${required}</label>`,
     `<input id="f-first" name="Name" autocomplete="given-name" required maxlength="${FIRST_NAME_MAX}"${
       value(state.firstName)
-    }${described("f-first", "Name")}>${error("f-first", "Name")}</div>`,
+    }${described("f-first", "Name")}${paramAttribute(CONTACT_FIELDS, "Name")}>${
+      error("f-first", "Name")
+    }</div>`,
     `<div class="field"><label for="f-last">${escapeHtml(text.lastName)}</label>`,
     `<input id="f-last" name="Name" autocomplete="family-name" maxlength="${LAST_NAME_MAX}"${
       value(state.lastName)
@@ -128,16 +133,20 @@ export function renderContactForm(
     `<div class="field"><label for="f-email">${escapeHtml(text.email)}${required}</label>`,
     `<input id="f-email" name="Email" type="email" autocomplete="email" required maxlength="${CONTACT_FIELDS.Email.maxLength}"${
       value(values.Email)
-    }${described("f-email", "Email")}>${error("f-email", "Email")}</div>`,
+    }${described("f-email", "Email")}${paramAttribute(CONTACT_FIELDS, "Email")}>${
+      error("f-email", "Email")
+    }</div>`,
     `<div class="field"><label for="f-category">${escapeHtml(text.category)}</label>`,
-    `<select id="f-category" name="Category"${described("f-category", "Category")}>${
-      options.join("")
-    }</select>${error("f-category", "Category")}</div>`,
+    `<select id="f-category" name="Category"${described("f-category", "Category")}${
+      paramAttribute(CONTACT_FIELDS, "Category")
+    }>${options.join("")}</select>${error("f-category", "Category")}</div>`,
     `<div class="field"><label for="f-message">${escapeHtml(text.message)}${required}</label>`,
     `<span class="hint" id="f-message-hint">${escapeHtml(text.messageHint)}</span>`,
     `<textarea id="f-message" name="Message" rows="8" required maxlength="${CONTACT_FIELDS.Message.maxLength}"${
       described("f-message", "Message", true)
-    }>${escapeHtml(values.Message ?? "")}</textarea>${error("f-message", "Message")}</div>`,
+    }${paramAttribute(CONTACT_FIELDS, "Message")}>${escapeHtml(values.Message ?? "")}</textarea>${
+      error("f-message", "Message")
+    }</div>`,
     ...hidden,
     "</fieldset>",
     `<button type="submit">${escapeHtml(text.submit)}</button>`,
