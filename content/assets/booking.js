@@ -152,4 +152,38 @@
   }
 
   form.addEventListener("submit", book);
+
+  // WebMCP: where the browser offers a model context to agents, the slot listing is a tool they
+  // may call (read-only; booking stays the form's, which a person submits). Absent, nothing.
+  const modelContext = document.modelContext ?? navigator.modelContext;
+  if (config.tool && typeof modelContext?.registerTool === "function") {
+    try {
+      modelContext.registerTool({
+        name: config.tool.name,
+        description: config.tool.description,
+        inputSchema: {
+          type: "object",
+          properties: {
+            month: {
+              type: "string",
+              pattern: "^[0-9]{4}-[0-9]{2}$",
+              description: "The month to list, YYYY-MM, in Lisbon time",
+            },
+          },
+          required: ["month"],
+        },
+        annotations: { readOnlyHint: true },
+        async execute(input) {
+          const month = typeof input === "string" ? JSON.parse(input).month : input?.month;
+          const response = await fetch(
+            `${config.tool.path}?month=${encodeURIComponent(String(month))}`,
+            { headers: { Accept: "application/json" } },
+          );
+          return { content: [{ type: "text", text: await response.text() }] };
+        },
+      });
+    } catch {
+      // A browser whose model context refuses the tool keeps the page as it is.
+    }
+  }
 })();

@@ -9,7 +9,7 @@
  * @module
  */
 import { paramAttribute, toolAttributes } from "./webmcp.ts";
-import { BOOKING_FIELDS } from "../contract/contract.ts";
+import { BOOKING_FIELDS, getOperation } from "../contract/contract.ts";
 import type { FieldProblem } from "../contract/fields.ts";
 import type { Corpus, Language } from "./corpus.ts";
 import { escapeHtml } from "../mail/mail.ts";
@@ -86,7 +86,13 @@ export function renderBookingWidget(
   const optional = ` <span class="opt">(${escapeHtml(text.optional)})</span>`;
   // A JSON data block is never executed, so the page's Content-Security-Policy allows it; "<" is
   // escaped so no text can close the element.
-  const config = JSON.stringify({ tag, locale: language, text }).replace(/</g, "\\u003c");
+  // The slot listing as a WebMCP tool, registered by the script where the browser offers it.
+  const tool = {
+    name: "list_available_slots",
+    description: getOperation("listBookingSlots").description,
+    path: getOperation("listBookingSlots").path,
+  };
+  const config = JSON.stringify({ tag, locale: language, text, tool }).replace(/</g, "\\u003c");
   const error = (name: string) =>
     problems.has(name)
       ? `<span class="error" id="b-${name}-error">${escapeHtml(problems.get(name) ?? "")}</span>`

@@ -1,0 +1,73 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { chromium } from "playwright-core";
+import { startServer } from "./_server.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+
+/** WebMCP's model context, as far as this test uses it. */
+interface ModelContext {
+  getTools(): Promise<Array<{ name: string; description: string; inputSchema: unknown }>>;
+  executeTool(tool: unknown, input: Record<string, unknown>): Promise<unknown>;
+}
+const chromiumMissing = !existsSync(CHROMIUM);
+assert.ok(!(chromiumMissing && process.env.CI), `${CHROMIUM} is missing: apt-get install chromium`);
+
+test(
+  "in Chromium with WebMCP, the booking page registers list_available_slots through document.modelContext, and the tool lists the month's slots (issue 14)",
+  {
+    skip: chromiumMissing && `${CHROMIUM} is not installed`,
+  },
+  async () => {
+    const folder = mkdtempSync(join(tmpdir(), "studio-webmcp-"));
+    const server = await startServer({
+      STUDIO_KV_PATH: join(folder, "studio.kv"),
+      STUDIO_SMTP_URL: "smtp://127.0.0.1:9",
+    });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--headless=new", "--enable-features=WebMCPTesting"],
+    });
+    try {
+      const page = await browser.newPage();
+      const month = Temporal.Now.plainDateISO("Europe/Lisbon").toPlainYearMonth().add({ months: 1 })
+        .toString();
+      for (const path of ["/en/book", "/marcar-conversa"]) {
+        await page.goto(server.origin + path, { waitUntil: "networkidle" });
+        const result = await page.evaluate(async (month) => {
+          // Runs in the page: its document and navigator, whose WebMCP members no types declare yet.
+          const scope = globalThis as unknown as {
+            document: { modelContext?: ModelContext };
+            navigator: { modelContext?: ModelContext };
+          };
+          const context = scope.document.modelContext ?? scope.navigator.modelContext;
+          if (!context) return { available: false };
+          const tools = await context.getTools();
+          const tool = tools.find((item) => item.name === "list_available_slots");
+          if (!tool) return { available: true, names: tools.map((item) => item.name) };
+          const answer = await context.executeTool(tool, { month });
+          return {
+            available: true,
+            description: tool.description,
+            schema: typeof tool.inputSchema === "string"
+              ? tool.inputSchema
+              : JSON.stringify(tool.inputSchema),
+            answer: typeof answer === "string" ? answer : JSON.stringify(answer),
+          };
+        }, month);
+        assert.equal(result.available, true, "Chromium offers document.modelContext");
+        assert.match(result.description ?? "", /availability/i, JSON.stringify(result));
+        assert.match(result.schema ?? "", /"month"/);
+        assert.match(result.answer ?? "", /timeZone/, "the tool answers the slot listing");
+      }
+    } finally {
+      await browser.close();
+      await server.stop();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  },
+);
