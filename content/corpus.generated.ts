@@ -140,6 +140,7 @@ export const CORPUS: Corpus = {
           "openapi": "Descrição OpenAPI 3.1 da API",
           "index": "Índice da API v1, em JSON",
           "catalog": "Catálogo de APIs (RFC 9727)",
+          "reference": "Referência da API, para pessoas, com pedidos que pode experimentar",
           "full": "Todo o site, nas duas línguas, num só documento Markdown",
           "otherLanguage": "Este índice em inglês"
         },
@@ -288,6 +289,7 @@ export const CORPUS: Corpus = {
           "openapi": "OpenAPI 3.1 description of the API",
           "index": "Index of the API v1, in JSON",
           "catalog": "API catalog (RFC 9727)",
+          "reference": "API reference for people, with calls you can try",
           "full": "The whole site, in both languages, as one Markdown document",
           "otherLanguage": "This index in Portuguese"
         },

@@ -11,6 +11,7 @@ import {
   AGENT_SKILLS_PATH,
   API_BASE_PATH,
   API_CATALOG_PATH,
+  API_REFERENCE_PATHS,
   LLMS_PATH,
   MCP_PATH,
   MCP_SERVER_CARD_PATH,
@@ -75,6 +76,9 @@ export function buildLlmsTxt(corpus: Corpus, language: Language, baseUrl: string
         linkItem(llms.apiLinks.openapi, baseUrl + OPENAPI_PATH),
         linkItem(llms.apiLinks.index, baseUrl + API_BASE_PATH),
         linkItem(llms.apiLinks.catalog, baseUrl + API_CATALOG_PATH),
+        ...(llms.apiLinks.reference
+          ? [linkItem(llms.apiLinks.reference, baseUrl + API_REFERENCE_PATHS[language])]
+          : []),
       );
     }
     if (section === "optional") {

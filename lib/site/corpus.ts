@@ -378,7 +378,9 @@ export interface LanguageSettings {
   llms: {
     intro: string;
     sections: Record<PageSection, string>;
-    apiLinks: Record<"openapi" | "index" | "catalog" | "full" | "otherLanguage", string>;
+    apiLinks:
+      & Record<"openapi" | "index" | "catalog" | "full" | "otherLanguage", string>
+      & { reference?: string };
     /** The "Agent interfaces" section: its H2 and the titles of the MCP endpoint, card, skills. */
     agentInterfaces: Record<"heading" | "mcp" | "serverCard" | "skills", string>;
   };
@@ -422,6 +424,7 @@ export const LanguageSettings: Describe<LanguageSettings> = object({
       catalog: string(),
       full: string(),
       otherLanguage: string(),
+      reference: optional(string()),
     }),
     agentInterfaces: object({
       heading: TEXT,

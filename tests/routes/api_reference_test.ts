@@ -46,7 +46,7 @@ test("the API reference pages load the vendored renderer from the origin, under 
   await bundle.body?.cancel();
 });
 
-test("the API index's docs and the api-catalog's service-doc point to the API reference", async () => {
+test("the API index's docs, the api-catalog's service-doc, llms.txt and the pages' links for software point to the API reference", async () => {
   const client = createClient();
   const index = await (await client.get("/api/v1")).json();
   assert.equal(index.docs, "https://studio.example/en/api-reference");
@@ -54,4 +54,16 @@ test("the API index's docs and the api-catalog's service-doc point to the API re
   const docs = catalog.linkset[0]["service-doc"].map((link: { href: string }) => link.href);
   assert.ok(docs.includes("https://studio.example/en/api-reference"), docs.join(" "));
   assert.ok(docs.includes("https://studio.example/referencia-api"), docs.join(" "));
+  for (
+    const [llms, page, reference] of [
+      ["/llms.txt", "/", "/referencia-api"],
+      ["/en/llms.txt", "/en", "/en/api-reference"],
+    ]
+  ) {
+    assert.match(
+      await (await client.get(llms)).text(),
+      new RegExp(`\\(https://studio\\.example${reference}\\)`),
+    );
+    assert.match(await (await client.get(page)).text(), new RegExp(`<a href="${reference}">`));
+  }
 });
