@@ -4,13 +4,13 @@
  *
  * @module
  */
-import type { ErrorCode } from "./contract.ts";
+import type { ErrorCode, ErrorStatus } from "./contract.ts";
 import type { FieldProblem } from "./fields.ts";
 
-/** Options of {@linkcode ApiError}. */
-export interface ApiErrorOptions {
-  /** The HTTP status, 400 to 599. */
-  status: number;
+/** Options of {@linkcode ApiError} with code `C`. */
+export interface ApiErrorOptions<C extends ErrorCode = ErrorCode> {
+  /** The HTTP status: one the contract's table pairs with the code (`ERROR_STATUS_CODES`). */
+  status: ErrorStatus<C>;
   /** What went wrong, for people: sentence case, no trailing period. */
   message: string;
   /** How to fix the request or where to look next. */
@@ -42,10 +42,10 @@ export interface ApiErrorOptions {
  * assert.equal(error.hint, "See /api/v1 for the operations");
  * ```
  */
-export class ApiError extends Error {
+export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
   /** The machine-readable code. */
   readonly code: ErrorCode;
-  /** The HTTP status. */
+  /** The HTTP status, one the contract pairs with the code (checked where the error is made). */
   readonly status: number;
   /** How to fix it. */
   readonly hint: string;
@@ -58,7 +58,7 @@ export class ApiError extends Error {
    * @param code One of the six codes.
    * @param options Status, message, hint, optional details and headers.
    */
-  constructor(code: ErrorCode, options: ApiErrorOptions) {
+  constructor(code: C, options: ApiErrorOptions<C>) {
     super(options.message);
     this.name = "ApiError";
     this.code = code;

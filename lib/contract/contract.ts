@@ -118,9 +118,7 @@ export type ErrorCode = typeof ERROR_CODES[number];
  * The pairing of HTTP statuses and error codes this service uses (the spec leaves it open; this
  * table is published in the OpenAPI document and the README).
  */
-export const ERROR_STATUS_CODES: ReadonlyArray<
-  { status: number; code: ErrorCode; condition: string }
-> = [
+export const ERROR_STATUS_CODES = [
   {
     status: 400,
     code: "bad-form",
@@ -158,7 +156,16 @@ export const ERROR_STATUS_CODES: ReadonlyArray<
     code: "no-backend",
     condition: "A calendar or provider is unavailable, or the outcome is uncertain",
   },
-];
+] as const satisfies ReadonlyArray<{ status: number; code: ErrorCode; condition: string }>;
+
+/**
+ * The statuses the table pairs with `code`: an `ApiError` of another pair does not compile
+ * (`new ApiError("rate-limited", { status: 400, … })` is a type error).
+ */
+export type ErrorStatus<C extends ErrorCode = ErrorCode> = Extract<
+  typeof ERROR_STATUS_CODES[number],
+  { code: C }
+>["status"];
 
 /**
  * How long inquiries and bookings are kept, in days (then the store deletes them). Published in
