@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ApiIndex } from "../lib/contract/responses.ts";
 import {
   API_BASE_PATH,
   API_REFERENCE_PATHS,
@@ -11,30 +12,12 @@ import {
   LLMS_PATH,
   OPENAPI_PATH,
   type Operation,
-  type PolicyName,
 } from "../lib/contract/contract.ts";
 import { MIN_SUNSET_DAYS } from "../lib/contract/contract.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 
-/** The ApiIndex body (spec, Resources). */
-export interface ApiIndex {
-  name: string;
-  version: string;
-  basePath: string;
-  /** Absolute URI of the OpenAPI document. */
-  openapi: string;
-  /** Absolute URI of the documentation for people. */
-  docs: string;
-  /** Absolute URI of `/llms.txt`. */
-  llms: string;
-  endpoints: Array<
-    { operationId: string; method: "GET" | "POST"; path: string; summary: string }
-  >;
-  versioning: Record<string, unknown>;
-  rateLimit: Record<PolicyName, { name: PolicyName; limit: number; windowSeconds: number }>;
-  authentication: "none";
-}
+export type { ApiIndex } from "../lib/contract/responses.ts";
 
 /**
  * Builds the API index from the routes that are served.

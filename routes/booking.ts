@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { BookingSlots } from "../lib/contract/responses.ts";
 import { ApiError } from "../lib/contract/api_error.ts";
 import { createBooking } from "../lib/booking/bookings.ts";
 import {
@@ -133,12 +134,7 @@ export async function readBookingRequest(request: Request): Promise<BookingReque
   return requireFields(BOOKING_FIELDS, BookingRequest, fields);
 }
 
-/** The BookingSlots body (spec, Resources): free starts keyed by date, in the schedule's zone. */
-export interface BookingSlots {
-  ok: true;
-  timeZone: string;
-  slots: Record<string, Array<{ start: string }>>;
-}
+export type { BookingSlots } from "../lib/contract/responses.ts";
 
 /**
  * Lists a month's free slots, as `GET /api/v1/booking/slots` and the MCP tool

@@ -6,15 +6,9 @@
 import { API_VERSION, SERVICE_NAME } from "../lib/contract/contract.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
+import type { HealthResponse } from "../lib/contract/responses.ts";
 
-/** The HealthResponse body (spec, Resources). */
-export interface HealthResponse {
-  status: "ok";
-  service: typeof SERVICE_NAME;
-  version: typeof API_VERSION;
-  /** Server time, ISO 8601 in UTC. */
-  time: string;
-}
+export type { HealthResponse } from "../lib/contract/responses.ts";
 
 const NO_STORE = { "Cache-Control": "no-store" };
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { BookingResult } from "../contract/responses.ts";
 import { createId } from "../store/ids.ts";
 import { ApiError } from "../contract/api_error.ts";
 import {
@@ -71,12 +72,7 @@ export const ATTENDEE_WINDOW_MILLISECONDS = 86_400_000;
  */
 export const DEFAULT_BOOKINGS_PER_ATTENDEE = 3;
 
-/** The BookingResult body (spec, Resources). */
-export interface BookingResult {
-  ok: true;
-  status: "accepted" | "pending";
-  start: string;
-}
+export type { BookingResult } from "../contract/responses.ts";
 
 interface IdempotencyRecord {
   /** SHA-256 of the validated request, hex. */

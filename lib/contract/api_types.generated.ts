@@ -254,7 +254,8 @@ export interface components {
             };
             rateLimit: {
                 [key: string]: {
-                    name: string;
+                    /** @enum {string} */
+                    name: "read" | "write" | "booking";
                     limit: number;
                     windowSeconds: number;
                 };

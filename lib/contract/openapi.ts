@@ -10,7 +10,6 @@ import {
   API_PREFIX,
   API_VERSION,
   BOOKING_FIELDS,
-  BOOKING_STATUSES,
   CONTACT_FIELDS,
   ERROR_CODES,
   ERROR_STATUS_CODES,
@@ -23,9 +22,15 @@ import {
   ORIGIN_PARAMETER,
   type PolicyName,
   type RateLimitPolicy,
-  SERVICE_NAME,
 } from "./contract.ts";
 import { buildJsonSchema, type JsonSchema } from "./fields.ts";
+import {
+  API_INDEX_SCHEMA,
+  BOOKING_RESULT_SCHEMA,
+  BOOKING_SLOTS_SCHEMA,
+  CONTACT_SUCCESS_SCHEMA,
+  HEALTH_RESPONSE_SCHEMA,
+} from "./responses.ts";
 
 /** Options of {@linkcode buildOpenApiDocument}. */
 export interface OpenApiOptions {
@@ -113,9 +118,6 @@ const JSON_ERROR = {
 /** The most fields a request body has: the bound of an ErrorResponse's `details`. */
 const MAX_FIELDS = Math.max(Object.keys(CONTACT_FIELDS).length, Object.keys(BOOKING_FIELDS).length);
 
-/** The most slots a day can list: one every 30 minutes, all day. */
-const MAX_SLOTS_PER_DAY = 48;
-
 const ERROR_RESPONSE: JsonSchema = {
   type: "object",
   description: `The body of every failure under ${API_PREFIX}/.`,
@@ -154,97 +156,22 @@ const ERROR_RESPONSE: JsonSchema = {
 };
 
 function buildSchemas(timeZone: string): Record<string, JsonSchema> {
-  const policy = {
-    type: "object",
-    required: ["name", "limit", "windowSeconds"],
-    properties: {
-      name: { type: "string" },
-      limit: { type: "integer", minimum: 1 },
-      windowSeconds: { type: "integer", minimum: 1 },
-    },
-  };
+  const slots = BOOKING_SLOTS_SCHEMA.properties.slots;
   return {
     ErrorResponse: ERROR_RESPONSE,
-    HealthResponse: {
-      type: "object",
-      required: ["status", "service", "version", "time"],
-      properties: {
-        status: { type: "string", const: "ok" },
-        service: { type: "string", const: SERVICE_NAME },
-        version: { type: "string", const: API_VERSION },
-        time: { type: "string", format: "date-time", description: "Server time, UTC." },
-      },
-    },
-    ApiIndex: {
-      type: "object",
-      required: ["name", "version", "basePath", "openapi", "endpoints", "versioning", "rateLimit"],
-      properties: {
-        name: { type: "string" },
-        version: { type: "string", description: "Current major version." },
-        basePath: { type: "string", const: API_BASE_PATH },
-        openapi: { type: "string", format: "uri" },
-        docs: { type: "string", format: "uri" },
-        llms: { type: "string", format: "uri" },
-        endpoints: {
-          type: "array",
-          maxItems: OPERATIONS.length * 2,
-          items: {
-            type: "object",
-            required: ["operationId", "method", "path", "summary"],
-            properties: {
-              operationId: { type: "string" },
-              method: { type: "string", enum: ["GET", "POST"] },
-              path: { type: "string" },
-              summary: { type: "string" },
-            },
-          },
-        },
-        versioning: { type: "object", additionalProperties: true },
-        rateLimit: { type: "object", additionalProperties: policy },
-        authentication: { type: "string", const: "none" },
-      },
-    },
+    HealthResponse: HEALTH_RESPONSE_SCHEMA,
+    ApiIndex: API_INDEX_SCHEMA,
     ContactInquiry: buildJsonSchema(CONTACT_FIELDS),
-    ContactSuccess: {
-      type: "object",
-      required: ["ok"],
-      properties: { ok: { type: "boolean", const: true } },
-    },
+    ContactSuccess: CONTACT_SUCCESS_SCHEMA,
     BookingRequest: buildJsonSchema(BOOKING_FIELDS),
-    BookingResult: {
-      type: "object",
-      required: ["ok", "status", "start"],
-      properties: {
-        ok: { type: "boolean", const: true },
-        status: {
-          type: "string",
-          enum: [...BOOKING_STATUSES],
-          description:
-            "accepted: the conversation is booked. pending: the slot is held and awaits the team's confirmation.",
-        },
-        start: { type: "string", format: "date-time" },
-      },
-    },
+    BookingResult: BOOKING_RESULT_SCHEMA,
+    // The schedule's zone, an operator's setting, is stated where the document is built.
     BookingSlots: {
-      type: "object",
-      required: ["ok", "timeZone", "slots"],
+      ...BOOKING_SLOTS_SCHEMA,
       properties: {
-        ok: { type: "boolean", const: true },
+        ...BOOKING_SLOTS_SCHEMA.properties,
         timeZone: { type: "string", const: timeZone },
-        slots: {
-          type: "object",
-          description: `Keys are calendar dates (YYYY-MM-DD) in ${timeZone}.`,
-          propertyNames: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
-          additionalProperties: {
-            type: "array",
-            maxItems: MAX_SLOTS_PER_DAY,
-            items: {
-              type: "object",
-              required: ["start"],
-              properties: { start: { type: "string", format: "date-time" } },
-            },
-          },
-        },
+        slots: { ...slots, description: `Keys are calendar dates (YYYY-MM-DD) in ${timeZone}.` },
       },
     },
   };
