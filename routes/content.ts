@@ -36,6 +36,9 @@ import { answerBookingPage } from "./booking_form.ts";
 /** Assets also served at the root, where browsers look for them unasked. */
 const ROOT_ASSETS = ["favicon.ico", "apple-touch-icon.png"] as const;
 
+/** A page's Markdown sent to a client that asked for plain text (issue 14). */
+const AS_TEXT: readonly HeaderPair[] = [["Content-Type", "text/plain; charset=utf-8"]];
+
 /** Headers of an answer that depends on the visitor (a cookie set or read). */
 const PRIVATE: HeaderPair = ["Cache-Control", "private, no-store"];
 
@@ -91,9 +94,9 @@ function servePage(
       headers: { Location: entry.page.path + (query < 0 ? "" : request.url.slice(query)) },
     });
   }
-  if (services.negotiateFormat(request.headers.get("Accept")) === "markdown") {
-    return respond(request, entry.markdown);
-  }
+  const format = services.negotiateFormat(request.headers.get("Accept"));
+  if (format === "markdown") return respond(request, entry.markdown);
+  if (format === "text") return respond(request, entry.markdown, { headers: AS_TEXT });
   // The booking form lists the free times of the moment: rendered per request.
   if (entry.page.layout === "booking") return answerBookingPage(services, site, entry, request);
   if (
@@ -131,6 +134,9 @@ export function answerSiteFallback(
   const format = context.pathname.startsWith("/md/")
     ? "markdown"
     : services.negotiateFormat(request.headers.get("Accept"));
+  if (format === "text") {
+    return respond(request, site.notFound[language].markdown, { status: 404, headers: AS_TEXT });
+  }
   return respond(request, site.notFound[language][format], { status: 404 });
 }
 

@@ -7,15 +7,18 @@
  */
 import Negotiator from "negotiator";
 
-/** The two representations of every page. */
-export type ContentFormat = "html" | "markdown";
+/**
+ * The representations of every page: HTML, or its Markdown, sent as `text/markdown` or, to a
+ * client that asks for `text/plain`, as plain text (the same bytes).
+ */
+export type ContentFormat = "html" | "markdown" | "text";
 
 /**
  * The media types offered, in order of the server's preference: a tie (`*\/*`, `text/*`, or equal
  * q-values) goes to HTML. `text/markdown;charset=utf-8` is listed so that an `Accept` naming the
  * charset parameter still matches.
  */
-const OFFERED = ["text/html", "text/markdown", "text/markdown;charset=utf-8"];
+const OFFERED = ["text/html", "text/markdown", "text/markdown;charset=utf-8", "text/plain"];
 
 /** Most distinct `Accept` values remembered; a flood of odd values only clears the memory. */
 const MAX_REMEMBERED = 256;
@@ -39,7 +42,11 @@ const MAX_REMEMBERED = 256;
 export function negotiateFormat(accept: string | null): ContentFormat {
   if (!accept) return "html";
   const chosen = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
-  return chosen?.startsWith("text/markdown") ? "markdown" : "html";
+  return chosen?.startsWith("text/markdown")
+    ? "markdown"
+    : chosen === "text/plain"
+    ? "text"
+    : "html";
 }
 
 /**

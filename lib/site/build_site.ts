@@ -5,7 +5,16 @@
  *
  * @module
  */
-import { API_CATALOG_PATH, LLMS_PATH, OPENAPI_PATH, OPENAPI_TYPE } from "../contract/contract.ts";
+import {
+  API_BASE_PATH,
+  API_CATALOG_PATH,
+  API_REFERENCE_PATHS,
+  LLMS_PATH,
+  MCP_SERVER_CARD_PATH,
+  MCP_SERVER_CARD_TYPE,
+  OPENAPI_PATH,
+  OPENAPI_TYPE,
+} from "../contract/contract.ts";
 import type { Corpus, CorpusPage, Language } from "./corpus.ts";
 import { buildLlmsFullTxt, buildLlmsTxt, fillBase, toMarkdownPath } from "./build_llms_txt.ts";
 import { buildRobotsTxt } from "./build_robots_txt.ts";
@@ -60,7 +69,9 @@ export interface Site {
   /** The pages by path. */
   pages: ReadonlyMap<string, SitePage>;
   /** The 404 answers by language and format. */
-  notFound: Readonly<Record<Language, Readonly<Record<ContentFormat, Representation>>>>;
+  notFound: Readonly<
+    Record<Language, Readonly<Record<Exclude<ContentFormat, "text">, Representation>>>
+  >;
   /** llms.txt by language. */
   llms: Readonly<Record<Language, Representation>>;
   /** llms-full.txt. */
@@ -169,11 +180,19 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
   const renderHtml: Site["renderHtml"] = (view) =>
     renderPage({ ...view, corpus, baseUrl, assetUrls });
 
-  const homeLinks = [
-    formatLink(baseUrl + API_CATALOG_PATH, "api-catalog"),
-    `${formatLink(baseUrl + OPENAPI_PATH, "service-desc")}; type="${OPENAPI_TYPE}"`,
-    formatLink(baseUrl + LLMS_PATH, "describedby"),
-  ].join(", ");
+  // What an agent with nothing but the origin needs (RFC 8631, RFC 9727): the API catalog, the
+  // REST and MCP descriptions, the documentation for people, the health, and llms.txt.
+  const homeLinks = (language: Language) =>
+    [
+      formatLink(baseUrl + API_CATALOG_PATH, "api-catalog"),
+      `${formatLink(baseUrl + OPENAPI_PATH, "service-desc")}; type="${OPENAPI_TYPE}"`,
+      `${
+        formatLink(baseUrl + MCP_SERVER_CARD_PATH, "service-desc")
+      }; type="${MCP_SERVER_CARD_TYPE}"`,
+      `${formatLink(baseUrl + API_REFERENCE_PATHS[language], "service-doc")}; type="text/html"`,
+      `${formatLink(`${baseUrl}${API_BASE_PATH}/health`, "status")}; type="application/json"`,
+      formatLink(baseUrl + LLMS_PATH, "describedby"),
+    ].join(", ");
 
   const pages = new Map<string, SitePage>();
   for (const page of corpus.pages) {
@@ -185,7 +204,7 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
       ["Vary", page.layout === "contact" ? "Accept, Cookie" : "Accept"],
       ["Cache-Control", PAGE_CACHE],
       ["Content-Language", corpus.languages[language].tag],
-      ...(isHome ? [["Link", homeLinks] as const] : []),
+      ...(isHome ? [["Link", homeLinks(language)] as const] : []),
     ];
     let extraHtml = "";
     if (page.layout === "contact") {
@@ -234,7 +253,7 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     });
   }
 
-  const notFound = {} as Record<Language, Record<ContentFormat, Representation>>;
+  const notFound = {} as Record<Language, Record<Exclude<ContentFormat, "text">, Representation>>;
   for (const language of ["pt", "en"] as const) {
     const text = corpus.languages[language].notFound;
     const common: HeaderPair[] = [

@@ -59,3 +59,25 @@ test("a page's JSON-LD cannot close its element, whatever the content says", asy
   const data = readJsonLd(html);
   assert.equal(data["@graph"][1].name, "</script><script>alert(1)</script>");
 });
+
+test("a page asked for text/plain answers its Markdown as plain text; the home pages' Link names the MCP card, the API reference and the health (issue 14)", async () => {
+  const client = createTestClient(
+    createHandler({ baseUrl: BASE_URL, logger: createRecordingLogger() }),
+  );
+  const text = await client.get("/en/services", { Accept: "text/plain" });
+  assert.equal(text.status, 200);
+  assert.equal(text.headers.get("Content-Type"), "text/plain; charset=utf-8");
+  const markdown = await client.get("/en/services", { Accept: "text/markdown" });
+  assert.equal(await text.text(), await markdown.text());
+  for (const [home, reference] of [["/", "/referencia-api"], ["/en", "/en/api-reference"]]) {
+    const link = (await client.get(home)).headers.get("Link") ?? "";
+    assert.ok(
+      link.includes(
+        `<${BASE_URL}/mcp/server-card>; rel="service-desc"; type="application/mcp-server-card+json"`,
+      ),
+      link,
+    );
+    assert.ok(link.includes(`<${BASE_URL}${reference}>; rel="service-doc"`), link);
+    assert.ok(link.includes(`<${BASE_URL}/api/v1/health>; rel="status"`), link);
+  }
+});

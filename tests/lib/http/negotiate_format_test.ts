@@ -18,8 +18,14 @@ test("negotiateFormat() chooses Markdown when its q-value or specificity wins", 
   assert.equal(negotiateFormat("text/markdown;charset=utf-8"), "markdown");
   assert.equal(negotiateFormat("text/markdown, text/html;q=0.9"), "markdown");
   assert.equal(negotiateFormat("text/markdown;q=0.1, text/html"), "html");
-  assert.equal(negotiateFormat("text/plain, text/markdown;q=0.5, */*;q=0.1"), "markdown");
+  assert.equal(negotiateFormat("text/plain;q=0.4, text/markdown;q=0.5, */*;q=0.1"), "markdown");
   assert.equal(negotiateFormat("text/html;q=0, */*"), "markdown");
+});
+
+test("negotiateFormat() chooses the Markdown as plain text when text/plain wins (issue 14)", () => {
+  assert.equal(negotiateFormat("text/plain"), "text");
+  assert.equal(negotiateFormat("text/plain, text/markdown;q=0.5, */*;q=0.1"), "text");
+  assert.equal(negotiateFormat("text/plain;q=0.5, text/html"), "html");
 });
 
 test("negotiateFormat() stays right when thousands of distinct Accept values arrive", () => {
