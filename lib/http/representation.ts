@@ -1,14 +1,18 @@
 /**
  * Prepared responses of the site: a representation's bytes, entity tag and headers, computed
  * once, and the one function that answers with it, `If-None-Match` included (RFC 9110,
- * sections 13.1.2 and 15.4.5). A text representation of 1 KiB or more is also served gzipped
- * when the request's `Accept-Encoding` allows it (RFC 9110, section 12.5.3): compressed once, on
- * the first such request, and kept, with an entity tag of its own and `Vary: Accept-Encoding` on
- * both (pure JavaScript `fflate`, so Deno, Node and Bun answer alike).
+ * sections 13.1.2 and 15.4.5). A text representation of 1 KiB or more is also served compressed
+ * when the request's `Accept-Encoding` allows it (RFC 9110, section 12.5.3): Brotli (RFC 7932,
+ * `node:zlib`, which Deno, Node and Bun all provide) where the client takes it, else gzip (pure
+ * JavaScript `fflate`); each compressed once, on the first such request, and kept, with an entity
+ * tag of its own and `Vary: Accept-Encoding` on all. Negotiation is `negotiator`'s, Brotli first
+ * on a tie.
  *
  * @module
  */
 import { gzipSync } from "fflate";
+import { brotliCompressSync, constants as zlib } from "node:zlib";
+import Negotiator from "negotiator";
 import { buildEtag, matchesEtag } from "./etag.ts";
 
 /** A header name and value. */
@@ -26,6 +30,8 @@ export interface Representation {
   readonly notModifiedHeaders: readonly HeaderPair[];
   /** The gzipped variant, made on first use; absent when the body is not worth compressing. */
   readonly gzip?: () => Representation;
+  /** The Brotli variant, made on first use; absent when the body is not worth compressing. */
+  readonly brotli?: () => Representation;
 }
 
 /** The smallest body worth compressing, in bytes. */
@@ -86,26 +92,65 @@ export function toRepresentation(
     ],
   ];
   const all: HeaderPair[] = [...shared, ["ETag", etag]];
+  /** A compressed variant: a tag of its own, for it is another representation (RFC 9110, 8.8.3). */
+  const variant = (coding: "gzip" | "br", compressed: Uint8Array<ArrayBuffer>): Representation => {
+    const taggedEtag = etag.slice(0, -1) + (coding === "gzip" ? '-gz"' : '-br"');
+    const fields: HeaderPair[] = [...shared, ["Content-Encoding", coding], ["ETag", taggedEtag]];
+    return {
+      body: compressed,
+      etag: taggedEtag,
+      headers: fields,
+      notModifiedHeaders: toNotModified(fields),
+    };
+  };
   let gzipped: Representation | undefined;
+  let brotli: Representation | undefined;
   return {
     body,
     etag,
     headers: all,
     notModifiedHeaders: toNotModified(all),
-    gzip: () => {
-      if (gzipped) return gzipped;
-      // A tag of its own: the gzipped bytes are another representation (RFC 9110, 8.8.3).
-      const gzipEtag = etag.slice(0, -1) + '-gz"';
-      const fields: HeaderPair[] = [...shared, ["Content-Encoding", "gzip"], ["ETag", gzipEtag]];
-      gzipped = {
-        body: gzipSync(body, { level: 9, mtime: 0 }) as Uint8Array<ArrayBuffer>,
-        etag: gzipEtag,
-        headers: fields,
-        notModifiedHeaders: toNotModified(fields),
-      };
-      return gzipped;
-    },
+    gzip: () =>
+      gzipped ??= variant(
+        "gzip",
+        gzipSync(body, { level: 9, mtime: 0 }) as Uint8Array<ArrayBuffer>,
+      ),
+    brotli: () =>
+      brotli ??= variant(
+        "br",
+        new Uint8Array(brotliCompressSync(body, {
+          params: {
+            // The best ratio for what is compressed once and kept; a quicker one for a body of
+            // megabytes (the API reference's renderer), so its first request does not wait long.
+            [zlib.BROTLI_PARAM_QUALITY]: body.length > 1_000_000 ? 5 : 11,
+            [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+            [zlib.BROTLI_PARAM_SIZE_HINT]: body.length,
+          },
+        })),
+      ),
   };
+}
+
+/** The codings a prepared representation is offered in, Brotli first on a tie. */
+const CODINGS = ["br", "gzip"];
+
+/**
+ * The coding to answer a request's `Accept-Encoding` with (RFC 9110, section 12.5.3):
+ * `negotiator`'s choice among Brotli and gzip, Brotli first when the client weighs them alike.
+ *
+ * @param acceptEncoding The request's `Accept-Encoding`, or `null`.
+ * @returns `br`, `gzip`, or `undefined` for the identity.
+ */
+export function chooseEncoding(acceptEncoding: string | null): "br" | "gzip" | undefined {
+  if (!acceptEncoding) return undefined;
+  const negotiator = new Negotiator({ headers: { "accept-encoding": acceptEncoding } });
+  // negotiator 1.x takes the server's preference for ties; @types/negotiator 0.6 predates it.
+  const encodings = negotiator.encodings.bind(negotiator) as (
+    available: string[],
+    options: { preferred: string[] },
+  ) => string[];
+  const [coding] = encodings(CODINGS, { preferred: CODINGS });
+  return coding === "br" || coding === "gzip" ? coding : undefined;
 }
 
 /**
@@ -150,8 +195,10 @@ export function respond(
   options: RespondOptions = {},
 ): Response {
   const status = options.status ?? 200;
-  if (representation.gzip && acceptsGzip(request.headers.get("Accept-Encoding"))) {
-    representation = representation.gzip();
+  if (representation.gzip) {
+    const coding = chooseEncoding(request.headers.get("Accept-Encoding"));
+    if (coding === "br" && representation.brotli) representation = representation.brotli();
+    else if (coding === "gzip") representation = representation.gzip();
   }
   const condition = status === 200 ? request.headers.get("If-None-Match") : null;
   const notModified = condition !== null && matchesEtag(condition, representation.etag);
