@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { gzipSync } from "fflate";
+import { gzipSync } from "node:zlib";
 import { buildEtag } from "./etag.ts";
 import { acceptsGzip, MIN_COMPRESSED_BYTES } from "./representation.ts";
 
@@ -40,7 +40,7 @@ export function createCompressor(
     const key = buildEtag(body) + body.length;
     let gzipped = cache.get(key);
     if (!gzipped) {
-      gzipped = gzipSync(body, { level: 6, mtime: 0 }) as Uint8Array<ArrayBuffer>;
+      gzipped = new Uint8Array(gzipSync(body, { level: 6 }));
       if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
       cache.set(key, gzipped);
     }

@@ -3,15 +3,14 @@
  * once, and the one function that answers with it, `If-None-Match` included (RFC 9110,
  * sections 13.1.2 and 15.4.5). A text representation of 1 KiB or more is also served compressed
  * when the request's `Accept-Encoding` allows it (RFC 9110, section 12.5.3): Brotli (RFC 7932,
- * `node:zlib`, which Deno, Node and Bun all provide) where the client takes it, else gzip (pure
- * JavaScript `fflate`); each compressed once, on the first such request, and kept, with an entity
+ * `node:zlib`, which Deno, Node and Bun all provide) where the client takes it, else gzip (the
+ * same module); each compressed once, on the first such request, and kept, with an entity
  * tag of its own and `Vary: Accept-Encoding` on all. Negotiation is `negotiator`'s, Brotli first
  * on a tie.
  *
  * @module
  */
-import { gzipSync } from "fflate";
-import { brotliCompressSync, constants as zlib } from "node:zlib";
+import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import Negotiator from "negotiator";
 import { buildEtag, matchesEtag } from "./etag.ts";
 
@@ -113,7 +112,7 @@ export function toRepresentation(
     gzip: () =>
       gzipped ??= variant(
         "gzip",
-        gzipSync(body, { level: 9, mtime: 0 }) as Uint8Array<ArrayBuffer>,
+        new Uint8Array(gzipSync(body, { level: 9 })),
       ),
     brotli: () =>
       brotli ??= variant(
