@@ -1,0 +1,106 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { chromium } from "playwright-core";
+import { startServer } from "./_server.ts";
+import { CORPUS } from "../../content/corpus.generated.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const chromiumMissing = !existsSync(CHROMIUM);
+assert.ok(!(chromiumMissing && process.env.CI), `${CHROMIUM} is missing: apt-get install chromium`);
+
+interface Picture {
+  src: string;
+  loaded: boolean;
+  naturalWidth: number;
+  width: number;
+  height: number;
+  attributeRatio: number;
+  viewportWidth: number;
+}
+
+test(
+  "in Chromium, a case study's pictures load and keep their proportions, filling the width on a phone and the wide column on a desktop (issue 19)",
+  {
+    skip: chromiumMissing && `${CHROMIUM} is not installed`,
+  },
+  async () => {
+    const caseStudy = CORPUS.pages.find((page) => page.layout === "case" && page.language === "en");
+    assert.ok(caseStudy, "an English case study");
+    const folder = mkdtempSync(join(tmpdir(), "studio-pictures-"));
+    const server = await startServer({
+      STUDIO_KV_PATH: join(folder, "studio.kv"),
+      STUDIO_SMTP_URL: "smtp://127.0.0.1:9",
+    });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--headless=new"],
+    });
+    try {
+      for (const viewport of [{ width: 390, height: 844 }, { width: 1440, height: 900 }]) {
+        const page = await browser.newPage({ viewport });
+        await page.goto(server.origin + caseStudy.path, { waitUntil: "networkidle" });
+        // Lazy pictures load as they come into view: scroll through the page first.
+        await page.evaluate(async () => {
+          const scope = globalThis as unknown as {
+            scrollTo(x: number, y: number): void;
+            document: { body: { scrollHeight: number } };
+          };
+          for (let y = 0; y < scope.document.body.scrollHeight; y += 400) {
+            scope.scrollTo(0, y);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        });
+        await page.waitForLoadState("networkidle");
+        const pictures: Picture[] = await page.$$eval(
+          "main img",
+          (images) =>
+            images.map((image) => {
+              const element = image as unknown as {
+                currentSrc: string;
+                complete: boolean;
+                naturalWidth: number;
+                getAttribute(name: string): string | null;
+                getBoundingClientRect(): { width: number; height: number };
+                ownerDocument: { documentElement: { clientWidth: number } };
+              };
+              const box = element.getBoundingClientRect();
+              return {
+                src: element.currentSrc,
+                loaded: element.complete && element.naturalWidth > 0,
+                naturalWidth: element.naturalWidth,
+                width: box.width,
+                height: box.height,
+                attributeRatio: Number(element.getAttribute("width")) /
+                  Number(element.getAttribute("height")),
+                viewportWidth: element.ownerDocument.documentElement.clientWidth,
+              };
+            }),
+        );
+        assert.ok(pictures.length >= 3, `${viewport.width}: a hero and a gallery`);
+        for (const picture of pictures) {
+          const label = `${viewport.width} px ${picture.src}`;
+          assert.ok(picture.loaded, `${label} loaded`);
+          assert.ok(picture.width > 0 && picture.height > 0, `${label} shown`);
+          const ratio = picture.width / picture.height;
+          assert.ok(Math.abs(ratio - picture.attributeRatio) < 0.02, `${label}: ${ratio} kept`);
+          assert.ok(picture.width <= picture.viewportWidth, `${label} within the page`);
+        }
+        const hero = pictures[0];
+        if (viewport.width === 390) {
+          assert.ok(hero.width >= viewport.width * 0.85, `the hero fills a phone: ${hero.width}`);
+        } else {
+          assert.ok(hero.width >= 900, `the hero spans the wide column: ${hero.width}`);
+        }
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+      await server.stop();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  },
+);
