@@ -7,7 +7,6 @@
 import { CORPUS } from "./content/corpus.generated.ts";
 import { DEFAULT_SCHEDULE } from "./content/schedule.ts";
 import { createPipeline, type Handler } from "./lib/http/create_pipeline.ts";
-import { createCompressor } from "./lib/http/compress_response.ts";
 import { type HandlerOptions, resolveServices } from "./lib/resolve_services.ts";
 import { answerFallback, buildRouteTable } from "./routes/mod.ts";
 
@@ -45,12 +44,9 @@ export {
  */
 export function createHandler(options: HandlerOptions = {}): Handler {
   const services = resolveServices(options, { content: CORPUS, schedule: DEFAULT_SCHEDULE });
-  const pipeline = createPipeline({
+  return createPipeline({
     ...services,
     table: buildRouteTable(services),
     fallback: (request, context, allow) => answerFallback(services, request, context, allow),
   });
-  // Answers that are not prepared representations are gzipped on the way out (issue 19).
-  const compress = createCompressor();
-  return async (request, info) => compress(request, await pipeline(request, info));
 }

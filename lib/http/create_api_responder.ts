@@ -4,12 +4,15 @@
  * `/api/` response carries (`Content-Type`, `API-Version`, the deprecation notice, an alias's
  * `Link`, the rate-limit fields, the security fields); a `Response` passes with the security
  * fields it lacks added (`security_headers.ts`). HEAD gets the head alone, with the
- * `Content-Length` of the body GET would send.
+ * `Content-Length` of the body GET would send. An API body of 1 KiB or more is gzipped for a
+ * client that takes it (prepared representations compress themselves, see `respond`).
  *
  * @module
  */
 import { JSON_TYPE, type JsonAnswer } from "./json_response.ts";
 import { setRateLimitHeaders } from "./rate_limit.ts";
+import { gzipSync } from "node:zlib";
+import { acceptsGzip, MIN_COMPRESSED_BYTES } from "./representation.ts";
 import type { RequestContext, RouteDefinition } from "./route.ts";
 import { formatLink } from "./versioning.ts";
 import type { SecurityHeaders } from "./security_headers.ts";
@@ -105,12 +108,25 @@ export function createApiResponder(
       setRateLimitHeaders(headers, decision);
     }
     const body = typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
+    const status = answer.status ?? 200;
     if (request.method === "HEAD") {
       // The length GET would send, not 0 (RFC 9110, section 9.3.2).
       headers["Content-Length"] = String(encoder.encode(body).byteLength);
-      return new Response(null, { status: answer.status ?? 200, headers });
+      return new Response(null, { status, headers });
     }
-    return new Response(body, { status: answer.status ?? 200, headers });
+    // A body worth compressing (the index, a month's slots) goes gzipped to a client that takes
+    // it; a small one (health) is answered without reading the request's fields at all.
+    if (body.length >= MIN_COMPRESSED_BYTES) {
+      addField(headers, "Vary", "Accept-Encoding");
+      if (status === 200 && acceptsGzip(request.headers.get("Accept-Encoding"))) {
+        headers["Content-Encoding"] = "gzip";
+        return new Response(new Uint8Array(gzipSync(encoder.encode(body), { level: 6 })), {
+          status,
+          headers,
+        });
+      }
+    }
+    return new Response(body, { status, headers });
   }
 
   function finish(
