@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { writeGeneratedModule } from "./_generated_module.ts";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -35,20 +36,5 @@ export async function renderBundleModule(): Promise<string> {
 }
 
 if (import.meta.main) {
-  const text = await renderBundleModule();
-  const current = await readFile(BUNDLE_MODULE_PATH, "utf8").catch(() => "");
-  if (Deno.args.includes("--check")) {
-    if (current !== text) {
-      console.error(
-        "api_reference_bundle.generated.ts is out of date: run `deno task build:api-reference`",
-      );
-      Deno.exit(1);
-    }
-    console.log("api_reference_bundle.generated.ts is up to date");
-  } else if (current === text) {
-    console.log("api_reference_bundle.generated.ts is up to date");
-  } else {
-    await writeFile(BUNDLE_MODULE_PATH, text);
-    console.log("Wrote lib/site/api_reference_bundle.generated.ts");
-  }
+  await writeGeneratedModule(BUNDLE_MODULE_PATH, await renderBundleModule(), "build:api-reference");
 }

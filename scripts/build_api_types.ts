@@ -13,8 +13,8 @@
  *
  * @module
  */
+import { writeGeneratedModule } from "./_generated_module.ts";
 import { fileURLToPath } from "node:url";
-import { readFile, writeFile } from "node:fs/promises";
 import openapiTS, { astToString } from "openapi-typescript";
 import { buildOpenApiDocument } from "../lib/contract/openapi.ts";
 import { RATE_LIMIT_POLICIES } from "../lib/contract/contract.ts";
@@ -48,18 +48,5 @@ export async function renderApiTypes(): Promise<string> {
 }
 
 if (import.meta.main) {
-  const text = await renderApiTypes();
-  const current = await readFile(API_TYPES_PATH, "utf8").catch(() => "");
-  if (Deno.args.includes("--check")) {
-    if (current !== text) {
-      console.error("api_types.generated.ts is out of date: run `deno task build:api-types`");
-      Deno.exit(1);
-    }
-    console.log("api_types.generated.ts is up to date");
-  } else if (current === text) {
-    console.log("api_types.generated.ts is up to date");
-  } else {
-    await writeFile(API_TYPES_PATH, text);
-    console.log("Wrote lib/contract/api_types.generated.ts");
-  }
+  await writeGeneratedModule(API_TYPES_PATH, await renderApiTypes(), "build:api-types");
 }

@@ -23,7 +23,8 @@
  *
  * @module
  */
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { writeGeneratedModule } from "./_generated_module.ts";
+import { readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { buildDesign, readTokens } from "./build_design.ts";
 import { fileURLToPath } from "node:url";
@@ -382,21 +383,9 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
 }
 
 if (import.meta.main) {
-  const source = renderCorpusModule(buildCorpus(await readContentFiles()));
-  let current = "";
-  try {
-    current = await readFile(CORPUS_MODULE_PATH, "utf8");
-  } catch { /* not written yet */ }
-  if (Deno.args.includes("--check")) {
-    if (current !== source) {
-      console.error("content/corpus.generated.ts is out of date: run `deno task build:content`");
-      Deno.exit(1);
-    }
-    console.log("content/corpus.generated.ts is up to date");
-  } else if (current === source) {
-    console.log("content/corpus.generated.ts is up to date");
-  } else {
-    await writeFile(CORPUS_MODULE_PATH, source);
-    console.log("Wrote content/corpus.generated.ts");
-  }
+  await writeGeneratedModule(
+    CORPUS_MODULE_PATH,
+    renderCorpusModule(buildCorpus(await readContentFiles())),
+    "build:content",
+  );
 }

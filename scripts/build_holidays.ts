@@ -8,8 +8,8 @@
  *
  * @module
  */
+import { writeGeneratedModule } from "./_generated_module.ts";
 import { fileURLToPath } from "node:url";
-import { readFile, writeFile } from "node:fs/promises";
 import { DEFAULT_SCHEDULE } from "../content/schedule.ts";
 import { computePublicHolidays } from "../lib/availability/holidays.ts";
 
@@ -46,18 +46,9 @@ export async function renderHolidayTable(countries: readonly string[]): Promise<
 }
 
 if (import.meta.main) {
-  const text = await renderHolidayTable([DEFAULT_SCHEDULE.holidayCountry]);
-  const current = await readFile(TABLE_PATH, "utf8").catch(() => "");
-  if (Deno.args.includes("--check")) {
-    if (current !== text) {
-      console.error("public_holidays.generated.ts is out of date: run `deno task build:holidays`");
-      Deno.exit(1);
-    }
-    console.log("public_holidays.generated.ts is up to date");
-  } else if (current === text) {
-    console.log("public_holidays.generated.ts is up to date");
-  } else {
-    await writeFile(TABLE_PATH, text);
-    console.log("Wrote lib/availability/public_holidays.generated.ts");
-  }
+  await writeGeneratedModule(
+    TABLE_PATH,
+    await renderHolidayTable([DEFAULT_SCHEDULE.holidayCountry]),
+    "build:holidays",
+  );
 }

@@ -1,20 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
-import { chromium } from "playwright-core";
+import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
 import { startServer } from "./_server.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-const chromiumMissing = !existsSync(CHROMIUM);
-assert.ok(!(chromiumMissing && process.env.CI), `${CHROMIUM} is missing: apt-get install chromium`);
 
 test(
   "in Chromium, /en/api-reference renders every operation under its CSP with no console error and no request off the origin, and a try-it call answers 200 (issue 18)",
   {
-    skip: chromiumMissing && `${CHROMIUM} is not installed`,
+    skip: CHROMIUM_SKIP,
   },
   async () => {
     const folder = mkdtempSync(join(tmpdir(), "studio-reference-"));
@@ -22,10 +17,7 @@ test(
       STUDIO_KV_PATH: join(folder, "studio.kv"),
       STUDIO_SMTP_URL: "smtp://127.0.0.1:9",
     });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--headless=new"],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const problems: string[] = [];

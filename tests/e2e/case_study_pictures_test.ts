@@ -1,16 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
-import { chromium } from "playwright-core";
+import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
 import { startServer } from "./_server.ts";
 import { CORPUS } from "../../content/corpus.generated.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-const chromiumMissing = !existsSync(CHROMIUM);
-assert.ok(!(chromiumMissing && process.env.CI), `${CHROMIUM} is missing: apt-get install chromium`);
 
 interface Picture {
   src: string;
@@ -25,7 +20,7 @@ interface Picture {
 test(
   "in Chromium, a case study's pictures load and keep their proportions, filling the width on a phone and the wide column on a desktop (issue 19)",
   {
-    skip: chromiumMissing && `${CHROMIUM} is not installed`,
+    skip: CHROMIUM_SKIP,
   },
   async () => {
     const caseStudy = CORPUS.pages.find((page) => page.layout === "case" && page.language === "en");
@@ -35,10 +30,7 @@ test(
       STUDIO_KV_PATH: join(folder, "studio.kv"),
       STUDIO_SMTP_URL: "smtp://127.0.0.1:9",
     });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--headless=new"],
-    });
+    const browser = await launchChromium();
     try {
       for (const viewport of [{ width: 390, height: 844 }, { width: 1440, height: 900 }]) {
         const page = await browser.newPage({ viewport });

@@ -1,17 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
-import { chromium } from "playwright-core";
+import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
 import { startServer } from "./_server.ts";
 import { buildBookingBody } from "../_booking.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-const chromiumMissing = !existsSync(CHROMIUM);
-assert.ok(!(chromiumMissing && process.env.CI), `${CHROMIUM} is missing: apt-get install chromium`);
 
 /** A page on a second loopback origin: an "API explorer" hosted elsewhere. */
 async function startExplorer(): Promise<{ origin: string; server: Server }> {
@@ -28,7 +23,7 @@ async function startExplorer(): Promise<{ origin: string; server: Server }> {
 test(
   "in Chromium, a page on another origin reads the slots and /openapi.json and cannot POST a booking (issue 18)",
   {
-    skip: chromiumMissing && `${CHROMIUM} is not installed`,
+    skip: CHROMIUM_SKIP,
   },
   async () => {
     const folder = mkdtempSync(join(tmpdir(), "studio-cors-"));
@@ -37,10 +32,7 @@ test(
       STUDIO_SMTP_URL: "smtp://127.0.0.1:9",
     });
     const explorer = await startExplorer();
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--headless=new"],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(explorer.origin);

@@ -1,26 +1,21 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
-import { chromium } from "playwright-core";
+import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
 import { startServer } from "./_server.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
 
 /** WebMCP's model context, as far as this test uses it. */
 interface ModelContext {
   getTools(): Promise<Array<{ name: string; description: string; inputSchema: unknown }>>;
   executeTool(tool: unknown, input: Record<string, unknown>): Promise<unknown>;
 }
-const chromiumMissing = !existsSync(CHROMIUM);
-assert.ok(!(chromiumMissing && process.env.CI), `${CHROMIUM} is missing: apt-get install chromium`);
 
 test(
   "in Chromium with WebMCP, the booking page registers list_available_slots through document.modelContext, and the tool lists the month's slots (issue 14)",
   {
-    skip: chromiumMissing && `${CHROMIUM} is not installed`,
+    skip: CHROMIUM_SKIP,
   },
   async () => {
     const folder = mkdtempSync(join(tmpdir(), "studio-webmcp-"));
@@ -28,10 +23,7 @@ test(
       STUDIO_KV_PATH: join(folder, "studio.kv"),
       STUDIO_SMTP_URL: "smtp://127.0.0.1:9",
     });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--headless=new", "--enable-features=WebMCPTesting"],
-    });
+    const browser = await launchChromium(["--enable-features=WebMCPTesting"]);
     try {
       const page = await browser.newPage();
       const month = Temporal.Now.plainDateISO("Europe/Lisbon").toPlainYearMonth().add({ months: 1 })
