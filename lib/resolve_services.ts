@@ -25,7 +25,7 @@ import { createOutbox, type Outbox } from "./mail/outbox.ts";
 import type { Clock, Logger } from "./ports.ts";
 import type { Services } from "./services.ts";
 import { checkCorpus, type Corpus } from "./site/corpus.ts";
-import { buildSite, type Site } from "./site/build_site.ts";
+import { loadOnce } from "./load_once.ts";
 import { createFormatNegotiator } from "./http/negotiate_format.ts";
 import { createMemoryStore } from "./store/memory_store.ts";
 import { readOrCreateSecret } from "./store/secret.ts";
@@ -189,7 +189,6 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
   const schedule = options.schedule ? readSchedule(options.schedule) : defaults.schedule;
   const busyCalendar = options.busyCalendar ?? NO_BUSY_CALENDAR;
   const content = options.content ? checkCorpus(options.content) : defaults.content;
-  let site: Site | undefined;
   return Object.freeze({
     baseUrl,
     docsUrl: baseUrl + OPENAPI_PATH,
@@ -218,7 +217,10 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     trustProxy: options.trustProxy,
     versionHeaders: Object.freeze(buildVersionHeaders(options.deprecation)),
     content,
-    site: () => site ??= buildSite(content, baseUrl),
+    site: loadOnce(async () => {
+      const { buildSite } = await import("./site/build_site.ts");
+      return buildSite(content, baseUrl);
+    }),
     negotiateFormat: createFormatNegotiator(),
   });
 }

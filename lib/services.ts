@@ -12,7 +12,7 @@ import type { Store } from "./store/store.ts";
 import type { Outbox } from "./mail/outbox.ts";
 import type { MailAddresses } from "./mail/mail.ts";
 import type { Corpus } from "./site/corpus.ts";
-import type { Site } from "./site/build_site.ts";
+import type { Site } from "./site/site.ts";
 import type { ContentFormat } from "./http/negotiate_format.ts";
 import type { ScheduleSettings } from "./availability/schedule.ts";
 import type { BusyCalendar } from "./availability/busy_calendar.ts";
@@ -65,9 +65,10 @@ export interface Services {
   /**
    * The site built from `content`, on first use and kept for the handler's lifetime (the content
    * routes, the contact form, the booking links and the not-found fallback share it). Building
-   * takes some tens of milliseconds, paid by the first content request, not by every handler.
+   * (and loading the Markdown renderer) takes some tens of milliseconds, paid by the first
+   * content request, not by start-up.
    */
-  site(): Site;
+  site(): Promise<Site>;
   /** Chooses HTML or Markdown for an `Accept` value, remembering recent answers. */
-  negotiateFormat(accept: string | null): ContentFormat;
+  negotiateFormat(accept: string | null): Promise<ContentFormat>;
 }

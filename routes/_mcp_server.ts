@@ -33,7 +33,7 @@ import {
 import { createBooking } from "../lib/booking/bookings.ts";
 import { submitInquiry } from "../lib/contact/inquiries.ts";
 import { toRetryAfterSeconds } from "../lib/http/create_request_counter.ts";
-import { toLlmsPath, toSkillPath } from "../lib/site/build_llms_txt.ts";
+import { toLlmsPath, toSkillPath } from "../lib/site/site.ts";
 import { toSkillText } from "../lib/site/build_skills_index.ts";
 import { MCP_SERVER_DESCRIPTION } from "../lib/mcp/build_server_card.ts";
 import type { Services } from "../lib/services.ts";
@@ -320,11 +320,11 @@ export function buildMcpServer(sdk: McpSdk, services: Services, caller: McpCalle
     title: "Guide for agents (llms.txt)",
     description: "The site's index for software: the recipe for agents, the rules of use, links.",
     mimeType: "text/markdown",
-  }, (uri) => ({
+  }, async (uri) => ({
     contents: [{
       uri: uri.href,
       mimeType: "text/markdown",
-      text: decoder.decode(services.site().llms.en.body),
+      text: decoder.decode((await services.site()).llms.en.body),
     }],
   }));
   for (const skill of content.skills ?? []) {

@@ -31,8 +31,9 @@ import {
   buildWellKnownCard,
 } from "../lib/mcp/build_server_card.ts";
 import { buildSkillsIndex, toSkillText } from "../lib/site/build_skills_index.ts";
-import { MARKDOWN_TYPE } from "../lib/site/build_site.ts";
+import { MARKDOWN_TYPE } from "../lib/site/site.ts";
 import type { Services } from "../lib/services.ts";
+import { once } from "../lib/load_once.ts";
 import { answerSiteFallback } from "./content.ts";
 
 /** An hour: the documents change only with a deployment. */
@@ -51,21 +52,24 @@ function toDocument(value: unknown, type: string): Representation {
 export function agentDiscoveryRoutes(services: Services): RouteDefinition[] {
   const { baseUrl } = services;
   const skills = services.content.skills ?? [];
-  const card = buildServerCard(baseUrl, services.content.name);
-  const cardDocument = toDocument(card, MCP_SERVER_CARD_TYPE);
-  const wellKnownCard = toDocument(buildWellKnownCard(card), JSON_TYPE);
-  const catalog = toDocument(buildAiCatalog(baseUrl), AI_CATALOG_TYPE);
-  const skillFiles = new Map(skills.map((skill) => [
-    skill.name,
-    toRepresentation(toSkillText(skill, baseUrl), [["Content-Type", MARKDOWN_TYPE], ...SHARED]),
-  ]));
+  // Each document is prepared by the first request for it, not at start-up (issue 15).
+  const card = once(() => buildServerCard(baseUrl, services.content.name));
+  const cardDocument = once(() => toDocument(card(), MCP_SERVER_CARD_TYPE));
+  const wellKnownCard = once(() => toDocument(buildWellKnownCard(card()), JSON_TYPE));
+  const catalog = once(() => toDocument(buildAiCatalog(baseUrl), AI_CATALOG_TYPE));
+  const skillFiles = once(() =>
+    new Map(skills.map((skill) => [
+      skill.name,
+      toRepresentation(toSkillText(skill, baseUrl), [["Content-Type", MARKDOWN_TYPE], ...SHARED]),
+    ]))
+  );
   // Web Crypto digests are asynchronous: the index is built on its first request and kept.
   let index: Promise<Representation> | undefined;
-  const serve = (path: string, representation: Representation): RouteDefinition => ({
+  const serve = (path: string, representation: () => Representation): RouteDefinition => ({
     method: "GET",
     path,
     cors: true,
-    handle: (request) => respond(request, representation),
+    handle: (request) => respond(request, representation()),
   });
   return [
     serve(MCP_SERVER_CARD_PATH, cardDocument),
@@ -86,7 +90,7 @@ export function agentDiscoveryRoutes(services: Services): RouteDefinition[] {
       cors: true,
       handle(request, context) {
         const name = context.pathname.slice(AGENT_SKILLS_PATH.length + 1, -"/SKILL.md".length);
-        const file = skillFiles.get(name);
+        const file = skillFiles().get(name);
         if (!file) return answerSiteFallback(services, request, context, "");
         return respond(request, file);
       },
@@ -95,7 +99,7 @@ export function agentDiscoveryRoutes(services: Services): RouteDefinition[] {
       method: "GET",
       path: WELL_KNOWN_LLMS_PATH,
       cors: true,
-      handle: (request) => respond(request, services.site().llms.pt),
+      handle: async (request) => respond(request, (await services.site()).llms.pt),
     },
   ];
 }

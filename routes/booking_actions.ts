@@ -11,7 +11,7 @@ import type { BookingRecord } from "../lib/booking/booking_mail.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
 import { respond } from "../lib/http/representation.ts";
 import type { RouteDefinition } from "../lib/http/route.ts";
-import { buildDocumentPage } from "../lib/site/build_site.ts";
+import { buildDocumentPage } from "../lib/site/site.ts";
 import type { Services } from "../lib/services.ts";
 import {
   ACTION_PATH_PREFIX,
@@ -106,14 +106,14 @@ export function bookingActionRoutes(services: Services): RouteDefinition[] {
   const { store, linkSigner, schedule } = services;
 
   /** Answers a page in the site's template. */
-  function page(
+  async function page(
     request: Request,
     locale: Locale,
     status: number,
     title: string,
     body: string,
-  ): Response {
-    const document = buildDocumentPage(services.site(), locale, {
+  ): Promise<Response> {
+    const document = buildDocumentPage(await services.site(), locale, {
       title,
       mainHtml: `<h1>${escapeHtml(title)}</h1>\n${body}`,
     }, ACTION_PAGE_HEADERS);

@@ -14,8 +14,8 @@ import { createBooking } from "../lib/booking/bookings.ts";
 import { BOOKING_FIELDS, BookingRequest, MAX_BODY_BYTES } from "../lib/contract/contract.ts";
 import { requireFields } from "../lib/contract/require_fields.ts";
 import { BodyError, discardBody, readBody, readMediaType } from "../lib/http/read_body.ts";
-import { buildNoticePage, type Site, type SitePage } from "../lib/site/build_site.ts";
-import { fillBase } from "../lib/site/build_llms_txt.ts";
+import { buildNoticePage, type Site, type SitePage } from "../lib/site/site.ts";
+import { fillBase } from "../lib/site/site.ts";
 import {
   type BookingFormState,
   formatStart,
@@ -272,8 +272,8 @@ export function bookingFormRoutes(services: Services): RouteDefinition[] {
   return services.content.pages
     .filter((page) => page.layout === "booking")
     .map((page) => {
-      const prepare = () => {
-        const site = services.site();
+      const prepare = async () => {
+        const site = await services.site();
         const entry = site.pages.get(page.path);
         if (!entry) throw new Error(`No prepared page at "${page.path}"`);
         return { site, entry };
@@ -282,9 +282,9 @@ export function bookingFormRoutes(services: Services): RouteDefinition[] {
         method: "POST",
         path: page.path,
         policies: ["write", "booking"],
-        answerRateLimited: (request, _context, retryAfterSeconds) => {
+        answerRateLimited: async (request, _context, retryAfterSeconds) => {
           discardBody(request);
-          const { site } = prepare();
+          const { site } = await prepare();
           const seconds = String(retryAfterSeconds);
           const text = site.corpus.languages[page.language].booking.rateLimited;
           return respond(
@@ -296,8 +296,8 @@ export function bookingFormRoutes(services: Services): RouteDefinition[] {
             { status: 429, headers: [["Retry-After", seconds]] },
           );
         },
-        handle: (request, context) => {
-          const { site, entry } = prepare();
+        handle: async (request, context) => {
+          const { site, entry } = await prepare();
           return submitBookingForm(services, site, entry, request, context);
         },
       };

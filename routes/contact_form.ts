@@ -8,7 +8,7 @@
  * @module
  */
 import { ApiError } from "../lib/contract/api_error.ts";
-import { buildNoticePage, type Site, type SitePage } from "../lib/site/build_site.ts";
+import { buildNoticePage, type Site, type SitePage } from "../lib/site/site.ts";
 import { findPage } from "../lib/site/render_page.ts";
 import type { FieldProblem } from "../lib/contract/fields.ts";
 import type { Attribution } from "../lib/contact/first_touch.ts";
@@ -53,14 +53,19 @@ function answerInvalid(
   request: Request,
   state: ContactFormState,
   problems: readonly FieldProblem[],
-): Response {
+): Promise<Response> {
   const settings = site.corpus.languages[entry.page.language];
   const html = site.renderHtml({
     language: entry.page.language,
     title: `${settings.form.errorSummary.replace(/:$/, "")} · ${entry.page.title}`,
     description: entry.page.description,
     mainHtml: entry.bodyHtml +
-      renderContactForm(settings.form, entry.page.path, { ...state, problems }),
+      renderContactForm(
+        settings.form,
+        entry.page.path,
+        { ...state, problems },
+        site.renderInlineMarkdown,
+      ),
     page: entry.page,
     translation: entry.translation,
     markdownPath: entry.markdownPath,
@@ -120,8 +125,8 @@ export function contactFormRoutes(services: Services): RouteDefinition[] {
   return services.content.pages
     .filter((page) => page.layout === "contact")
     .map((page) => {
-      const prepare = () => {
-        const site = services.site();
+      const prepare = async () => {
+        const site = await services.site();
         const entry = site.pages.get(page.path);
         if (!entry) throw new Error(`No prepared page at "${page.path}"`);
         return { site, entry };
@@ -130,9 +135,9 @@ export function contactFormRoutes(services: Services): RouteDefinition[] {
         method: "POST",
         path: page.path,
         policies: ["write"],
-        answerRateLimited: (request, _context, retryAfterSeconds) => {
+        answerRateLimited: async (request, _context, retryAfterSeconds) => {
           discardBody(request);
-          const { site } = prepare();
+          const { site } = await prepare();
           const seconds = String(retryAfterSeconds);
           const notice = site.corpus.languages[page.language].form.rateLimited;
           return respond(request, buildNoticePage(site, page.language, notice, { seconds }), {
@@ -140,8 +145,8 @@ export function contactFormRoutes(services: Services): RouteDefinition[] {
             headers: [["Retry-After", seconds]],
           });
         },
-        handle: (request, context) => {
-          const { site, entry } = prepare();
+        handle: async (request, context) => {
+          const { site, entry } = await prepare();
           return submitContactForm(services, site, entry, request, context);
         },
       };

@@ -8,14 +8,14 @@
  *
  * @module
  */
-import { LLMS_FULL_PATH, toLlmsPath } from "../lib/site/build_llms_txt.ts";
+import { LLMS_FULL_PATH, toLlmsPath } from "../lib/site/site.ts";
 import {
   buildNoticePage,
   type Site,
   type SitePage,
   toLanguage,
   toPagePath,
-} from "../lib/site/build_site.ts";
+} from "../lib/site/site.ts";
 import {
   buildFirstTouchCookie,
   readFirstTouch,
@@ -47,14 +47,18 @@ const PRIVATE: HeaderPair = ["Cache-Control", "private, no-store"];
  * `utm_*` or `gclid` in its query sets the first-touch cookie, and a contact page fills its
  * hidden campaign fields from that cookie (or, on the first landing itself, from the query).
  */
-function answerWithAttribution(site: Site, entry: SitePage, request: Request): Response {
+async function answerWithAttribution(
+  site: Site,
+  entry: SitePage,
+  request: Request,
+): Promise<Response> {
   const fromQuery = readQueryAttribution(request.url);
-  const kept = readFirstTouch(request.headers.get("Cookie"));
+  const kept = await readFirstTouch(request.headers.get("Cookie"));
   const headers: HeaderPair[] = [];
   if (fromQuery && !kept) {
     headers.push([
       "Set-Cookie",
-      buildFirstTouchCookie(fromQuery, site.baseUrl.startsWith("https:")),
+      await buildFirstTouchCookie(fromQuery, site.baseUrl.startsWith("https:")),
     ]);
   }
   const attribution = kept ?? fromQuery;
@@ -67,7 +71,8 @@ function answerWithAttribution(site: Site, entry: SitePage, request: Request): R
     language: entry.page.language,
     title: entry.page.title,
     description: entry.page.description,
-    mainHtml: entry.bodyHtml + renderContactForm(settings.form, entry.page.path, { attribution }),
+    mainHtml: entry.bodyHtml +
+      renderContactForm(settings.form, entry.page.path, { attribution }, site.renderInlineMarkdown),
     page: entry.page,
     translation: entry.translation,
     markdownPath: entry.markdownPath,
@@ -79,13 +84,13 @@ function answerWithAttribution(site: Site, entry: SitePage, request: Request): R
   return respond(request, representation, { headers: [...headers, PRIVATE] });
 }
 
-function servePage(
+async function servePage(
   services: Services,
   site: Site,
   entry: SitePage,
   request: Request,
   context: RequestContext,
-): Response | Promise<Response> {
+): Promise<Response> {
   if (context.pathname !== entry.page.path) {
     // itty-router also matches a trailing slash: send it to the one canonical address.
     const query = request.url.indexOf("?");
@@ -94,7 +99,7 @@ function servePage(
       headers: { Location: entry.page.path + (query < 0 ? "" : request.url.slice(query)) },
     });
   }
-  const format = services.negotiateFormat(request.headers.get("Accept"));
+  const format = await services.negotiateFormat(request.headers.get("Accept"));
   if (format === "markdown") return respond(request, entry.markdown);
   if (format === "text") return respond(request, entry.markdown, { headers: AS_TEXT });
   // The booking form lists the free times of the moment: rendered per request.
@@ -116,13 +121,13 @@ function servePage(
  * @param context The request's context.
  * @param allow The methods the path accepts, comma-separated, or empty.
  */
-export function answerSiteFallback(
+export async function answerSiteFallback(
   services: Services,
   request: Request,
   context: RequestContext,
   allow: string,
-): Response {
-  const site = services.site();
+): Promise<Response> {
+  const site = await services.site();
   const language = toLanguage(context.pathname);
   if (allow) {
     const notice = site.corpus.languages[language].text.methodNotAllowed;
@@ -133,7 +138,7 @@ export function answerSiteFallback(
   }
   const format = context.pathname.startsWith("/md/")
     ? "markdown"
-    : services.negotiateFormat(request.headers.get("Accept"));
+    : await services.negotiateFormat(request.headers.get("Accept"));
   if (format === "text") {
     return respond(request, site.notFound[language].markdown, { status: 404, headers: AS_TEXT });
   }
@@ -149,8 +154,8 @@ export function contentRoutes(services: Services): RouteDefinition[] {
   const routes: RouteDefinition[] = services.content.pages.map((page) => ({
     method: "GET",
     path: page.path,
-    handle: (request, context) => {
-      const site = services.site();
+    handle: async (request, context) => {
+      const site = await services.site();
       const entry = site.pages.get(page.path);
       if (!entry) return answerSiteFallback(services, request, context, "");
       return servePage(services, site, entry, request, context);
@@ -161,15 +166,15 @@ export function contentRoutes(services: Services): RouteDefinition[] {
     method: "GET",
     path,
     cors: true,
-    handle: (request) => respond(request, pick(services.site())),
+    handle: async (request) => respond(request, pick(await services.site())),
   });
   routes.push(
     {
       method: "GET",
       path: "/md/*",
       cors: true,
-      handle: (request, context) => {
-        const site = services.site();
+      handle: async (request, context) => {
+        const site = await services.site();
         const path = toPagePath(context.pathname);
         const entry = path === undefined ? undefined : site.pages.get(path);
         if (entry) return respond(request, entry.markdown);
@@ -184,14 +189,14 @@ export function contentRoutes(services: Services): RouteDefinition[] {
     {
       method: "GET",
       path: "/sitemap.xml",
-      handle: async (request) => respond(request, await services.site().sitemap()),
+      handle: async (request) => respond(request, await (await services.site()).sitemap()),
     },
     serve("/robots.txt", (site) => site.robots),
     {
       method: "GET",
       path: "/assets/:name",
-      handle: (request, context) => {
-        const asset = services.site().assets.get(context.pathname.slice("/assets/".length));
+      handle: async (request, context) => {
+        const asset = (await services.site()).assets.get(context.pathname.slice("/assets/".length));
         if (!asset) return answerSiteFallback(services, request, context, "");
         const pinned = request.url.endsWith(`?v=${asset.version}`);
         return respond(request, pinned ? asset.pinned : asset.current);
@@ -204,8 +209,8 @@ export function contentRoutes(services: Services): RouteDefinition[] {
     routes.push({
       method: "GET",
       path: `/${name}`,
-      handle: (request) => {
-        const asset = services.site().assets.get(name);
+      handle: async (request) => {
+        const asset = (await services.site()).assets.get(name);
         if (!asset) throw new Error(`No prepared asset "${name}"`);
         return respond(request, asset.current);
       },

@@ -22,6 +22,7 @@ import { buildOpenApiDocument } from "../lib/contract/openapi.ts";
 import type { RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 import { formatLink } from "../lib/http/versioning.ts";
+import { once } from "../lib/load_once.ts";
 
 /**
  * Builds the API catalog: two linkset contexts. The REST API, with its `service-desc` (the
@@ -53,37 +54,39 @@ export function buildApiCatalog(baseUrl: string): Record<string, unknown> {
 
 /** The routes of the discovery documents; both are built once and served from memory. */
 export function discoveryRoutes(services: Services): RouteDefinition[] {
-  const openapi = JSON.stringify(
-    buildOpenApiDocument({
-      baseUrl: services.baseUrl,
-      policies: services.policies,
-      timeZone: services.schedule.timeZone,
-      contactEmail: toBareAddress(services.mail.inbox),
-    }),
+  // Prepared once, by the first request for it (not at start-up: issue 15), with a strong ETag
+  // (304 on If-None-Match) and an hour of caching, like every other document (issue 18);
+  // readable from every origin.
+  const document = once(() =>
+    toRepresentation(
+      JSON.stringify(buildOpenApiDocument({
+        baseUrl: services.baseUrl,
+        policies: services.policies,
+        timeZone: services.schedule.timeZone,
+        contactEmail: toBareAddress(services.mail.inbox),
+      })),
+      [["Content-Type", OPENAPI_TYPE], ["Cache-Control", DISCOVERY_CACHE]],
+    )
   );
-  // Prepared once, with a strong ETag (304 on If-None-Match) and an hour of caching, like every
-  // other document (issue 18); readable from every origin.
-  const document = toRepresentation(openapi, [
-    ["Content-Type", OPENAPI_TYPE],
-    ["Cache-Control", DISCOVERY_CACHE],
-  ]);
-  const catalog = toRepresentation(JSON.stringify(buildApiCatalog(services.baseUrl)), [
-    ["Content-Type", API_CATALOG_TYPE],
-    ["Cache-Control", DISCOVERY_CACHE],
-    ["Link", formatLink(services.baseUrl + API_CATALOG_PATH, "api-catalog")],
-  ]);
+  const catalog = once(() =>
+    toRepresentation(JSON.stringify(buildApiCatalog(services.baseUrl)), [
+      ["Content-Type", API_CATALOG_TYPE],
+      ["Cache-Control", DISCOVERY_CACHE],
+      ["Link", formatLink(services.baseUrl + API_CATALOG_PATH, "api-catalog")],
+    ])
+  );
   return [
     {
       method: "GET",
       path: OPENAPI_PATH,
       cors: true,
-      handle: (request) => respond(request, document),
+      handle: (request) => respond(request, document()),
     },
     {
       method: "GET",
       path: API_CATALOG_PATH,
       cors: true,
-      handle: (request) => respond(request, catalog),
+      handle: (request) => respond(request, catalog()),
     },
   ];
 }

@@ -36,7 +36,7 @@ export function answerFallback(
   request: Request,
   context: RequestContext,
   allow: string,
-): Response {
+): Response | Promise<Response> {
   if (context.pathname === MCP_PATH) return answerMcpMethodNotAllowed(request, allow);
   return answerSiteFallback(services, request, context, allow);
 }

@@ -118,7 +118,8 @@ function readBareImports(code: string): string[] {
 function readVersion(config: DenoJson, name: string): string {
   const target = config.imports[name] ??
     Object.values(config.imports).find((value) => value.startsWith(`npm:${name}@`));
-  const version = target?.match(/^npm:(?:@[^/@]+\/)?[^@]+@(.+)$/)?.[1];
+  // `npm:name@version` or `npm:name@version/sub/path` (superstruct's ESM entry, see deno.json).
+  const version = target?.match(/^npm:(?:@[^/@]+\/)?[^@/]+@([^/]+)/)?.[1];
   if (!version) {
     console.error(`deno.json pins no npm version of "${name}", which the build imports`);
     Deno.exit(1);

@@ -134,7 +134,9 @@ export function readSchedule(value: unknown): ScheduleSettings {
     throw new TypeError(`Invalid schedule setting "timeZone": "${settings.timeZone}" is unknown`);
   }
   for (const day of WEEKDAYS) {
-    const intervals = [...settings.weeklyHours[day]].sort(([a], [b]) => a.localeCompare(b));
+    // "HH:MM" strings order by code unit; `localeCompare` would start ICU's collator (~5 ms of a
+    // cold start, issue 15) to say the same.
+    const intervals = [...settings.weeklyHours[day]].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
     for (const [index, [open, close]] of intervals.entries()) {
       if (open >= close) {
         throw new TypeError(

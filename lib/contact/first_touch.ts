@@ -2,12 +2,15 @@
  * First-touch campaign attribution without JavaScript (spec, ContactInquiry `gclid`: "persisted
  * from the first landing, not read only at submit time"): the campaign parameters of the first
  * page a visitor lands on are kept in a first-party cookie, and the contact form's hidden fields
- * are filled from it.
+ * are filled from it. The `cookie` package (CommonJS) loads with the first request that needs it,
+ * not at start-up (issue 15).
  *
  * @module
  */
-import { parse, serialize } from "cookie";
+import { loadOnce } from "../load_once.ts";
 import { ATTRIBUTION_FIELDS, type AttributionField, CONTACT_FIELDS } from "../contract/contract.ts";
+
+const loadCookie = loadOnce(() => import("cookie"));
 
 /** The cookie's name. */
 export const FIRST_TOUCH_COOKIE = "first_touch";
@@ -57,9 +60,12 @@ export function readQueryAttribution(href: string): Attribution | undefined {
  * @param cookieHeader The request's `Cookie` value.
  * @returns The kept parameters, or `undefined` when there is no such cookie.
  */
-export function readFirstTouch(cookieHeader: string | null): Attribution | undefined {
+export async function readFirstTouch(
+  cookieHeader: string | null,
+): Promise<Attribution | undefined> {
   // Most pages are asked for without the cookie: skip parsing then.
   if (!cookieHeader || !cookieHeader.includes(FIRST_TOUCH_COOKIE + "=")) return undefined;
+  const { parse } = await loadCookie();
   const value = parse(cookieHeader, { decode: keepAsIs })[FIRST_TOUCH_COOKIE];
   return value === undefined ? undefined : pick(new URLSearchParams(value));
 }
@@ -70,7 +76,11 @@ export function readFirstTouch(cookieHeader: string | null): Attribution | undef
  * @param attribution The parameters.
  * @param secure Whether the site is served over HTTPS (adds `Secure`).
  */
-export function buildFirstTouchCookie(attribution: Attribution, secure: boolean): string {
+export async function buildFirstTouchCookie(
+  attribution: Attribution,
+  secure: boolean,
+): Promise<string> {
+  const { serialize } = await loadCookie();
   const value = new URLSearchParams(attribution as Record<string, string>).toString();
   return serialize(FIRST_TOUCH_COOKIE, value, {
     encode: keepAsIs,

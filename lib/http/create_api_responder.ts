@@ -11,7 +11,6 @@
  */
 import { JSON_TYPE, type JsonAnswer } from "./json_response.ts";
 import { setRateLimitHeaders } from "./rate_limit.ts";
-import { gzipSync } from "node:zlib";
 import { acceptsGzip, MIN_COMPRESSED_BYTES } from "./representation.ts";
 import type { RequestContext, RouteDefinition } from "./route.ts";
 import { formatLink } from "./versioning.ts";
@@ -120,10 +119,9 @@ export function createApiResponder(
       addField(headers, "Vary", "Accept-Encoding");
       if (status === 200 && acceptsGzip(request.headers.get("Accept-Encoding"))) {
         headers["Content-Encoding"] = "gzip";
-        return new Response(new Uint8Array(gzipSync(encoder.encode(body), { level: 6 })), {
-          status,
-          headers,
-        });
+        // The platform's gzip (Compression Streams), so no `node:zlib` at start-up (issue 15).
+        const gzipped = new Blob([body]).stream().pipeThrough(new CompressionStream("gzip"));
+        return new Response(gzipped, { status, headers });
       }
     }
     return new Response(body, { status, headers });

@@ -1,11 +1,14 @@
 /**
  * Content negotiation of the site's pages (spec, "The site also serves content for software
  * without JavaScript"): HTML by default, Markdown when the request's `Accept` prefers it, under
- * the q-value rules of RFC 9110, section 12.5.1 (npm `negotiator`).
+ * the q-value rules of RFC 9110, section 12.5.1 (npm `negotiator`, a CommonJS package loaded by the
+ * first page request rather than at start-up: issue 15).
  *
  * @module
  */
-import Negotiator from "negotiator";
+import { loadOnce } from "../load_once.ts";
+
+const loadNegotiator = loadOnce(async () => (await import("negotiator")).default);
 
 /**
  * The representations of every page: HTML, or its Markdown, sent as `text/markdown` or, to a
@@ -35,12 +38,13 @@ const MAX_REMEMBERED = 256;
  * import assert from "node:assert/strict";
  * import { negotiateFormat } from "./negotiate_format.ts";
  *
- * assert.equal(negotiateFormat("text/markdown;q=0.1, text/html"), "html");
- * assert.equal(negotiateFormat("text/markdown, *\/*;q=0.8"), "markdown");
+ * assert.equal(await negotiateFormat("text/markdown;q=0.1, text/html"), "html");
+ * assert.equal(await negotiateFormat("text/markdown, *\/*;q=0.8"), "markdown");
  * ```
  */
-export function negotiateFormat(accept: string | null): ContentFormat {
+export async function negotiateFormat(accept: string | null): Promise<ContentFormat> {
   if (!accept) return "html";
+  const Negotiator = await loadNegotiator();
   const chosen = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
   return chosen?.startsWith("text/markdown")
     ? "markdown"
@@ -55,13 +59,13 @@ export function negotiateFormat(accept: string | null): ContentFormat {
  *
  * @returns The remembering negotiator.
  */
-export function createFormatNegotiator(): (accept: string | null) => ContentFormat {
+export function createFormatNegotiator(): (accept: string | null) => Promise<ContentFormat> {
   const remembered = new Map<string, ContentFormat>();
-  return (accept) => {
+  return async (accept) => {
     if (!accept) return "html";
     let format = remembered.get(accept);
     if (format) return format;
-    format = negotiateFormat(accept);
+    format = await negotiateFormat(accept);
     if (remembered.size >= MAX_REMEMBERED) remembered.clear();
     remembered.set(accept, format);
     return format;

@@ -6,13 +6,16 @@
  * `node:zlib`, which Deno, Node and Bun all provide) where the client takes it, else gzip (the
  * same module); each compressed once, on the first such request, and kept, with an entity
  * tag of its own and `Vary: Accept-Encoding` on all. Negotiation is `negotiator`'s, Brotli first
- * on a tie.
+ * on a tie. Both libraries load with the first request that may be compressed, not at start-up
+ * (`node:zlib` starts Deno's Node compatibility layer, `negotiator` is CommonJS: issue 15).
  *
  * @module
  */
-import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
-import Negotiator from "negotiator";
 import { buildEtag, matchesEtag } from "./etag.ts";
+import { loadOnce } from "../load_once.ts";
+
+const loadZlib = loadOnce(() => import("node:zlib"));
+const loadNegotiator = loadOnce(async () => (await import("negotiator")).default);
 
 /** A header name and value. */
 export type HeaderPair = readonly [string, string];
@@ -28,9 +31,9 @@ export interface Representation {
   /** The headers a 304 answer repeats: `ETag`, `Vary`, `Cache-Control`, `Content-Language`. */
   readonly notModifiedHeaders: readonly HeaderPair[];
   /** The gzipped variant, made on first use; absent when the body is not worth compressing. */
-  readonly gzip?: () => Representation;
+  readonly gzip?: () => Promise<Representation>;
   /** The Brotli variant, made on first use; absent when the body is not worth compressing. */
-  readonly brotli?: () => Representation;
+  readonly brotli?: () => Promise<Representation>;
 }
 
 /** The smallest body worth compressing, in bytes. */
@@ -102,20 +105,18 @@ export function toRepresentation(
       notModifiedHeaders: toNotModified(fields),
     };
   };
-  let gzipped: Representation | undefined;
-  let brotli: Representation | undefined;
   return {
     body,
     etag,
     headers: all,
     notModifiedHeaders: toNotModified(all),
-    gzip: () =>
-      gzipped ??= variant(
-        "gzip",
-        new Uint8Array(gzipSync(body, { level: 9 })),
-      ),
-    brotli: () =>
-      brotli ??= variant(
+    gzip: loadOnce(async () => {
+      const { gzipSync } = await loadZlib();
+      return variant("gzip", new Uint8Array(gzipSync(body, { level: 9 })));
+    }),
+    brotli: loadOnce(async () => {
+      const { brotliCompressSync, constants: zlib } = await loadZlib();
+      return variant(
         "br",
         new Uint8Array(brotliCompressSync(body, {
           params: {
@@ -126,7 +127,8 @@ export function toRepresentation(
             [zlib.BROTLI_PARAM_SIZE_HINT]: body.length,
           },
         })),
-      ),
+      );
+    }),
   };
 }
 
@@ -140,8 +142,11 @@ const CODINGS = ["br", "gzip"];
  * @param acceptEncoding The request's `Accept-Encoding`, or `null`.
  * @returns `br`, `gzip`, or `undefined` for the identity.
  */
-export function chooseEncoding(acceptEncoding: string | null): "br" | "gzip" | undefined {
+export async function chooseEncoding(
+  acceptEncoding: string | null,
+): Promise<"br" | "gzip" | undefined> {
   if (!acceptEncoding) return undefined;
+  const Negotiator = await loadNegotiator();
   const negotiator = new Negotiator({ headers: { "accept-encoding": acceptEncoding } });
   // negotiator 1.x takes the server's preference for ties; @types/negotiator 0.6 predates it.
   const encodings = negotiator.encodings.bind(negotiator) as (
@@ -188,16 +193,16 @@ export interface RespondOptions {
  * @param representation The prepared representation.
  * @param options Status and extra headers.
  */
-export function respond(
+export async function respond(
   request: Request,
   representation: Representation,
   options: RespondOptions = {},
-): Response {
+): Promise<Response> {
   const status = options.status ?? 200;
   if (representation.gzip) {
-    const coding = chooseEncoding(request.headers.get("Accept-Encoding"));
-    if (coding === "br" && representation.brotli) representation = representation.brotli();
-    else if (coding === "gzip") representation = representation.gzip();
+    const coding = await chooseEncoding(request.headers.get("Accept-Encoding"));
+    if (coding === "br" && representation.brotli) representation = await representation.brotli();
+    else if (coding === "gzip") representation = await representation.gzip();
   }
   const condition = status === 200 ? request.headers.get("If-None-Match") : null;
   const notModified = condition !== null && matchesEtag(condition, representation.etag);

@@ -8,11 +8,9 @@
  */
 import {
   AGENT_SKILLS_INDEX_PATH,
-  AGENT_SKILLS_PATH,
   API_BASE_PATH,
   API_CATALOG_PATH,
   API_REFERENCE_PATHS,
-  LLMS_PATH,
   MCP_PATH,
   MCP_SERVER_CARD_PATH,
   OPENAPI_PATH,
@@ -20,27 +18,9 @@ import {
 import { type Corpus, type CorpusPage, type Language, LANGUAGES, PAGE_SECTIONS } from "./corpus.ts";
 import { rewriteMarkdown } from "./rewrite_markdown.ts";
 import { toPageMarkdown } from "./render_work.ts";
+import { fillBase, LLMS_FULL_PATH, toLlmsPath, toMarkdownPath, toSkillPath } from "./site.ts";
 
-/** Where the whole corpus is served as one Markdown document. */
-export const LLMS_FULL_PATH = "/llms-full.txt";
-
-/** The path of a language's llms.txt: `/llms.txt` (Portuguese) or `/en/llms.txt`. */
-export function toLlmsPath(language: Language): string {
-  return language === "pt" ? LLMS_PATH : "/en" + LLMS_PATH;
-}
-
-/**
- * The path of a page's Markdown twin: `/md` followed by the page's path (`/md/servicos`,
- * `/md/en/services`; the Portuguese home page's is `/md/`).
- */
-export function toMarkdownPath(pagePath: string): string {
-  return pagePath === "/" ? "/md/" : "/md" + pagePath;
-}
-
-/** Replaces `{base}` with the public origin. */
-export function fillBase(text: string, baseUrl: string): string {
-  return text.replaceAll("{base}", baseUrl);
-}
+export { fillBase, LLMS_FULL_PATH, toLlmsPath, toMarkdownPath, toSkillPath } from "./site.ts";
 
 /** A list item of llms.txt: `- [title](url): notes`. */
 function linkItem(title: string, url: string, notes?: string): string {
@@ -110,11 +90,6 @@ function buildAgentInterfaces(corpus: Corpus, language: Language, baseUrl: strin
     ),
     "",
   ];
-}
-
-/** The path of a skill's SKILL.md: `/.well-known/agent-skills/<name>/SKILL.md`. */
-export function toSkillPath(name: string): string {
-  return `${AGENT_SKILLS_PATH}/${name}/SKILL.md`;
 }
 
 /**

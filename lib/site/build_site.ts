@@ -1,7 +1,9 @@
 /**
  * The site built from a corpus: every page's HTML and Markdown representations, the 404 pages,
  * llms.txt, llms-full.txt, the sitemap, robots.txt and the assets, each rendered, encoded and
- * tagged once, so a content request costs a lookup and a copy.
+ * tagged once, so a content request costs a lookup and a copy. The handler imports this module
+ * with its first content request (see `Services.site`): the Markdown renderer and what it builds
+ * are not part of start-up (issue 15).
  *
  * @module
  */
@@ -16,97 +18,36 @@ import {
   OPENAPI_TYPE,
 } from "../contract/contract.ts";
 import type { Corpus, CorpusPage, Language } from "./corpus.ts";
-import { buildLlmsFullTxt, buildLlmsTxt, fillBase, toMarkdownPath } from "./build_llms_txt.ts";
+import { buildLlmsFullTxt, buildLlmsTxt, toMarkdownPath } from "./build_llms_txt.ts";
 import { buildRobotsTxt } from "./build_robots_txt.ts";
 import { buildSitemap } from "./build_sitemap.ts";
 import type { ContentFormat } from "../http/negotiate_format.ts";
 import { renderContactForm } from "./render_contact_form.ts";
 import { renderInlineMarkdown, renderMarkdown } from "./render_markdown.ts";
-import { findPage, type PageView, renderPage } from "./render_page.ts";
+import { findPage, renderPage } from "./render_page.ts";
 import { type HeaderPair, type Representation, toRepresentation } from "../http/representation.ts";
 import { rewriteMarkdown } from "./rewrite_markdown.ts";
 import { expandWorkCards, renderCaseStudy, renderHero, toPageMarkdown } from "./render_work.ts";
 import { formatLink } from "../http/versioning.ts";
-import { CONTENT_SECURITY_POLICY } from "../http/security_headers.ts";
+import {
+  HTML_SECURITY_HEADERS,
+  HTML_TYPE,
+  MARKDOWN_TYPE,
+  PAGE_CACHE,
+  type Site,
+  type SitePage,
+} from "./site.ts";
 
-/** The media type of the Markdown representations. */
-export const MARKDOWN_TYPE = "text/markdown; charset=utf-8";
-
-/** The media type of the HTML representations. */
-export const HTML_TYPE = "text/html; charset=utf-8";
-
-/** How long a browser or shared cache may keep a page without asking again. */
-const PAGE_CACHE = "public, max-age=300";
-
-const HTML_SECURITY_HEADERS: readonly HeaderPair[] = [
-  ["Content-Security-Policy", CONTENT_SECURITY_POLICY],
-  ["X-Content-Type-Options", "nosniff"],
-  ["Referrer-Policy", "strict-origin-when-cross-origin"],
-];
-
-/** A page of the site with its prepared representations. */
-export interface SitePage {
-  /** The page. */
-  page: CorpusPage;
-  /** The same page in the other language. */
-  translation: CorpusPage;
-  /** The path of its Markdown twin. */
-  markdownPath: string;
-  /** The HTML of its Markdown body, without the template. */
-  bodyHtml: string;
-  /** The HTML answer. */
-  html: Representation;
-  /** The Markdown answer (also served at `markdownPath`). */
-  markdown: Representation;
-}
-
-/** The whole site, prepared. */
-export interface Site {
-  /** The corpus it was built from. */
-  corpus: Corpus;
-  /** The public origin. */
-  baseUrl: string;
-  /** The pages by path. */
-  pages: ReadonlyMap<string, SitePage>;
-  /** The 404 answers by language and format. */
-  notFound: Readonly<
-    Record<Language, Readonly<Record<Exclude<ContentFormat, "text">, Representation>>>
-  >;
-  /** llms.txt by language. */
-  llms: Readonly<Record<Language, Representation>>;
-  /** llms-full.txt. */
-  llmsFull: Representation;
-  /** sitemap.xml, built on the first request for it (its XML library is loaded then). */
-  sitemap(): Promise<Representation>;
-  /** robots.txt. */
-  robots: Representation;
-  /** The assets by file name, each with its long-lived variant for versioned URLs. */
-  assets: ReadonlyMap<string, { version: string; current: Representation; pinned: Representation }>;
-  /** Renders an HTML document in the site's template (for answers built per request). */
-  renderHtml(view: Omit<PageView, "corpus" | "baseUrl" | "assetUrls">): string;
-}
-
-/** The language a path belongs to: English under `/en` (and `/md/en`), else Portuguese. */
-export function toLanguage(pathname: string): Language {
-  const path = pathname.startsWith("/md/") ? pathname.slice(3) : pathname;
-  return path === "/en" || path.startsWith("/en/") || path.startsWith("/en.") ? "en" : "pt";
-}
-
-/**
- * The page path a Markdown twin path names: `/md/servicos` and `/md/servicos.md` name
- * `/servicos`; `/md`, `/md/` and `/md/index.md` name `/`.
- *
- * @param pathname A path starting with `/md`.
- * @returns The page path, or `undefined` when it cannot name one.
- */
-export function toPagePath(pathname: string): string | undefined {
-  let rest = pathname.slice(3);
-  if (rest && !rest.startsWith("/")) return undefined;
-  if (rest.endsWith(".md")) rest = rest.slice(0, -3);
-  if (rest === "/index" || rest.endsWith("/index")) rest = rest.slice(0, -6);
-  if (rest.endsWith("/")) rest = rest.slice(0, -1);
-  return rest || "/";
-}
+export {
+  buildDocumentPage,
+  buildNoticePage,
+  HTML_TYPE,
+  MARKDOWN_TYPE,
+  type Site,
+  type SitePage,
+  toLanguage,
+  toPagePath,
+} from "./site.ts";
 
 /** Builds the YAML front matter of a Markdown twin: title, description, language, addresses. */
 function buildFrontMatter(
@@ -208,7 +149,12 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     ];
     let extraHtml = "";
     if (page.layout === "contact") {
-      extraHtml = renderContactForm(corpus.languages[language].form, page.path);
+      extraHtml = renderContactForm(
+        corpus.languages[language].form,
+        page.path,
+        {},
+        renderInlineMarkdown,
+      );
     }
     let bodyHtml = expandWorkCards(
       renderMarkdown(page.markdown, { codeLabel: corpus.languages[language].text.codeLabel }),
@@ -310,67 +256,6 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     robots: text(buildRobotsTxt(baseUrl), plain),
     assets,
     renderHtml,
+    renderInlineMarkdown,
   };
-}
-
-/**
- * Renders a page built per request (a form's outcome, a booking link's page) in the site's
- * template: not cacheable, not indexed, with the site's security headers.
- *
- * @param site The site.
- * @param language The page's language.
- * @param view Its title and the content of `<main>`, already HTML.
- * @param headers Fields that replace the defaults of the same name, e.g. `Referrer-Policy`.
- * @returns The HTML representation.
- */
-export function buildDocumentPage(
-  site: Site,
-  language: Language,
-  view: { title: string; mainHtml: string },
-  headers: readonly HeaderPair[] = [],
-): Representation {
-  const html = site.renderHtml({
-    language,
-    title: view.title,
-    description: view.title,
-    mainHtml: view.mainHtml,
-  });
-  const replaced = new Set(headers.map(([name]) => name.toLowerCase()));
-  const fields: HeaderPair[] = [
-    ["Content-Type", HTML_TYPE],
-    ["Cache-Control", "no-store"],
-    ["Content-Language", site.corpus.languages[language].tag],
-    ...HTML_SECURITY_HEADERS,
-  ];
-  return toRepresentation(html, [
-    ...fields.filter(([name]) => !replaced.has(name.toLowerCase())),
-    ...headers,
-  ]);
-}
-
-/**
- * Renders a page that tells a person what happened (a refused or failed form, a method the
- * path does not accept), in the site's template.
- *
- * @param site The site.
- * @param language The page's language.
- * @param notice Its title and inline-Markdown text, where `{name}` placeholders are filled from
- * `values` and `{base}` is the public origin.
- * @param values Values of the placeholders.
- * @returns The HTML representation (not cacheable).
- */
-export function buildNoticePage(
-  site: Site,
-  language: Language,
-  notice: { title: string; text: string },
-  values: Record<string, string> = {},
-): Representation {
-  const text = fillBase(notice.text, site.baseUrl)
-    .replace(/\{(\w+)\}/g, (all, name: string) => values[name] ?? all);
-  return buildDocumentPage(site, language, {
-    title: notice.title,
-    mainHtml: `<h1>${renderInlineMarkdown(notice.title)}</h1>\n<p>${
-      renderInlineMarkdown(text)
-    }</p>`,
-  });
 }

@@ -7,7 +7,7 @@
  */
 import { sha256Hex } from "../store/digest.ts";
 import type { CorpusSkill } from "./corpus.ts";
-import { fillBase, toSkillPath } from "./build_llms_txt.ts";
+import { fillBase, toSkillPath } from "./site.ts";
 
 /** The schema of the index (v0.2.0). */
 export const SKILLS_INDEX_SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";

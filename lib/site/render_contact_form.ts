@@ -12,7 +12,6 @@ import type { ContactFormText } from "./corpus.ts";
 import type { FieldProblem } from "../contract/fields.ts";
 import type { Attribution } from "../contact/first_touch.ts";
 import { escapeHtml } from "../mail/mail.ts";
-import { renderInlineMarkdown } from "./render_markdown.ts";
 
 /** What the form shows: the person's values and the problems of a failed submission. */
 export interface ContactFormState {
@@ -50,13 +49,16 @@ export function describeProblem(text: ContactFormText, problem: FieldProblem): s
  *
  * @param text The form's labels and messages.
  * @param action The path the form posts to (the contact page's own).
- * @param state Values and problems to show.
+ * @param state Values and problems to show (`{}` for an empty form).
+ * @param renderInlineMarkdown The site's inline Markdown renderer (`Site.renderInlineMarkdown`),
+ * for the privacy line.
  * @returns The form's HTML.
  */
 export function renderContactForm(
   text: ContactFormText,
   action: string,
-  state: ContactFormState = {},
+  state: ContactFormState,
+  renderInlineMarkdown: (markdown: string) => string,
 ): string {
   const problems = new Map<string, string>();
   for (const problem of state.problems ?? []) {

@@ -321,6 +321,8 @@ test(
       await page.locator(".booking-result").filter({ hasText: "That time was just taken" })
         .waitFor();
       await screenshot(page, "booking-en-conflict.png");
+      // The times are read again after the message is shown: wait for the taken one to go.
+      await page.locator(`.days input[value="${taken}"]`).waitFor({ state: "detached" });
       assert.equal(await page.locator(`.days input[value="${taken}"]`).count(), 0, "refreshed");
 
       await page.check(`.days input[value="${free}"]`, { force: true });

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import {
   type ConnectionInfo,
   readClientKey,
@@ -157,4 +158,33 @@ test("readClientKey() returns UNKNOWN_CLIENT when no address is known", () => {
   assert.equal(readClientKey(request, { remoteAddr: { hostname: "/tmp/socket" } }), UNKNOWN_CLIENT);
   const garbage = requestWith({ "x-forwarded-for": "garbage" });
   assert.equal(readClientKey(garbage, undefined, "x-forwarded-for"), UNKNOWN_CLIENT);
+});
+
+test("toClientKey() gives every IPv6 address the key ipaddr.js gives it (issue 15)", async () => {
+  const { default: ipaddr } = await import("ipaddr.js");
+  /** The key as the service computed it with ipaddr.js before issue 15. */
+  const expected = (address: string) => {
+    const parsed = ipaddr.IPv6.parse(address);
+    if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
+    return `${new ipaddr.IPv6([...parsed.parts.slice(0, 4), 0, 0, 0, 0]).toRFC5952String()}/64`;
+  };
+  // ipaddr.js reads the deprecated IPv4-compatible form (`::192.0.2.1`, RFC 4291 2.5.5.1) as
+  // IPv4-mapped; it is the /64 of `::`, like any other address there.
+  const ipv4Compatible = /^::(\d+\.){3}\d+$/;
+  fc.assert(
+    fc.property(fc.ipV6().filter((address) => !ipv4Compatible.test(address)), (address) => {
+      assert.equal(toClientKey(address), expected(address), address);
+    }),
+    { numRuns: 2000 },
+  );
+  assert.equal(toClientKey("::192.0.2.1"), "::/64");
+  for (
+    const address of ["::ffff:192.0.2.1", "::ffff:c000:201", "64:ff9b::192.0.2.1", "::", "::1"]
+  ) {
+    assert.equal(toClientKey(address), expected(address), address);
+  }
+  assert.equal(toClientKey("fe80::1%eth0"), "fe80::/64");
+  for (const text of ["not an address", "1:2:3", "1::2::3", "[::1", "::g", "12345::", "1.2.3"]) {
+    assert.equal(toClientKey(text), undefined, text);
+  }
 });

@@ -3,39 +3,42 @@ import assert from "node:assert/strict";
 import { negotiateFormat } from "../../../lib/http/negotiate_format.ts";
 import { buildEtag, matchesEtag } from "../../../lib/http/etag.ts";
 
-test("negotiateFormat() prefers HTML without Accept, on ties and when nothing fits", () => {
-  assert.equal(negotiateFormat(null), "html");
-  assert.equal(negotiateFormat(""), "html");
-  assert.equal(negotiateFormat("*/*"), "html");
-  assert.equal(negotiateFormat("text/*"), "html");
-  assert.equal(negotiateFormat("image/png"), "html");
-  assert.equal(negotiateFormat("text/markdown;q=0"), "html");
-  assert.equal(negotiateFormat("text/html, text/markdown"), "html");
+test("negotiateFormat() prefers HTML without Accept, on ties and when nothing fits", async () => {
+  assert.equal(await negotiateFormat(null), "html");
+  assert.equal(await negotiateFormat(""), "html");
+  assert.equal(await negotiateFormat("*/*"), "html");
+  assert.equal(await negotiateFormat("text/*"), "html");
+  assert.equal(await negotiateFormat("image/png"), "html");
+  assert.equal(await negotiateFormat("text/markdown;q=0"), "html");
+  assert.equal(await negotiateFormat("text/html, text/markdown"), "html");
 });
 
-test("negotiateFormat() chooses Markdown when its q-value or specificity wins", () => {
-  assert.equal(negotiateFormat("text/markdown"), "markdown");
-  assert.equal(negotiateFormat("text/markdown;charset=utf-8"), "markdown");
-  assert.equal(negotiateFormat("text/markdown, text/html;q=0.9"), "markdown");
-  assert.equal(negotiateFormat("text/markdown;q=0.1, text/html"), "html");
-  assert.equal(negotiateFormat("text/plain;q=0.4, text/markdown;q=0.5, */*;q=0.1"), "markdown");
-  assert.equal(negotiateFormat("text/html;q=0, */*"), "markdown");
+test("negotiateFormat() chooses Markdown when its q-value or specificity wins", async () => {
+  assert.equal(await negotiateFormat("text/markdown"), "markdown");
+  assert.equal(await negotiateFormat("text/markdown;charset=utf-8"), "markdown");
+  assert.equal(await negotiateFormat("text/markdown, text/html;q=0.9"), "markdown");
+  assert.equal(await negotiateFormat("text/markdown;q=0.1, text/html"), "html");
+  assert.equal(
+    await negotiateFormat("text/plain;q=0.4, text/markdown;q=0.5, */*;q=0.1"),
+    "markdown",
+  );
+  assert.equal(await negotiateFormat("text/html;q=0, */*"), "markdown");
 });
 
-test("negotiateFormat() chooses the Markdown as plain text when text/plain wins (issue 14)", () => {
-  assert.equal(negotiateFormat("text/plain"), "text");
-  assert.equal(negotiateFormat("text/plain, text/markdown;q=0.5, */*;q=0.1"), "text");
-  assert.equal(negotiateFormat("text/plain;q=0.5, text/html"), "html");
+test("negotiateFormat() chooses the Markdown as plain text when text/plain wins (issue 14)", async () => {
+  assert.equal(await negotiateFormat("text/plain"), "text");
+  assert.equal(await negotiateFormat("text/plain, text/markdown;q=0.5, */*;q=0.1"), "text");
+  assert.equal(await negotiateFormat("text/plain;q=0.5, text/html"), "html");
 });
 
-test("negotiateFormat() stays right when thousands of distinct Accept values arrive", () => {
+test("negotiateFormat() stays right when thousands of distinct Accept values arrive", async () => {
   for (let index = 0; index < 2000; index++) {
     assert.equal(
-      negotiateFormat(`text/markdown;q=0.${index % 9 + 1}, text/x-${index}`),
+      await negotiateFormat(`text/markdown;q=0.${index % 9 + 1}, text/x-${index}`),
       "markdown",
     );
   }
-  assert.equal(negotiateFormat("text/markdown;q=0.1, text/html"), "html");
+  assert.equal(await negotiateFormat("text/markdown;q=0.1, text/html"), "html");
 });
 
 test("buildEtag() tags equal bytes equally and different bytes differently", () => {
