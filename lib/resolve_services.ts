@@ -28,6 +28,7 @@ import { checkCorpus, type Corpus } from "./site/corpus.ts";
 import { loadOnce } from "./load_once.ts";
 import { createFormatNegotiator } from "./http/negotiate_format.ts";
 import { createMemoryStore } from "./store/memory_store.ts";
+import { createGroupCommit } from "./store/group_commit.ts";
 import { readOrCreateSecret } from "./store/secret.ts";
 import type { Store } from "./store/store.ts";
 
@@ -193,6 +194,7 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     baseUrl,
     docsUrl: baseUrl + OPENAPI_PATH,
     store,
+    groupCommit: createGroupCommit(store),
     clock,
     nowMilliseconds,
     logger,

@@ -9,6 +9,7 @@ import type { PolicyName, RateLimitPolicy } from "./contract/contract.ts";
 import type { TrustedProxyHeader } from "./http/client_address.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import type { Store } from "./store/store.ts";
+import type { GroupCommit } from "./store/group_commit.ts";
 import type { Outbox } from "./mail/outbox.ts";
 import type { MailAddresses } from "./mail/mail.ts";
 import type { Corpus } from "./site/corpus.ts";
@@ -27,6 +28,11 @@ export interface Services {
   docsUrl: string;
   /** The store. */
   store: Store;
+  /**
+   * Commits new records (inquiries with their mail) together while the store is busy with an
+   * earlier commit: one commit of the store for the group (see `createGroupCommit`).
+   */
+  groupCommit: GroupCommit;
   /** The clock. */
   clock: Clock;
   /**

@@ -27,7 +27,7 @@ import {
 } from "../http/read_body.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { Outbox } from "../mail/outbox.ts";
-import type { Store } from "../store/store.ts";
+import type { GroupCommit } from "../store/group_commit.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 
 /** The media types a contact body may have (spec, POST /api/v1/contact). */
@@ -237,8 +237,11 @@ export function buildInquiryMail(
 
 /** What {@linkcode submitInquiry} uses: narrow ports, not the whole set of services. */
 export interface InquiryServices {
-  /** Where the inquiry is kept. */
-  store: Store;
+  /**
+   * Commits the inquiry to the store, with others received meanwhile: each inquiry's operation
+   * is atomic on its own, and a group's commit only joins their costs.
+   */
+  groupCommit: GroupCommit;
   /** Queues the inquiry's e-mail in the same commit, and delivers it. */
   outbox: Outbox;
   /** The time of receipt. */
@@ -277,7 +280,7 @@ export async function submitInquiry(
   };
   const mail = buildInquiryMail(base, services.mail);
   try {
-    const operation = services.store.atomic();
+    const operation = services.groupCommit.atomic();
     const mailIds = services.outbox.add(operation, [
       { topic: "inquiry", recordId: base.id, mail },
     ]);

@@ -100,6 +100,11 @@ const FORMATS: Readonly<
   },
 };
 
+/** A text value as the fields take it: control characters removed, white space trimmed. */
+function toText(value: string): string {
+  return value.replace(CONTROL_CHARACTERS, "").trim();
+}
+
 /**
  * A string, with control characters removed and surrounding white space trimmed when coerced.
  * Written as one struct rather than superstruct's `coerce(string(), string(), …)`, whose
@@ -109,65 +114,79 @@ const FORMATS: Readonly<
 const TEXT = new Struct<string, null>({
   type: "string",
   schema: null,
-  coercer: (value) =>
-    typeof value === "string" ? value.replace(CONTROL_CHARACTERS, "").trim() : value,
+  coercer: (value) => typeof value === "string" ? toText(value) : value,
   validator: (value) =>
     typeof value === "string" || `Expected a string, but received: ${typeof value}`,
 });
+
+/** The rules in the order they are checked. */
+const FIELD_RULES: readonly FieldRule[] = ["required", "enum", "too-short", "too-long", "format"];
+
+function describeBounds(field: TextField): string {
+  const min = field.minLength ?? 0;
+  const max = field.maxLength;
+  return max === 0
+    ? "leave it empty"
+    : min > 0
+    ? `use ${min} to ${max} characters`
+    : `use at most ${max} characters`;
+}
+
+/**
+ * Checks one rule of a field on its trimmed value: `true` when the value keeps it (a rule the
+ * field does not have is kept), else the hint for a person. The one definition of each rule,
+ * which both the superstruct refinements and the fast path of {@linkcode validateFields} run.
+ */
+function checkRule(
+  rule: FieldRule,
+  name: string,
+  field: TextField,
+  value: string | undefined,
+): true | string {
+  switch (rule) {
+    case "required":
+      return !field.required || (value !== undefined && value !== "") ||
+        `Add "${name}": it is required`;
+    case "enum": {
+      const allowed = field.enum;
+      if (!allowed || value === undefined || allowed.includes(value)) return true;
+      return `Set "${name}" to ${allowed.map((item) => `"${item}"`).join(" or ")}`;
+    }
+    case "too-short": {
+      const min = field.minLength ?? 0;
+      // A string has at least half as many code points as UTF-16 units: most need no count.
+      if (value === undefined || value.length >= 2 * min) return true;
+      const length = countCodePoints(value);
+      if (length >= min) return true;
+      return length === 0
+        ? `Add "${name}": it is required (${min} to ${field.maxLength} characters)`
+        : `Shorten or lengthen "${name}": ${describeBounds(field)} (it has ${length})`;
+    }
+    case "too-long": {
+      // A string has at most as many code points as UTF-16 units.
+      if (value === undefined || value.length <= field.maxLength) return true;
+      const length = countCodePoints(value);
+      return length <= field.maxLength ||
+        `Shorten or lengthen "${name}": ${describeBounds(field)} (it has ${length})`;
+    }
+    case "format": {
+      const format = field.format;
+      return !format || value === undefined || FORMATS[format].check(value) ||
+        `Give "${name}" as ${FORMATS[format].hint}`;
+    }
+  }
+}
 
 /**
  * Builds the struct of one field: control characters removed and the value trimmed, then one
  * refinement per rule, whose failure message is the hint for a person.
  */
 function buildFieldStruct(name: string, field: TextField): Struct<string | undefined, null> {
-  const min = field.minLength ?? 0;
-  const max = field.maxLength;
-  const lengthHint = (length: number) => {
-    const bounds = max === 0
-      ? "leave it empty"
-      : min > 0
-      ? `use ${min} to ${max} characters`
-      : `use at most ${max} characters`;
-    return `Shorten or lengthen "${name}": ${bounds} (it has ${length})`;
-  };
-  let struct: Struct<string | undefined, null> = refine(
-    optional(TEXT),
-    "required",
-    (value) =>
-      !field.required || (value !== undefined && value !== "") ||
-      `Add "${name}": it is required`,
-  );
-  const allowed = field.enum;
-  if (allowed) {
-    const words = allowed.map((item) => `"${item}"`).join(" or ");
-    struct = refine(
-      struct,
-      "enum",
-      (value) => value === undefined || allowed.includes(value) || `Set "${name}" to ${words}`,
-    );
-  }
-  struct = refine(struct, "too-short", (value) => {
-    if (value === undefined) return true;
-    const length = countCodePoints(value);
-    if (length >= min) return true;
-    return length === 0
-      ? `Add "${name}": it is required (${min} to ${max} characters)`
-      : lengthHint(length);
-  });
-  struct = refine(struct, "too-long", (value) => {
-    if (value === undefined) return true;
-    const length = countCodePoints(value);
-    return length <= max || lengthHint(length);
-  });
-  const format = field.format;
-  if (format) {
-    struct = refine(
-      struct,
-      "format",
-      (value) =>
-        value === undefined || FORMATS[format].check(value) ||
-        `Give "${name}" as ${FORMATS[format].hint}`,
-    );
+  let struct: Struct<string | undefined, null> = optional(TEXT);
+  for (const rule of FIELD_RULES) {
+    if (rule === "enum" && !field.enum) continue;
+    if (rule === "format" && !field.format) continue;
+    struct = refine(struct, rule, (value) => checkRule(rule, name, field, value));
   }
   return struct;
 }
@@ -248,6 +267,32 @@ function describeFailure(failure: Failure): FieldProblem {
   return { field, problem, hint: failure.message };
 }
 
+/**
+ * The fast path of {@linkcode validateFields}, for the common case of a valid body: the same
+ * rules ({@linkcode checkRule}) on the same trimmed values, without superstruct's generators and
+ * context objects (a fifth of a contact inquiry's main-thread time, issue 15).
+ *
+ * @returns The cleaned value, as superstruct's path would return it, or `undefined` when any
+ * field breaks a rule (superstruct's path then describes every failure).
+ */
+function readValidFields(
+  fields: FieldSet,
+  input: Record<string, unknown>,
+): Record<string, string> | undefined {
+  const cleaned: Record<string, string> = {};
+  for (const name in fields) {
+    const field = fields[name];
+    const item = input[name];
+    if (item !== undefined && typeof item !== "string") return undefined;
+    const value = item === undefined ? undefined : toText(item);
+    for (const rule of FIELD_RULES) {
+      if (checkRule(rule, name, field, value) !== true) return undefined;
+    }
+    if (value !== undefined && value !== "") cleaned[name] = value;
+  }
+  return cleaned;
+}
+
 /** The outcome of {@linkcode validateFields}. */
 export type FieldValidation<F extends FieldSet> =
   | { ok: true; value: FieldValues<F> }
@@ -269,6 +314,8 @@ export function validateFields<F extends FieldSet>(
   // A member that is not a string is refused here, before superstruct: its failure message
   // prints the value, which throws for `{"toString":1}` and overflows the stack for arrays
   // nested thousands deep.
+  const valid = readValidFields(fields, input);
+  if (valid) return { ok: true, value: valid as FieldValues<F> };
   const typeProblems: FieldProblem[] = [];
   const strings: Record<string, unknown> = { ...input };
   for (const name of Object.keys(fields)) {

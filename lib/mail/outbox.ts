@@ -14,7 +14,8 @@
 import { createId } from "../store/ids.ts";
 import type { Mailer, OutgoingMail } from "./mail.ts";
 import type { Clock, Logger } from "../ports.ts";
-import type { AtomicOperation, Store } from "../store/store.ts";
+import type { AtomicOperation, KvEntry, KvKey, Store } from "../store/store.ts";
+import { createGroupCommit } from "../store/group_commit.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 
 /** Key prefix of mail waiting for delivery: `["outbox", id]`. */
@@ -190,6 +191,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
   const leaseSeconds = options.leaseSeconds ?? 120;
   const concurrency = options.concurrency ?? 4;
   const batchSize = 64;
+  // Outcomes of messages sent at once share a commit where they meet.
+  const outcomes = createGroupCommit(store);
   let toldNoMailer = false;
   let running: Promise<DeliveryReport> | undefined;
   let again = false;
@@ -197,29 +200,71 @@ export function createOutbox(options: OutboxOptions): Outbox {
   let started = false;
   let stopping = false;
 
-  async function deliverOne(id: string, report: DeliveryReport, send: Mailer): Promise<void> {
-    const entry = await retry(
-      () => store.get<OutboxEntry>([...OUTBOX_PREFIX, id]),
-      STORE_CONTENTION_RETRY,
-    );
-    if (entry.value === null) return; // Delivered meanwhile by another process.
-    const waiting = entry.value;
-    const now = clock.now();
-    if (Temporal.Instant.compare(Temporal.Instant.from(waiting.nextAttemptAt), now) > 0) {
-      // Leased (or rescheduled) by another process since the due index was read.
-      report.skipped++;
-      return;
-    }
-    const heldUntil = now.add({ seconds: leaseSeconds }).toString();
-    const leasing = store.atomic().check(entry)
-      .delete(dueKey(waiting.nextAttemptAt, id))
-      .set(entry.key, { ...waiting, nextAttemptAt: heldUntil })
+  /** A message this process holds until `heldUntil`. */
+  interface Leased {
+    id: string;
+    key: KvKey;
+    waiting: OutboxEntry;
+    heldUntil: string;
+  }
+
+  function addLease(operation: AtomicOperation, entry: KvEntry<OutboxEntry>, heldUntil: string) {
+    const id = entry.value.id;
+    return operation.check(entry)
+      .delete(dueKey(entry.value.nextAttemptAt, id))
+      .set(entry.key, { ...entry.value, nextAttemptAt: heldUntil })
       .set(dueKey(heldUntil, id), id);
-    const lease = await retry(() => leasing.commit(), STORE_CONTENTION_RETRY);
-    if (!lease.ok) {
-      report.skipped++;
-      return;
+  }
+
+  /**
+   * Reads due messages and takes a lease on each, all in one commit; when another process took
+   * one of them meanwhile, the rest are leased one by one. A message held by another process,
+   * or rescheduled since the due index was read, is skipped.
+   */
+  async function lease(ids: readonly string[], report: DeliveryReport): Promise<Leased[]> {
+    const entries = await Promise.all(
+      ids.map((id) =>
+        retry(() => store.get<OutboxEntry>([...OUTBOX_PREFIX, id]), STORE_CONTENTION_RETRY)
+      ),
+    );
+    const now = clock.now();
+    const heldUntil = now.add({ seconds: leaseSeconds }).toString();
+    const due: KvEntry<OutboxEntry>[] = [];
+    for (const entry of entries) {
+      if (entry.value === null) continue; // Delivered meanwhile by another process.
+      if (Temporal.Instant.compare(Temporal.Instant.from(entry.value.nextAttemptAt), now) > 0) {
+        report.skipped++; // Leased (or rescheduled) by another process since the index was read.
+        continue;
+      }
+      due.push(entry);
     }
+    const toLeased = (entry: KvEntry<OutboxEntry>): Leased => ({
+      id: entry.value.id,
+      key: entry.key,
+      waiting: entry.value,
+      heldUntil,
+    });
+    if (due.length > 1) {
+      const together = store.atomic();
+      for (const entry of due) addLease(together, entry, heldUntil);
+      if ((await retry(() => together.commit(), STORE_CONTENTION_RETRY)).ok) {
+        return due.map(toLeased);
+      }
+    }
+    const leased = await Promise.all(due.map(async (entry) => {
+      const alone = addLease(store.atomic(), entry, heldUntil);
+      return (await retry(() => alone.commit(), STORE_CONTENTION_RETRY)).ok ? entry : undefined;
+    }));
+    report.skipped += leased.filter((entry) => !entry).length;
+    return leased.flatMap((entry) => entry ? [toLeased(entry)] : []);
+  }
+
+  /**
+   * Sends a leased message and records the outcome. Outcomes of messages sent at once are
+   * committed together where they meet ({@linkcode createGroupCommit}).
+   */
+  async function deliverOne(held: Leased, report: DeliveryReport, send: Mailer): Promise<void> {
+    const { id, key, waiting, heldUntil } = held;
     try {
       await send.send(fromStoredMail(waiting.mail));
     } catch (error) {
@@ -227,9 +272,9 @@ export function createOutbox(options: OutboxOptions): Outbox {
       const delaySeconds = Math.min(retryMaxSeconds, retryBaseSeconds * 2 ** (attempts - 1));
       const retryAt = clock.now().add({ milliseconds: Math.round(delaySeconds * 1000) })
         .toString();
-      const failure = store.atomic()
+      const failure = outcomes.atomic()
         .delete(dueKey(heldUntil, id))
-        .set(entry.key, {
+        .set(key, {
           ...waiting,
           attempts,
           nextAttemptAt: retryAt,
@@ -258,11 +303,27 @@ export function createOutbox(options: OutboxOptions): Outbox {
     };
     // Recorded even if another process holds the file for a moment: a record lost here would
     // send the message again once the lease ends.
-    const delivered = store.atomic().delete(entry.key).delete(dueKey(heldUntil, id))
+    const delivered = outcomes.atomic().delete(key).delete(dueKey(heldUntil, id))
       .set([...SENT_PREFIX, id], sent, { expireIn: SENT_RECORD_MILLISECONDS });
     await retry(() => delivered.commit(), STORE_CONTENTION_RETRY);
     report.sent++;
     logger.info("Mail delivered", { id, topic: waiting.topic, attempts: sent.attempts });
+  }
+
+  /** Leases a batch of due messages in one commit, then sends them at once. */
+  async function deliverBatch(ids: string[], report: DeliveryReport, send: Mailer) {
+    let leased: Leased[];
+    try {
+      leased = await lease(ids, report);
+    } catch (error) {
+      for (const id of ids) logger.error("Outbox delivery failed", { id, error: describe(error) });
+      return;
+    }
+    await Promise.all(leased.map((held) =>
+      deliverOne(held, report, send).catch((error) => {
+        logger.error("Outbox delivery failed", { id: held.id, error: describe(error) });
+      })
+    ));
   }
 
   async function pass(): Promise<DeliveryReport> {
@@ -288,13 +349,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         if (!due.length || stopping) break;
         for (const id of due) seen.add(id);
         for (let index = 0; index < due.length && !stopping; index += concurrency) {
-          await Promise.all(
-            due.slice(index, index + concurrency).map((id) =>
-              deliverOne(id, report, mailer).catch((error) => {
-                logger.error("Outbox delivery failed", { id, error: describe(error) });
-              })
-            ),
-          );
+          await deliverBatch(due.slice(index, index + concurrency), report, mailer);
         }
       }
     } catch (error) {

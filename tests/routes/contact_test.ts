@@ -870,16 +870,21 @@ test("POST /api/v1/contact answers 500 no-backend and stores nothing when the co
 test("POST /api/v1/contact answers 200 and stores the inquiry when the commit was refused once by a locked KV file", async () => {
   // A second process holding the KV file's lock: SQLite refuses the commit before writing anything.
   const inner = createMemoryStore();
-  let operations = 0;
   let inquiryCommits = 0;
   const lockedOnce: Store = {
     ...inner,
     atomic() {
       const operation = inner.atomic();
-      // The first operation is the inquiry's (the outbox writes only after it).
-      if (++operations > 1) return operation;
+      // Each attempt builds its operation anew: the inquiry's are those that write an inquiry.
+      let writesInquiry = false;
+      const set = operation.set.bind(operation);
       const commit = operation.commit.bind(operation);
+      operation.set = (key, value, options) => {
+        writesInquiry ||= key[0] === "inquiry";
+        return set(key, value, options);
+      };
       operation.commit = () => {
+        if (!writesInquiry) return commit();
         inquiryCommits++;
         return inquiryCommits === 1
           ? Promise.reject(new TypeError("database is locked"))
@@ -917,6 +922,70 @@ test("POST /api/v1/contact answers 200 and stores the inquiry when the commit wa
   await lockedOutbox.idle();
   await lockedOutbox.stop();
   assert.deepEqual(lockedLogger.records.filter((record) => record.level === "error"), []);
+  inner.close();
+});
+
+test("POST /api/v1/contact answers only after one atomic commit holds each inquiry and its outbox entry, also when inquiries arrive together", async () => {
+  // A crash between two commits could keep an inquiry whose mail is never sent, or send mail for
+  // an inquiry that was not kept: the store must see both in one commit, before the answer.
+  const inner = createMemoryStore();
+  const commits: string[][] = [];
+  const recording: Store = {
+    ...inner,
+    atomic() {
+      const operation = inner.atomic();
+      const keys: string[] = [];
+      const set = operation.set.bind(operation);
+      const commit = operation.commit.bind(operation);
+      operation.set = (key, value, options) => {
+        keys.push(String(key[0]));
+        return set(key, value, options);
+      };
+      operation.commit = () => {
+        commits.push(keys);
+        return commit();
+      };
+      return operation;
+    },
+  };
+  const held: Mailer = { send: () => new Promise(() => {}) }; // Delivery is not looked at here.
+  const heldOutbox = createOutbox({ store: recording, mailer: held, clock, logger });
+  const together = createHandler({
+    store: recording,
+    clock,
+    logger,
+    outbox: heldOutbox,
+    mailFrom: MAIL_FROM,
+    inbox: INBOX,
+    rateLimits: { write: 1000 },
+  });
+  const responses = await Promise.all(Array.from({ length: 6 }, (_, index) =>
+    together(
+      buildRequest("/api/v1/contact", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ Name: `Ana ${index}`, Email: "ana@example.pt", Message: "Olá" }),
+      }),
+      CLIENT,
+    )));
+  for (const response of responses) {
+    assert.equal(response.status, 200);
+    await readSuccess(response);
+  }
+  const inquiryCommits = commits.filter((keys) => keys.includes("inquiry"));
+  assert.ok(inquiryCommits.length < 6, `${inquiryCommits.length} commits for 6 inquiries`);
+  for (const keys of inquiryCommits) {
+    const count = (name: string) => keys.filter((key) => key === name).length;
+    assert.ok(count("inquiry") >= 1);
+    assert.equal(count("outbox"), count("inquiry"), "each inquiry with its mail");
+    assert.equal(count("outbox_due"), count("inquiry"), "each mail due");
+  }
+  const inquiries = await listInquiries(inner);
+  assert.equal(inquiries.length, 6);
+  for (const record of inquiries) {
+    assert.equal(record.mailIds.length, 1);
+    assert.ok((await inner.get(["outbox", record.mailIds[0]])).value, "its mail waits");
+  }
   inner.close();
 });
 

@@ -1,10 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { type Struct, validate } from "superstruct";
 import {
   buildJsonSchema,
   countCodePoints,
   type FieldProblem,
   type FieldSet,
+  type FieldValues,
   isDateTime,
   isEmailAddress,
   type TextField,
@@ -474,4 +476,69 @@ test("buildJsonSchema() gives required, bounds, format and enum for the spec's f
   assert.equal(bookingProperties.topic.minLength, 10);
   assert.equal(bookingProperties.email.maxLength, 254);
   assert.equal(bookingProperties.website.maxLength, 0);
+});
+
+/** What superstruct alone decides for an input: the fast path must agree with it. */
+function validateWithSuperstruct<F extends FieldSet>(
+  fields: F,
+  struct: Struct<FieldValues<F>, unknown>,
+  input: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  const strings = { ...input };
+  for (const name of Object.keys(fields)) {
+    if (strings[name] !== undefined && typeof strings[name] !== "string") return undefined;
+  }
+  const [error, value] = validate(strings, struct, { coerce: true });
+  if (error) return undefined;
+  const cleaned: Record<string, unknown> = {};
+  for (const name of Object.keys(fields)) {
+    const item = (value as Record<string, unknown>)[name];
+    if (item !== undefined && item !== "") cleaned[name] = item;
+  }
+  return cleaned;
+}
+
+test("validateFields() accepts exactly what superstruct's rules accept, with the same value", () => {
+  // The fast path for valid bodies runs the rules without superstruct: over values at and around
+  // every bound, with white space, control characters, astral characters and wrong types.
+  let seed = 15;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const pieces = ["a", "é", "😀", " ", "\t", "\u0001", "\u0085", "@", ".", "x@y.pt", "-", "\n"];
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
+  const superstructs: Record<string, (input: Record<string, unknown>) => unknown> = {
+    ContactInquiry: (input) => validateWithSuperstruct(CONTACT_FIELDS, ContactInquiry, input),
+    BookingRequest: (input) => validateWithSuperstruct(BOOKING_FIELDS, BookingRequest, input),
+  };
+  for (const { schema, fields, valid, validate: validateCase } of [CONTACT, BOOKING]) {
+    const enums = Object.values(fields).flatMap((field) => field.enum ?? []);
+    let accepted = 0;
+    for (let round = 0; round < 3000; round++) {
+      const input: Record<string, unknown> = { ...valid };
+      for (const [name, field] of Object.entries(fields)) {
+        const choice = random();
+        if (choice < 0.5) continue;
+        if (choice < 0.55) delete input[name];
+        else if (choice < 0.58) input[name] = pick([1, null, ["a"], {}]);
+        else if (choice < 0.65) input[name] = pick([...enums, "", "  ", "\u0002"]);
+        else {
+          const length = pick([
+            0,
+            1,
+            2,
+            field.minLength ?? 0,
+            field.maxLength,
+            field.maxLength + 1,
+          ]);
+          let text = "";
+          while (text.length < length) text += pick(pieces);
+          input[name] = random() < 0.5 ? text : ` ${pick(pieces)}${text.slice(0, length)} `;
+        }
+      }
+      const expected = superstructs[schema](input);
+      const outcome = validateCase(input);
+      if (expected) accepted++;
+      assert.deepEqual(outcome.ok ? outcome.value : undefined, expected, JSON.stringify(input));
+    }
+    assert.ok(accepted > 100 && accepted < 2900, `both outcomes met: ${accepted} accepted`);
+  }
 });
