@@ -6,7 +6,7 @@
  * @module
  */
 import { INQUIRY_PREFIX, type InquiryRecord } from "./contact/inquiries.ts";
-import { BOOKING_PREFIX } from "./booking/bookings.ts";
+import { BOOKING_PREFIX } from "./booking/booking_store.ts";
 import type { BookingRecord } from "./booking/booking_mail.ts";
 import { OUTBOX_PREFIX, type OutboxEntry, SENT_PREFIX, type SentRecord } from "./mail/outbox.ts";
 import type { Store } from "./store/store.ts";

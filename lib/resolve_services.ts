@@ -18,7 +18,7 @@ import { type BusyCalendar, NO_BUSY_CALENDAR } from "./availability/busy_calenda
 import { readSchedule, type ScheduleSettings } from "./availability/schedule.ts";
 import { createSlotFinder } from "./availability/slots.ts";
 import { createLinkSigner } from "./booking/signed_links.ts";
-import { DEFAULT_BOOKINGS_PER_ATTENDEE } from "./booking/bookings.ts";
+import { DEFAULT_BOOKINGS_PER_ATTENDEE } from "./booking/booking_store.ts";
 import type { Mailer } from "./mail/mail.ts";
 import { createMemoryMailer } from "./mail/memory_mailer.ts";
 import { createOutbox, type Outbox } from "./mail/outbox.ts";

@@ -6,7 +6,6 @@
  */
 import type { BookingSlots } from "../lib/contract/responses.ts";
 import { ApiError } from "../lib/contract/api_error.ts";
-import { createBooking } from "../lib/booking/bookings.ts";
 import {
   BOOKING_FIELDS,
   BookingRequest,
@@ -27,9 +26,13 @@ import { CalendarUnavailableError } from "../lib/availability/busy_calendar.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 import { LISTING_MAX_AGE_SECONDS } from "../lib/availability/slots.ts";
+import { loadOnce } from "../lib/load_once.ts";
 
 /** How many months ahead of the current one a listing may ask for (spec: "the next six months"). */
 export const MONTHS_AHEAD = 6;
+
+/** The booking engine and its mail, loaded by the first booking (not at start-up: issue 15). */
+export const loadBookings = loadOnce(() => import("../lib/booking/bookings.ts"));
 
 /**
  * Reads and checks the `month` query parameter: exactly one value, `YYYY-MM` in ASCII digits, a
@@ -176,6 +179,7 @@ const IDEMPOTENCY_KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_M
 export function bookingRoutes(services: Services): RouteDefinition[] {
   const { schedule } = services;
   const book = buildOperationRoutes("createBooking", async (request, context) => {
+    const { createBooking } = await loadBookings();
     const idempotencyKey = request.headers.get("Idempotency-Key")?.trim();
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       discardBody(request);

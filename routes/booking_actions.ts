@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { describeStart } from "../lib/booking/booking_mail.ts";
-import { applyBookingAction, BOOKING_PREFIX, hasLapsed } from "../lib/booking/bookings.ts";
+import { BOOKING_PREFIX } from "../lib/booking/booking_store.ts";
 import type { BookingRecord } from "../lib/booking/booking_mail.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
 import { respond } from "../lib/http/representation.ts";
@@ -80,7 +79,16 @@ const WORDS = {
   },
 } as const;
 
-function details(record: BookingRecord, locale: Locale, timeZone: string): string {
+/** The booking engine and its mail, loaded by the first action link (not at start-up: issue 15). */
+const loadBooking = () =>
+  Promise.all([import("../lib/booking/bookings.ts"), import("../lib/booking/booking_mail.ts")]);
+
+function details(
+  record: BookingRecord,
+  locale: Locale,
+  timeZone: string,
+  describeStart: (record: BookingRecord, locale: Locale, timeZone: string) => string,
+): string {
   const words = WORDS[locale];
   return `<dl>
 <dt>${words.who}</dt><dd>${escapeHtml(record.name)} (${escapeHtml(record.email)})</dd>
@@ -155,6 +163,7 @@ export function bookingActionRoutes(services: Services): RouteDefinition[] {
         return page(request, locale, 429, words.title[action], `<p>${words.limited}</p>`);
       },
       handle: async (request) => {
+        const [{ applyBookingAction, hasLapsed }, { describeStart }] = await loadBooking();
         const { id, valid } = await readLink(request, action);
         if (!valid) {
           return page(request, "pt", 403, WORDS.pt.title[action], `<p>${WORDS.pt.invalid}</p>`);
@@ -179,7 +188,7 @@ export function bookingActionRoutes(services: Services): RouteDefinition[] {
             locale,
             200,
             title,
-            details(record, locale, schedule.timeZone) + state,
+            details(record, locale, schedule.timeZone, describeStart) + state,
           );
         }
         let outcome;
@@ -195,7 +204,7 @@ export function bookingActionRoutes(services: Services): RouteDefinition[] {
         if (outcome.kind === "not-found") {
           return page(request, locale, 404, title, `<p>${words.missing}</p>`);
         }
-        const summary = details(outcome.record, locale, schedule.timeZone);
+        const summary = details(outcome.record, locale, schedule.timeZone, describeStart);
         if (outcome.kind === "done") {
           return page(
             request,

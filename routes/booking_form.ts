@@ -10,21 +10,20 @@
  * @module
  */
 import { ApiError } from "../lib/contract/api_error.ts";
-import { createBooking } from "../lib/booking/bookings.ts";
 import { BOOKING_FIELDS, BookingRequest, MAX_BODY_BYTES } from "../lib/contract/contract.ts";
 import { requireFields } from "../lib/contract/require_fields.ts";
 import { BodyError, discardBody, readBody, readMediaType } from "../lib/http/read_body.ts";
 import { buildNoticePage, type Site, type SitePage } from "../lib/site/site.ts";
 import { fillBase } from "../lib/site/site.ts";
-import {
-  type BookingFormState,
-  formatStart,
-  renderBookingWidget,
-} from "../lib/site/render_booking_widget.ts";
+import type { BookingFormState } from "../lib/site/render_booking_widget.ts";
+
+/** The booking form's renderer, loaded by the first booking page (not at start-up: issue 15). */
+const loadWidget = loadOnce(() => import("../lib/site/render_booking_widget.ts"));
 import { type HeaderPair, respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
-import { checkMonth, listSlots, MONTHS_AHEAD } from "./booking.ts";
+import { checkMonth, listSlots, loadBookings, MONTHS_AHEAD } from "./booking.ts";
+import { loadOnce } from "../lib/load_once.ts";
 
 /**
  * The largest form body, in bytes: percent-encoding writes a character outside ASCII in up to
@@ -90,6 +89,7 @@ export async function answerBookingPage(
   request: Request,
   options: { status?: number } & Pick<BookingFormState, "values" | "problems" | "notice"> = {},
 ): Promise<Response> {
+  const { renderBookingWidget } = await loadWidget();
   const months = pickMonth(services, new URL(request.url));
   const state: BookingFormState = {
     path: entry.page.path,
@@ -159,6 +159,7 @@ async function submitBookingForm(
   const language = entry.page.language;
   const settings = site.corpus.languages[language];
   const text = settings.booking;
+  const [{ createBooking }, { formatStart }] = await Promise.all([loadBookings(), loadWidget()]);
   const form = await readFormFields(request);
   if (!form) {
     return respond(request, buildNoticePage(site, language, settings.form.badForm), {

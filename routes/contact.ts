@@ -4,16 +4,20 @@
  *
  * @module
  */
-import { readInquiryBody, submitInquiry, validateInquiry } from "../lib/contact/inquiries.ts";
+import { loadOnce } from "../lib/load_once.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 
 /** The ContactSuccess body (spec, Resources). */
 export const CONTACT_SUCCESS = '{"ok":true}';
 
+/** Inquiries' validation and store, loaded by the first inquiry (not at start-up: issue 15). */
+export const loadInquiries = loadOnce(() => import("../lib/contact/inquiries.ts"));
+
 /** The routes of contact inquiries. */
 export function contactRoutes(services: Services): RouteDefinition[] {
   return buildOperationRoutes("createContactInquiry", async (request, context) => {
+    const { readInquiryBody, submitInquiry, validateInquiry } = await loadInquiries();
     const fields = validateInquiry(await readInquiryBody(request));
     await submitInquiry(services, fields, {
       clientAddress: context.clientKey,

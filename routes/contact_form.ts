@@ -13,7 +13,7 @@ import { findPage } from "../lib/site/render_page.ts";
 import type { FieldProblem } from "../lib/contract/fields.ts";
 import type { Attribution } from "../lib/contact/first_touch.ts";
 import { ATTRIBUTION_FIELDS } from "../lib/contract/contract.ts";
-import { readInquiryBody, submitInquiry, validateInquiry } from "../lib/contact/inquiries.ts";
+import { loadInquiries } from "./contact.ts";
 import { type ContactFormState, renderContactForm } from "../lib/site/render_contact_form.ts";
 import { respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
@@ -87,6 +87,7 @@ async function submitContactForm(
 ): Promise<Response> {
   const text = site.corpus.languages[entry.page.language].form;
   const language = entry.page.language;
+  const { readInquiryBody, submitInquiry, validateInquiry } = await loadInquiries();
   const copy = request.clone();
   let fields;
   try {

@@ -18,11 +18,10 @@ import {
   OPENAPI_TYPE,
 } from "../lib/contract/contract.ts";
 import { DISCOVERY_CACHE, respond, toRepresentation } from "../lib/http/representation.ts";
-import { buildOpenApiDocument } from "../lib/contract/openapi.ts";
 import type { RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 import { formatLink } from "../lib/http/versioning.ts";
-import { once } from "../lib/load_once.ts";
+import { loadOnce, once } from "../lib/load_once.ts";
 
 /**
  * Builds the API catalog: two linkset contexts. The REST API, with its `service-desc` (the
@@ -57,8 +56,9 @@ export function discoveryRoutes(services: Services): RouteDefinition[] {
   // Prepared once, by the first request for it (not at start-up: issue 15), with a strong ETag
   // (304 on If-None-Match) and an hour of caching, like every other document (issue 18);
   // readable from every origin.
-  const document = once(() =>
-    toRepresentation(
+  const document = loadOnce(async () => {
+    const { buildOpenApiDocument } = await import("../lib/contract/openapi.ts");
+    return toRepresentation(
       JSON.stringify(buildOpenApiDocument({
         baseUrl: services.baseUrl,
         policies: services.policies,
@@ -66,8 +66,8 @@ export function discoveryRoutes(services: Services): RouteDefinition[] {
         contactEmail: toBareAddress(services.mail.inbox),
       })),
       [["Content-Type", OPENAPI_TYPE], ["Cache-Control", DISCOVERY_CACHE]],
-    )
-  );
+    );
+  });
   const catalog = once(() =>
     toRepresentation(JSON.stringify(buildApiCatalog(services.baseUrl)), [
       ["Content-Type", API_CATALOG_TYPE],
@@ -80,7 +80,7 @@ export function discoveryRoutes(services: Services): RouteDefinition[] {
       method: "GET",
       path: OPENAPI_PATH,
       cors: true,
-      handle: (request) => respond(request, document()),
+      handle: async (request) => respond(request, await document()),
     },
     {
       method: "GET",

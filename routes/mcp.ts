@@ -11,8 +11,8 @@
  * inside each tool call the quotas of the matching API operation (`read`; `write`;
  * `write` and `booking`).
  *
- * The SDK (about 80 ms to load) is imported on the first request to `/mcp`, so a handler that never
- * serves MCP never pays for it.
+ * The SDK (about 80 ms to load) and the server's tools are imported on the first request to `/mcp`,
+ * so a handler that never serves MCP never pays for them, and start-up does not (issue 15).
  *
  * @module
  */
@@ -20,7 +20,7 @@ import { MAX_BODY_BYTES, MCP_PATH } from "../lib/contract/contract.ts";
 import { discardBody } from "../lib/http/read_body.ts";
 import type { RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
-import { buildMcpServer, type McpSdk } from "./_mcp_server.ts";
+import type { McpSdk } from "./_mcp_server.ts";
 
 /** The handler of the endpoint, once the SDK is loaded. */
 interface McpEndpoint {
@@ -75,7 +75,10 @@ function toAllowedHostnames(sdk: McpSdk, services: Services): string[] {
 }
 
 async function createEndpoint(services: Services): Promise<McpEndpoint> {
-  const sdk: McpSdk = await import("@modelcontextprotocol/server");
+  const [sdk, { buildMcpServer }] = await Promise.all([
+    import("@modelcontextprotocol/server") as Promise<McpSdk>,
+    import("./_mcp_server.ts"),
+  ]);
   const allowedHostnames = toAllowedHostnames(sdk, services);
   const handler = sdk.createMcpHandler(
     (context) =>

@@ -58,3 +58,73 @@ test(
     }
   },
 );
+
+/** The modules main.ts loads before it serves: its static imports, transitively (not dynamic ones). */
+function listStartUpModules(entry: string): string[] {
+  const output = execFileSync(process.execPath, ["info", "--json", entry], {
+    cwd: ROOT,
+    encoding: "utf8",
+    maxBuffer: 64 * 2 ** 20,
+  });
+  const graph: {
+    roots: string[];
+    modules: Array<{
+      specifier: string;
+      dependencies?: Array<{ isDynamic?: boolean; code?: { specifier: string } }>;
+    }>;
+  } = JSON.parse(output);
+  const bySpecifier = new Map(graph.modules.map((module) => [module.specifier, module]));
+  const seen = new Set<string>();
+  const pending = [...graph.roots];
+  while (pending.length) {
+    const specifier = pending.pop()!;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    for (const dependency of bySpecifier.get(specifier)?.dependencies ?? []) {
+      if (!dependency.isDynamic && dependency.code) pending.push(dependency.code.specifier);
+    }
+  }
+  return [...seen];
+}
+
+// Issue 15: on Deno the first `node:` module or CommonJS package starts Node's compatibility layer
+// (~15–20 ms of every cold start), and the site's, booking's and MCP's libraries are needed by
+// their first request only. What start-up loads is kept to ES modules of a few small packages.
+test(
+  "start-up loads no node: module, no CommonJS package and none of the libraries of later requests",
+  { skip: RUNTIME !== "deno" && "reads the Deno module graph" },
+  () => {
+    for (const entry of ["main.ts", "serve.ts"]) {
+      const modules = listStartUpModules(entry);
+      assert.deepEqual(modules.filter((specifier) => specifier.startsWith("node:")), [], entry);
+      const packages = new Set(
+        modules.filter((specifier) => specifier.startsWith("npm:"))
+          .map((specifier) => specifier.replace(/^npm:\/?((?:@[^/]+\/)?[^@/]+).*$/, "$1")),
+      );
+      assert.deepEqual(
+        [...packages].sort(),
+        ["itty-router", "structured-headers", "superstruct"],
+        `${entry}: ES module packages only`,
+      );
+      for (
+        const later of [
+          "lib/site/build_site.ts",
+          "lib/booking/bookings.ts",
+          "routes/_mcp_server.ts",
+        ]
+      ) {
+        assert.ok(
+          !modules.some((specifier) => specifier.endsWith(later)),
+          `${entry} loads ${later}`,
+        );
+      }
+    }
+  },
+);
+
+test("deno.service.json loads dynamic imports when they run, not at start-up", {
+  skip: RUNTIME !== "deno" && "reads the Deno configuration",
+}, () => {
+  const service = JSON.parse(readFileSync(`${ROOT}deno.service.json`, "utf8"));
+  assert.ok(service.unstable.includes("lazy-dynamic-imports"));
+});

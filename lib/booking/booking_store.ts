@@ -11,6 +11,17 @@
 import type { BusyInterval } from "../availability/availability.ts";
 import type { Store } from "../store/store.ts";
 
+/** Key prefix of bookings: `["booking", id]`. */
+export const BOOKING_PREFIX = ["booking"] as const;
+
+/**
+ * Bookings one attendee address may receive per day by default. Every booking e-mails the
+ * attendee text the booker wrote (the topic), so whoever books can make the studio write to any
+ * address: per client, the booking quota bounds how often; per address, this bounds how much any
+ * one mailbox receives however many clients book for it (issue 16).
+ */
+export const DEFAULT_BOOKINGS_PER_ATTENDEE = 3;
+
 /** Key prefix of slot holds: `["slot", startEpochMs]`. */
 export const SLOT_PREFIX = ["slot"] as const;
 

@@ -14,7 +14,16 @@ import {
   type BookingRecord,
   buildBookingMail,
 } from "./booking_mail.ts";
-import { isHolding, SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "./booking_store.ts";
+import {
+  BOOKING_PREFIX,
+  DEFAULT_BOOKINGS_PER_ATTENDEE,
+  isHolding,
+  SLOT_PREFIX,
+  type SlotHold,
+  SLOTS_VERSION_KEY,
+} from "./booking_store.ts";
+
+export { BOOKING_PREFIX, DEFAULT_BOOKINGS_PER_ATTENDEE } from "./booking_store.ts";
 import { CalendarUnavailableError } from "../availability/busy_calendar.ts";
 import { type BookingRequest, RETENTION_DAYS } from "../contract/contract.ts";
 import type { SlotFinder } from "../availability/slots.ts";
@@ -31,9 +40,6 @@ import { sha256Hex } from "../store/digest.ts";
 
 /** How long a booking is kept after its last change, in milliseconds. */
 const RETENTION_MILLISECONDS = RETENTION_DAYS * 86_400_000;
-
-/** Key prefix of bookings: `["booking", id]`. */
-export const BOOKING_PREFIX = ["booking"] as const;
 
 /** Key prefix of idempotency records: `["idempotency", key]`, kept 24 hours. */
 export const IDEMPOTENCY_PREFIX = ["idempotency"] as const;
@@ -63,14 +69,6 @@ export const ATTENDEE_QUOTA_PREFIX = ["attendee_quota"] as const;
 
 /** The window of the per-address quota: a day (UTC), in milliseconds. */
 export const ATTENDEE_WINDOW_MILLISECONDS = 86_400_000;
-
-/**
- * Bookings one attendee address may receive per day by default. Every booking e-mails the
- * attendee text the booker wrote (the topic), so whoever books can make the studio write to any
- * address: per client, the booking quota bounds how often; per address, this bounds how much any
- * one mailbox receives however many clients book for it (issue 16).
- */
-export const DEFAULT_BOOKINGS_PER_ATTENDEE = 3;
 
 export type { BookingResult } from "../contract/responses.ts";
 

@@ -34,6 +34,8 @@ test(
       });
       for (const path of ["/referencia-api", "/en/api-reference"]) {
         await page.goto(server.origin + path, { waitUntil: "networkidle" });
+        // The renderer draws the operations after it has read /openapi.json: wait for them.
+        await page.getByText("Liveness probe").first().waitFor({ timeout: 10_000 });
         const text = await page.locator("body").innerText();
         for (const tag of ["service", "contact", "booking"]) assert.match(text, new RegExp(tag));
         assert.match(text, /Liveness probe/);
