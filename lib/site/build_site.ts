@@ -44,6 +44,85 @@ const HTML_SECURITY_HEADERS: readonly HeaderPair[] = [
   ["Referrer-Policy", "strict-origin-when-cross-origin"],
 ];
 
+/** An asset's representations: for its plain URL, and for its versioned URL (kept a year). */
+export interface SiteAsset {
+  /** Its version, the `?v=` of its versioned URL. */
+  version: string;
+  /** The answer at `/assets/<name>`: cached briefly. */
+  current: Representation;
+  /** The answer at `/assets/<name>?v=<version>`: immutable. */
+  pinned: Representation;
+}
+
+/** How long a browser or shared cache may keep a versioned asset: a year, never revalidated. */
+const PINNED_CACHE = "public, max-age=31536000, immutable";
+
+/** An asset's two representations from its bytes. */
+function toSiteAsset(
+  version: string,
+  body: string | Uint8Array<ArrayBuffer>,
+  headers: readonly HeaderPair[],
+): SiteAsset {
+  return {
+    version,
+    current: toRepresentation(body, [...headers, ["Cache-Control", PAGE_CACHE]]),
+    pinned: toRepresentation(body, [...headers, ["Cache-Control", PINNED_CACHE]]),
+  };
+}
+
+function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from(atob(text), (character) => character.charCodeAt(0));
+}
+
+/**
+ * The lazily loaded files of a corpus: each module's promise is kept, so its import and the
+ * decoding of its files happen once, on the first request for any of them; a failed load is
+ * forgotten, so a later request tries again.
+ */
+function buildLazyFiles(
+  corpus: Corpus,
+): Map<string, { version: string; load(): Promise<SiteAsset> }> {
+  const files = new Map<string, { version: string; load(): Promise<SiteAsset> }>();
+  const loadFiles = corpus.loadFiles;
+  if (!loadFiles) return files;
+  const modules = new Map<string, Promise<ReadonlyMap<string, SiteAsset>>>();
+  const loadModule = (module: string) => {
+    let loading = modules.get(module);
+    if (!loading) {
+      loading = loadFiles(module).then((encoded) => {
+        const assets = new Map<string, SiteAsset>();
+        for (const [name, file] of Object.entries(corpus.files ?? {})) {
+          if (file.module !== module) continue;
+          const text = encoded[name];
+          if (text === undefined) throw new Error(`Module "${module}" holds no file "${name}"`);
+          assets.set(
+            name,
+            toSiteAsset(file.version, fromBase64(text), [
+              ["Content-Type", file.type],
+              ["X-Content-Type-Options", "nosniff"],
+            ]),
+          );
+        }
+        return assets;
+      });
+      loading.catch(() => modules.delete(module));
+      modules.set(module, loading);
+    }
+    return loading;
+  };
+  for (const [name, file] of Object.entries(corpus.files ?? {})) {
+    files.set(name, {
+      version: file.version,
+      load: async () => {
+        const asset = (await loadModule(file.module)).get(name);
+        if (!asset) throw new Error(`No file "${name}" in module "${file.module}"`);
+        return asset;
+      },
+    });
+  }
+  return files;
+}
+
 /** A page of the site with its prepared representations. */
 export interface SitePage {
   /** The page. */
@@ -81,7 +160,12 @@ export interface Site {
   /** robots.txt. */
   robots: Representation;
   /** The assets by file name, each with its long-lived variant for versioned URLs. */
-  assets: ReadonlyMap<string, { version: string; current: Representation; pinned: Representation }>;
+  assets: ReadonlyMap<string, SiteAsset>;
+  /**
+   * The files whose bytes are loaded on their first request (pictures' renditions, sharing
+   * cards; see `Corpus.files`), by file name: `load()` imports their module once.
+   */
+  files: ReadonlyMap<string, { version: string; load(): Promise<SiteAsset> }>;
   /** Renders an HTML document in the site's template (for answers built per request). */
   renderHtml(view: Omit<PageView, "corpus" | "baseUrl" | "assetUrls">): string;
 }
@@ -143,11 +227,10 @@ export function estimateTokens(text: string): number {
  * @returns The prepared site.
  */
 export function buildSite(corpus: Corpus, baseUrl: string): Site {
-  const assets = new Map<
-    string,
-    { version: string; current: Representation; pinned: Representation }
-  >();
+  const assets = new Map<string, SiteAsset>();
   const assetUrls: Record<string, string> = {};
+  const files = buildLazyFiles(corpus);
+  for (const [name, file] of files) assetUrls[name] = `/assets/${name}?v=${file.version}`;
   // Stylesheets last: their `url(/assets/…)` references become the versioned, immutable URLs of
   // the files they name (the web font), so a changed font changes the stylesheet's URL too.
   const entries = Object.entries(corpus.assets).sort(([, a], [, b]) =>
@@ -160,7 +243,7 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     ];
     let body: string | Uint8Array<ArrayBuffer> = asset.body;
     if (asset.encoding === "base64") {
-      body = Uint8Array.from(atob(asset.body), (character) => character.charCodeAt(0));
+      body = fromBase64(asset.body);
     } else if (asset.type.startsWith("text/css")) {
       body = asset.body.replace(
         /url\((["']?)\/assets\/([a-z0-9_.-]+)\1\)/g,
@@ -168,11 +251,8 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
       );
     }
     const current = toRepresentation(body, [...headers, ["Cache-Control", PAGE_CACHE]]);
-    const pinned = toRepresentation(body, [
-      ...headers,
-      ["Cache-Control", "public, max-age=31536000, immutable"],
-    ]);
     const version = current.etag.slice(1, 9);
+    const pinned = toRepresentation(body, [...headers, ["Cache-Control", PINNED_CACHE]]);
     assets.set(name, { version, current, pinned });
     assetUrls[name] = `/assets/${name}?v=${version}`;
   }
@@ -309,6 +389,7 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
       ),
     robots: text(buildRobotsTxt(baseUrl), plain),
     assets,
+    files,
     renderHtml,
   };
 }
