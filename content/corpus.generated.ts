@@ -2169,13 +2169,13 @@ export const CORPUS: Corpus = { ...{
       "height": 630
     },
     "pictureSizes": {
-      "wide": "(min-width: 1440px) 1344px, (min-width: 1194px) calc(99.8vw - 93px), (min-width: 494px) 92.1vw, calc(100vw - 40px)",
-      "card": "(min-width: 1439px) 429px, (min-width: 1304px) calc(33.1vw - 47px), (min-width: 1186px) calc(49.3vw - 53px), (min-width: 864px) calc(45.8vw - 11px), (min-width: 494px) calc(92.1vw - 1px), calc(100vw - 40px)",
+      "wide": "(min-width: 1440px) 1344px, (min-width: 1194px) calc(100vw - 96px), (min-width: 494px) calc(92vw + 1px), calc(100vw - 40px)",
+      "card": "(min-width: 1439px) 429px, (min-width: 1304px) calc(33.1vw - 47px), (min-width: 1188px) calc(49.8vw - 59px), (min-width: 864px) calc(45.8vw - 11px), (min-width: 494px) 92vw, calc(100vw - 40px)",
       "gallery": [
-        "(min-width: 1440px) 1344px, (min-width: 1194px) calc(99.8vw - 93px), (min-width: 494px) 92.1vw, calc(100vw - 40px)",
-        "(min-width: 1439px) 658px, (min-width: 1187px) calc(49.6vw - 56px), (min-width: 934px) calc(45.8vw - 11px), (min-width: 494px) calc(92.1vw - 1px), calc(100vw - 40px)",
-        "(min-width: 1439px) 429px, (min-width: 1401px) calc(33.1vw - 47px), (min-width: 1187px) calc(49.6vw - 55px), (min-width: 934px) calc(45.8vw - 11px), (min-width: 494px) calc(92.1vw - 1px), calc(100vw - 40px)",
-        "(min-width: 1439px) 429px, (min-width: 1401px) calc(33.1vw - 47px), (min-width: 1187px) calc(49.6vw - 55px), (min-width: 934px) calc(45.8vw - 11px), (min-width: 494px) calc(92.1vw - 1px), calc(100vw - 40px)"
+        "(min-width: 1440px) 1344px, (min-width: 1194px) calc(100vw - 96px), (min-width: 494px) calc(92vw + 1px), calc(100vw - 40px)",
+        "(min-width: 1439px) 658px, (min-width: 1188px) calc(49.8vw - 59px), (min-width: 934px) calc(45.8vw - 11px), (min-width: 494px) calc(92vw + 1px), calc(100vw - 40px)",
+        "(min-width: 1439px) 429px, (min-width: 1401px) calc(33.1vw - 47px), (min-width: 1188px) calc(49.8vw - 59px), (min-width: 934px) calc(45.8vw - 11px), (min-width: 494px) calc(92vw + 1px), calc(100vw - 40px)",
+        "(min-width: 1439px) 429px, (min-width: 1401px) calc(33.1vw - 47px), (min-width: 1188px) calc(49.8vw - 59px), (min-width: 934px) calc(45.8vw - 11px), (min-width: 494px) calc(92vw + 1px), calc(100vw - 40px)"
       ]
     }
   },

@@ -268,31 +268,24 @@ function evaluateLength(expression: string, viewportPx: number): number {
 function toSizes(slotPx: (viewportPx: number) => number): string {
   const low = 320;
   const high = 2560;
+  const slot = (viewport: number) => widths[viewport - low];
+  const widths = Array.from({ length: high - low + 1 }, (_, index) => slotPx(low + index));
   const pieces: string[] = [];
   let end = high;
   while (end >= low) {
+    // Grow the piece downwards while each width stays on the line through its upper end.
+    const slope = end > low ? slot(end) - slot(end - 1) : 0;
     let start = end;
-    // Grow the piece downwards while a straight line through its ends fits every width within.
-    while (start - 1 >= low) {
-      const candidate = start - 1;
-      const slope = (slotPx(end) - slotPx(candidate)) / (end - candidate || 1);
-      let fits = true;
-      for (let viewport = candidate; viewport <= end; viewport++) {
-        const line = slotPx(candidate) + slope * (viewport - candidate);
-        if (Math.abs(line - slotPx(viewport)) > 0.5) {
-          fits = false;
-          break;
-        }
-      }
-      if (!fits) break;
-      start = candidate;
+    while (
+      start - 1 >= low &&
+      Math.abs(slot(start - 1) - (slot(end) - slope * (end - start + 1))) <= 0.5
+    ) {
+      start--;
     }
-    const slope = end === start ? 0 : (slotPx(end) - slotPx(start)) / (end - start);
-    const intercept = slotPx(end) - slope * end;
     const vw = Math.round(slope * 1000) / 10;
-    const px = Math.ceil(intercept);
+    const px = Math.ceil(slot(end) - slope * end);
     const length = Math.abs(vw) < 0.1
-      ? `${Math.ceil(slotPx(end))}px`
+      ? `${Math.ceil(slot(end))}px`
       : px === 0
       ? `${vw}vw`
       : `calc(${vw}vw ${px < 0 ? "-" : "+"} ${Math.abs(px)}px)`;
