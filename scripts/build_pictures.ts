@@ -176,7 +176,9 @@ export async function findStaleModules(
   }
   const expected = new Set(plans.map((plan) => `${plan.module}.generated.ts`));
   const present = await readdir(FILES_FOLDER).catch(() => [] as string[]);
-  return { stale, extra: present.filter((name) => !expected.has(name)).sort() };
+  // Only the sources: a build of the npm package puts its .js and .d.ts beside them.
+  const modules = present.filter((name) => name.endsWith(".generated.ts"));
+  return { stale, extra: modules.filter((name) => !expected.has(name)).sort() };
 }
 
 /**
