@@ -109,21 +109,26 @@ function renderImage(
  *
  * @param pages The case studies.
  * @param assetUrls The versioned asset URLs.
- * @param options The level of the cards' titles (@default {3}) and the covers' `sizes`.
+ * @param options The level of the cards' titles (@default {3}), the covers' `sizes`, and whether
+ * the first card opens the page (the work index: its cover is then fetched first, not lazily).
  * @returns A `<ul class="work-grid">`.
  */
 export function renderWorkCards(
   pages: readonly CorpusPage[],
   assetUrls: Readonly<Record<string, string>>,
-  options: { headingLevel?: 2 | 3; sizes?: string } = {},
+  options: { headingLevel?: 2 | 3; sizes?: string; leading?: boolean } = {},
 ): string {
   const headingLevel = options.headingLevel ?? 3;
-  const cards = pages.map((page) => {
+  const cards = pages.map((page, index) => {
     const project = page.project;
     if (!project) return "";
     // The title names the link; the cover's text would repeat it, so the image is decorative.
     return `<li class="card">${
-      renderImage(project.cover, assetUrls, { alt: "", sizes: options.sizes })
+      renderImage(project.cover, assetUrls, {
+        alt: "",
+        sizes: options.sizes,
+        hero: options.leading && index === 0,
+      })
     }<h${headingLevel}><a href="${page.path}">${escapeHtml(page.title)}</a></h${headingLevel}><p>${
       escapeHtml(project.summary)
     }</p>${renderTags(project.tags)}</li>`;
@@ -154,6 +159,9 @@ export function expandWorkCards(
       renderWorkCards(listProjects(corpus, language, which), assetUrls, {
         headingLevel: which === "all" ? 2 : 3,
         sizes: corpus.design?.pictureSizes?.card,
+        // The index's first card stands in the first viewport, its cover the page's largest
+        // picture; a selection comes after the home page's hero, out of view.
+        leading: which === "all",
       }) + "\n",
   );
 }
