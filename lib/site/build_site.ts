@@ -57,17 +57,29 @@ export interface SiteAsset {
 /** How long a browser or shared cache may keep a versioned asset: a year, never revalidated. */
 const PINNED_CACHE = "public, max-age=31536000, immutable";
 
-/** An asset's two representations from its bytes. */
+/**
+ * An asset's two representations from its bytes; its version is the one given (a lazily loaded
+ * file's, known before its bytes), else the start of its entity tag.
+ */
 function toSiteAsset(
-  version: string,
+  version: string | undefined,
   body: string | Uint8Array<ArrayBuffer>,
   headers: readonly HeaderPair[],
 ): SiteAsset {
+  const current = toRepresentation(body, [...headers, ["Cache-Control", PAGE_CACHE]]);
   return {
-    version,
-    current: toRepresentation(body, [...headers, ["Cache-Control", PAGE_CACHE]]),
+    version: version ?? current.etag.slice(1, 9),
+    current,
     pinned: toRepresentation(body, [...headers, ["Cache-Control", PINNED_CACHE]]),
   };
+}
+
+/** A file loaded on its first request: its version, known beforehand, and its loader. */
+export interface SiteFile {
+  /** Its version, the `?v=` of its versioned URL. */
+  version: string;
+  /** Loads its module (once for all its files) and answers its representations. */
+  load(): Promise<SiteAsset>;
 }
 
 function fromBase64(text: string): Uint8Array<ArrayBuffer> {
@@ -79,10 +91,8 @@ function fromBase64(text: string): Uint8Array<ArrayBuffer> {
  * decoding of its files happen once, on the first request for any of them; a failed load is
  * forgotten, so a later request tries again.
  */
-function buildLazyFiles(
-  corpus: Corpus,
-): Map<string, { version: string; load(): Promise<SiteAsset> }> {
-  const files = new Map<string, { version: string; load(): Promise<SiteAsset> }>();
+function buildLazyFiles(corpus: Corpus): Map<string, SiteFile> {
+  const files = new Map<string, SiteFile>();
   const loadFiles = corpus.loadFiles;
   if (!loadFiles) return files;
   const modules = new Map<string, Promise<ReadonlyMap<string, SiteAsset>>>();
@@ -165,7 +175,7 @@ export interface Site {
    * The files whose bytes are loaded on their first request (pictures' renditions, sharing
    * cards; see `Corpus.files`), by file name: `load()` imports their module once.
    */
-  files: ReadonlyMap<string, { version: string; load(): Promise<SiteAsset> }>;
+  files: ReadonlyMap<string, SiteFile>;
   /** Renders an HTML document in the site's template (for answers built per request). */
   renderHtml(view: Omit<PageView, "corpus" | "baseUrl" | "assetUrls">): string;
 }
@@ -250,11 +260,9 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
         (all, _quote, file: string) => assetUrls[file] ? `url(${assetUrls[file]})` : all,
       );
     }
-    const current = toRepresentation(body, [...headers, ["Cache-Control", PAGE_CACHE]]);
-    const version = current.etag.slice(1, 9);
-    const pinned = toRepresentation(body, [...headers, ["Cache-Control", PINNED_CACHE]]);
-    assets.set(name, { version, current, pinned });
-    assetUrls[name] = `/assets/${name}?v=${version}`;
+    const prepared = toSiteAsset(undefined, body, headers);
+    assets.set(name, prepared);
+    assetUrls[name] = `/assets/${name}?v=${prepared.version}`;
   }
 
   const renderHtml: Site["renderHtml"] = (view) =>
