@@ -196,7 +196,11 @@ export function contentRoutes(services: Services): RouteDefinition[] {
       method: "GET",
       path: "/assets/:name",
       handle: async (request, context) => {
-        const asset = (await services.site()).assets.get(context.pathname.slice("/assets/".length));
+        const site = await services.site();
+        const name = context.pathname.slice("/assets/".length);
+        // A picture's rendition or a sharing card: its module is imported on first request.
+        const file = site.assets.has(name) ? undefined : site.files.get(name);
+        const asset = site.assets.get(name) ?? await file?.load();
         if (!asset) return answerSiteFallback(services, request, context, "");
         const pinned = request.url.endsWith(`?v=${asset.version}`);
         return respond(request, pinned ? asset.pinned : asset.current);

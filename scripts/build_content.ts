@@ -14,19 +14,31 @@
  *   into the stylesheet, icons, sharing card and manifest (scripts/build_design.ts), with the web
  *   font the tokens name, read from its npm package;
  * - case studies: pages whose layout is `case`, with front matter `project` (client, year, tags,
- *   summary, selected, cover and gallery pictures: SVG assets, whose size is read from them).
+ *   summary, selected, cover and gallery pictures: SVG assets, whose size is read from them);
+ * - the pictures' renditions (AVIF and WebP at a few widths) and every page's sharing card, whose
+ *   bytes go into modules of their own under `content/files/`, imported by the corpus only when
+ *   one of their files is first asked for (scripts/build_pictures.ts, scripts/build_cards.ts).
  *
  * `{{name}}`, `{{email}}` and `{{address}}` in any text are replaced by the facts of site.yaml.
  *
- * Usage: `deno task build:content` (writes the module), `deno task build:content --check` (exits
- * 1 when the committed module is out of date).
+ * Usage: `deno task build:content` (writes the modules, encoding again only the pictures and cards
+ * whose inputs changed), `deno task build:content --check` (exits 1 when a committed module is out
+ * of date).
  *
  * @module
  */
 import { writeGeneratedModule } from "./_generated_module.ts";
 import { readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { buildDesign, readTokens } from "./build_design.ts";
+import { buildDesign, buildPictureSizes, type DesignTokens, readTokens } from "./build_design.ts";
+import { buildCardTree, CARD_SIZE, type CardFonts, renderCard } from "./build_cards.ts";
+import {
+  type FileModulePlan,
+  hashParts,
+  planPicture,
+  toVersion,
+  writeFileModules,
+} from "./build_pictures.ts";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import {
@@ -45,6 +57,7 @@ import {
 import {
   checkCorpus,
   type Corpus,
+  type CorpusFile,
   type CorpusPage,
   type CorpusPicture,
   type CorpusSkill,
@@ -171,6 +184,27 @@ function substituteDeep(file: string, value: unknown, facts: Record<string, stri
  * consistent (a page without its translation, a duplicate path).
  */
 export function buildCorpus(files: readonly SourceFile[]): Corpus {
+  return buildContent(files).corpus;
+}
+
+/** The version names of what draws a card: part of every card's key. */
+const CARD_RENDERER = "satori@0.63.2 @resvg/resvg-js@2.6.2 sharp@0.35.5 png palette q90";
+
+/**
+ * Compiles the content's source files into a checked corpus and the plans of its modules of
+ * files (the pictures' renditions and the sharing cards, made by {@linkcode writeFileModules}).
+ *
+ * @param files Every file under `content/` that belongs to the corpus.
+ * @returns The corpus and the plans, one per module.
+ * @throws {ContentError} When a file is malformed. @throws {CorpusError} When the whole is not
+ * consistent.
+ */
+export function buildContent(
+  files: readonly SourceFile[],
+): { corpus: Corpus; modules: FileModulePlan[] } {
+  const plans = new Map<string, FileModulePlan>();
+  const toPicture = (page: string, picture: { src: string; alt: string; caption?: string }) =>
+    toCorpusPicture(files, page, picture, plans);
   const settingsFile = files.find((file) => file.path === "site.yaml");
   if (!settingsFile) throw new ContentError("site.yaml", "missing");
   const raw = parse(settingsFile.text) as Record<string, unknown>;
@@ -208,8 +242,8 @@ export function buildCorpus(files: readonly SourceFile[]): Corpus {
           ? {
             project: {
               ...project,
-              cover: toPicture(files, file.path, project.cover),
-              gallery: project.gallery.map((picture) => toPicture(files, file.path, picture)),
+              cover: toPicture(file.path, project.cover),
+              gallery: project.gallery.map((picture) => toPicture(file.path, picture)),
             },
           }
           : {}),
@@ -235,7 +269,7 @@ export function buildCorpus(files: readonly SourceFile[]): Corpus {
   let design: Corpus["design"];
   const tokensFile = files.find((file) => file.path === "tokens.yaml");
   if (tokensFile) {
-    let tokens;
+    let tokens: DesignTokens;
     try {
       tokens = readTokens(parse(tokensFile.text));
     } catch (error) {
@@ -261,7 +295,36 @@ export function buildCorpus(files: readonly SourceFile[]): Corpus {
       font: built.font,
       themeColors: built.themeColors,
       card: built.card,
+      pictureSizes: buildPictureSizes(tokens),
     };
+    const cardFonts = readCardFonts(files, tokens);
+    if (cardFonts) {
+      for (const page of pages) {
+        const plan = planCard({
+          module: `card-${page.language}-${page.id}`,
+          source: `${page.language}/${page.id}.md`,
+          fonts: cardFonts,
+          family: tokens.font.family,
+          content: {
+            name: facts.name,
+            // A case study's client and year; another page's short name, unless it is the
+            // title again; nothing on the home page, whose title says what the studio does.
+            kicker: page.project
+              ? `${page.project.client} · ${page.project.year}`
+              : page.layout === "home" || page.label === page.title
+              ? ""
+              : page.label,
+            title: page.title,
+            description: page.description,
+            logo: logo.text,
+            colors: tokens.colors.light,
+            family: tokens.font.family,
+          },
+        });
+        plans.set(plan.module, plan);
+        page.card = plan.files[0].name;
+      }
+    }
   }
   for (const file of files) {
     const match = /^assets\/([a-z0-9_.-]+)\.([a-z0-9]+)$/.exec(file.path);
@@ -292,7 +355,14 @@ export function buildCorpus(files: readonly SourceFile[]): Corpus {
     skills.push({ name: front.name, description, markdown });
   }
   skills.sort((a, b) => (a.name < b.name ? -1 : 1));
-  return checkCorpus({
+  const modules = [...plans.values()].sort((a, b) => (a.module < b.module ? -1 : 1));
+  const fileIndex: Record<string, CorpusFile> = {};
+  for (const plan of modules) {
+    for (const file of plan.files) {
+      fileIndex[file.name] = { type: file.type, version: toVersion(plan.key), module: plan.module };
+    }
+  }
+  const corpus = checkCorpus({
     name: facts.name,
     email: facts.email,
     address: facts.address,
@@ -301,14 +371,59 @@ export function buildCorpus(files: readonly SourceFile[]): Corpus {
     assets,
     ...(design ? { design } : {}),
     skills,
+    ...(modules.length ? { files: fileIndex } : {}),
   });
+  return { corpus, modules };
 }
 
-/** A picture of a case study: its SVG asset must exist; its size is read from its root. */
-function toPicture(
+/** The static cuts the tokens name for the cards (`font.card`), if they were read. */
+function readCardFonts(files: readonly SourceFile[], tokens: DesignTokens): CardFonts | undefined {
+  const card = tokens.font.card;
+  if (!card) return undefined;
+  const regular = files.find((file) => file.path === `fonts/${card.regular}`)?.bytes;
+  const bold = files.find((file) => file.path === `fonts/${card.bold}`)?.bytes;
+  if (!regular || !bold) {
+    throw new ContentError("tokens.yaml", `the card's fonts of "${card.package}" were not read`);
+  }
+  return { regular, bold };
+}
+
+/** Plans a page's sharing card: its key covers the card's tree, fonts and renderer. */
+function planCard(options: {
+  module: string;
+  source: string;
+  content: Parameters<typeof buildCardTree>[0];
+  fonts: CardFonts;
+  family: string;
+}): FileModulePlan {
+  const tree = buildCardTree(options.content);
+  const name = `${options.module}.png`;
+  return {
+    module: options.module,
+    source: options.source,
+    key: hashParts(
+      CARD_RENDERER,
+      JSON.stringify(CARD_SIZE),
+      JSON.stringify(tree),
+      options.fonts.regular,
+      options.fonts.bold,
+    ),
+    files: [{ name, type: "image/png" }],
+    encode: async () => ({
+      [name]: await renderCard(tree, options.fonts, options.family),
+    }),
+  };
+}
+
+/**
+ * A picture of a case study: its SVG asset must exist; its size is read from its root; its
+ * renditions' module is planned once, however many pages show it.
+ */
+function toCorpusPicture(
   files: readonly SourceFile[],
   page: string,
   picture: { src: string; alt: string; caption?: string },
+  plans: Map<string, FileModulePlan>,
 ): CorpusPicture {
   const file = files.find((item) => item.path === `assets/${picture.src}`);
   if (!file) throw new ContentError(page, `picture "${picture.src}" is not in assets/`);
@@ -318,7 +433,9 @@ function toPicture(
   if (!width || !height) {
     throw new ContentError(file.path, "the root <svg> needs width and height in pixels");
   }
-  return { ...picture, width, height };
+  const { renditions, plan } = planPicture(picture.src, file.text, { width, height });
+  plans.set(plan.module, plan);
+  return { ...picture, width, height, renditions };
 }
 
 /**
@@ -328,16 +445,52 @@ function toPicture(
  * @returns The module's text, stable for the same corpus.
  */
 export function renderCorpusModule(corpus: Corpus): string {
+  const { loadFiles: _loadFiles, ...data } = corpus;
+  const modules = [...new Set(Object.values(corpus.files ?? {}).map((file) => file.module))];
+  if (!modules.length) {
+    return [
+      ...CORPUS_MODULE_HEADER,
+      'import type { Corpus } from "../lib/site/corpus.ts";',
+      "",
+      "/** The studio's site: pages of both languages, settings and assets (see lib/site/corpus.ts). */",
+      `export const CORPUS: Corpus = ${JSON.stringify(data, null, 2)};`,
+      "",
+    ].join("\n");
+  }
   return [
-    "// Generated by scripts/build_content.ts from content/: do not edit by hand.",
-    "// Run `deno task build:content` after changing the Markdown, site.yaml or assets.",
-    'import type { Corpus } from "../lib/site/corpus.ts";',
+    ...CORPUS_MODULE_HEADER,
+    'import type { Corpus, LoadFiles } from "../lib/site/corpus.ts";',
+    "",
+    "/**",
+    " * The modules of files (pictures' renditions, sharing cards), each imported on the first request",
+    " * for one of its files, never at start: literal specifiers, so Deno Deploy and tsc see them.",
+    " */",
+    "const FILE_MODULES: Readonly<",
+    "  Record<string, () => Promise<{ FILES: Readonly<Record<string, string>> }>>",
+    "> = {",
+    ...modules.map((module) =>
+      `  ${JSON.stringify(module)}: () => import(${
+        JSON.stringify(`./files/${module}.generated.ts`)
+      }),`
+    ),
+    "};",
+    "",
+    "const loadFiles: LoadFiles = async (module) => {",
+    "  const load = FILE_MODULES[module];",
+    '  if (!load) throw new Error(`No module of files "${module}"`);',
+    "  return (await load()).FILES;",
+    "};",
     "",
     "/** The studio's site: pages of both languages, settings and assets (see lib/site/corpus.ts). */",
-    `export const CORPUS: Corpus = ${JSON.stringify(corpus, null, 2)};`,
+    `export const CORPUS: Corpus = { ...${JSON.stringify(data, null, 2)}, loadFiles };`,
     "",
   ].join("\n");
 }
+
+const CORPUS_MODULE_HEADER = [
+  "// Generated by scripts/build_content.ts from content/: do not edit by hand.",
+  "// Run `deno task build:content` after changing the Markdown, site.yaml or assets.",
+];
 
 /**
  * Reads the corpus's source files from a content folder: site.yaml, the Markdown of each
@@ -368,6 +521,11 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
       text: "",
       bytes: new Uint8Array(await readFile(fontPath)),
     });
+    const card = tokens.font.card;
+    for (const name of card ? [card.regular, card.bold] : []) {
+      const path = require.resolve(`${card?.package}/files/${name}`);
+      files.push({ path: `fonts/${name}`, text: "", bytes: new Uint8Array(await readFile(path)) });
+    }
   } catch (error) {
     if ((error as { code?: string }).code !== "ENOENT") throw error;
   }
@@ -383,9 +541,8 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
 }
 
 if (import.meta.main) {
-  await writeGeneratedModule(
-    CORPUS_MODULE_PATH,
-    renderCorpusModule(buildCorpus(await readContentFiles())),
-    "build:content",
-  );
+  const { corpus, modules } = buildContent(await readContentFiles());
+  // The files first: the corpus names them, so it is written once they are there.
+  await writeFileModules(modules);
+  await writeGeneratedModule(CORPUS_MODULE_PATH, renderCorpusModule(corpus), "build:content");
 }

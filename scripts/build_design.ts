@@ -55,6 +55,11 @@ export const DesignTokens = object({
       lineGapOverride: string(),
     }),
     mono: string(),
+    card: optional(object({
+      package: nonempty(string()),
+      regular: nonempty(string()),
+      bold: nonempty(string()),
+    })),
   }),
   logo: nonempty(string()),
   colors: object({ light: SCHEME, dark: SCHEME }),
@@ -72,6 +77,8 @@ export const DesignTokens = object({
     wide: string(),
     gutter: string(),
     columns: optional(number()),
+    cardMin: optional(string()),
+    galleryMin: optional(string()),
   }),
 });
 
@@ -205,6 +212,132 @@ function colorProperties(colors: SchemeColors): string {
     .join("\n");
 }
 
+/** The narrowest column of the grid of work cards, unless the tokens say (`grid.cardMin`). */
+const DEFAULT_CARD_MIN = "24rem";
+
+/** The narrowest column of a case study's gallery, unless the tokens say (`grid.galleryMin`). */
+const DEFAULT_GALLERY_MIN = "26rem";
+
+/** The root font size browsers start from, in CSS pixels: what `rem` means in media queries. */
+const ROOT_PX = 16;
+
+/**
+ * The value of a CSS length of the tokens at a viewport width: `rem`, `px` and `vw` terms added
+ * and subtracted, inside `clamp()`, `min()`, `max()` and `calc()`.
+ */
+function evaluateLength(expression: string, viewportPx: number): number {
+  const text = expression.trim();
+  const call = /^(clamp|min|max|calc)\((.*)\)$/s.exec(text);
+  if (call) {
+    const parts: string[] = [];
+    let depth = 0;
+    let start = 0;
+    for (let index = 0; index < call[2].length; index++) {
+      const character = call[2][index];
+      if (character === "(") depth++;
+      else if (character === ")") depth--;
+      else if (character === "," && depth === 0) {
+        parts.push(call[2].slice(start, index));
+        start = index + 1;
+      }
+    }
+    parts.push(call[2].slice(start));
+    const values = parts.map((part) => evaluateLength(part, viewportPx));
+    if (call[1] === "clamp") return Math.max(values[0], Math.min(values[1], values[2]));
+    if (call[1] === "min") return Math.min(...values);
+    if (call[1] === "max") return Math.max(...values);
+    return values[0];
+  }
+  let total = 0;
+  for (const [, sign, number, unit] of text.matchAll(/([+-]?)\s*([0-9.]+)(rem|px|vw)/g)) {
+    const value = Number(number) *
+      (unit === "rem" ? ROOT_PX : unit === "vw" ? viewportPx / 100 : 1);
+    total += sign === "-" ? -value : value;
+  }
+  if (!/[0-9]/.test(text)) {
+    throw new DesignError(`Cannot evaluate the length ${JSON.stringify(text)}`);
+  }
+  return total;
+}
+
+/**
+ * A `sizes` attribute (HTML, "sizes" of img and source) for a slot whose width in CSS pixels is
+ * `slotPx(viewportPx)`: the viewport widths from 320 to 2560 px cut into pieces where the width is
+ * linear in the viewport's (within half a pixel), widest first, each as a media condition and a length.
+ */
+function toSizes(slotPx: (viewportPx: number) => number): string {
+  const low = 320;
+  const high = 2560;
+  const slot = (viewport: number) => widths[viewport - low];
+  const widths = Array.from({ length: high - low + 1 }, (_, index) => slotPx(low + index));
+  const pieces: string[] = [];
+  let end = high;
+  while (end >= low) {
+    // Grow the piece downwards while each width stays on the line through its upper end.
+    const slope = end > low ? slot(end) - slot(end - 1) : 0;
+    let start = end;
+    while (
+      start - 1 >= low &&
+      Math.abs(slot(start - 1) - (slot(end) - slope * (end - start + 1))) <= 0.5
+    ) {
+      start--;
+    }
+    const vw = Math.round(slope * 1000) / 10;
+    const px = Math.ceil(slot(end) - slope * end);
+    const length = Math.abs(vw) < 0.1
+      ? `${Math.ceil(slot(end))}px`
+      : px === 0
+      ? `${vw}vw`
+      : `calc(${vw}vw ${px < 0 ? "-" : "+"} ${Math.abs(px)}px)`;
+    pieces.push(start <= low ? length : `(min-width: ${start}px) ${length}`);
+    end = start - 1;
+  }
+  return pieces.join(", ");
+}
+
+/** Where pictures stand in the stylesheet's grid, and the `sizes` of each place. */
+export interface PictureSizes {
+  /** The wide column: a case study's hero. */
+  wide: string;
+  /** A card of the grid of work (auto-fill columns of at least `grid.cardMin`). */
+  card: string;
+  /** A gallery of 1, 2, 3… pictures (auto-fit columns of at least `grid.galleryMin`), by count. */
+  gallery: string[];
+}
+
+/**
+ * The `sizes` of the pictures, from the tokens that size the stylesheet's grid (see
+ * content/style/site.css: `main`'s wide column is `min(wide, 100% - 2 × gutter)`; the work grid
+ * and the gallery are `repeat(auto-fill | auto-fit, minmax(min(100%, min), 1fr))` with a gap of
+ * `--space-m`).
+ *
+ * @param tokens The checked tokens.
+ * @returns `sizes` for each place a picture stands.
+ */
+export function buildPictureSizes(tokens: DesignTokens): PictureSizes {
+  const { type, grid } = tokens;
+  const gapFactor = tokens.space.m ?? 1.5;
+  const gap = fluid(toRem(type.min.size) * gapFactor, toRem(type.max.size) * gapFactor, tokens);
+  const wide = (viewport: number) =>
+    Math.min(
+      evaluateLength(grid.wide, viewport),
+      viewport - 2 * evaluateLength(grid.gutter, viewport),
+    );
+  const column = (min: string, items = Infinity) => (viewport: number) => {
+    const container = wide(viewport);
+    const gapPx = evaluateLength(gap, viewport);
+    const minPx = Math.min(container, evaluateLength(min, viewport));
+    const count = Math.max(1, Math.min(items, Math.floor((container + gapPx) / (minPx + gapPx))));
+    return (container - (count - 1) * gapPx) / count;
+  };
+  const galleryMin = grid.galleryMin ?? DEFAULT_GALLERY_MIN;
+  return {
+    wide: toSizes(wide),
+    card: toSizes(column(grid.cardMin ?? DEFAULT_CARD_MIN)),
+    gallery: [1, 2, 3, 4].map((items) => toSizes(column(galleryMin, items))),
+  };
+}
+
 /** The Latin subset's code points (as Fontsource cuts it). */
 const LATIN_RANGE =
   "U+0000-00FF, U+0131, U+0152-0153, U+02BB-02BC, U+02C6, U+02DA, U+02DC, U+0304, U+0308, U+0329, U+2000-206F, U+20AC, U+2122, U+2191, U+2193, U+2212, U+2215, U+FEFF, U+FFFD";
@@ -248,6 +381,8 @@ export function buildStylesheet(tokens: DesignTokens, rules: string): string {
     `--measure: ${tokens.grid.measure};`,
     `--wide: ${tokens.grid.wide};`,
     `--gutter: ${tokens.grid.gutter};`,
+    `--card-min: ${tokens.grid.cardMin ?? DEFAULT_CARD_MIN};`,
+    `--gallery-min: ${tokens.grid.galleryMin ?? DEFAULT_GALLERY_MIN};`,
     "}",
     "@media (prefers-color-scheme: dark) { :root {",
     colorProperties(tokens.colors.dark),

@@ -16,7 +16,6 @@ import {
 } from "./booking_mail.ts";
 import {
   BOOKING_PREFIX,
-  DEFAULT_BOOKINGS_PER_ATTENDEE,
   isHolding,
   SLOT_PREFIX,
   type SlotHold,

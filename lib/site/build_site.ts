@@ -35,6 +35,8 @@ import {
   MARKDOWN_TYPE,
   PAGE_CACHE,
   type Site,
+  type SiteAsset,
+  type SiteFile,
   type SitePage,
 } from "./site.ts";
 
@@ -44,10 +46,83 @@ export {
   HTML_TYPE,
   MARKDOWN_TYPE,
   type Site,
+  type SiteAsset,
+  type SiteFile,
   type SitePage,
   toLanguage,
   toPagePath,
 } from "./site.ts";
+
+/** How long a browser or shared cache may keep a versioned asset: a year, never revalidated. */
+const PINNED_CACHE = "public, max-age=31536000, immutable";
+
+/**
+ * An asset's two representations from its bytes; its version is the one given (a lazily loaded
+ * file's, known before its bytes), else the start of its entity tag.
+ */
+function toSiteAsset(
+  version: string | undefined,
+  body: string | Uint8Array<ArrayBuffer>,
+  headers: readonly HeaderPair[],
+): SiteAsset {
+  const current = toRepresentation(body, [...headers, ["Cache-Control", PAGE_CACHE]]);
+  return {
+    version: version ?? current.etag.slice(1, 9),
+    current,
+    pinned: toRepresentation(body, [...headers, ["Cache-Control", PINNED_CACHE]]),
+  };
+}
+
+function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from(atob(text), (character) => character.charCodeAt(0));
+}
+
+/**
+ * The lazily loaded files of a corpus: each module's promise is kept, so its import and the
+ * decoding of its files happen once, on the first request for any of them; a failed load is
+ * forgotten, so a later request tries again.
+ */
+function buildLazyFiles(corpus: Corpus): Map<string, SiteFile> {
+  const files = new Map<string, SiteFile>();
+  const loadFiles = corpus.loadFiles;
+  if (!loadFiles) return files;
+  const modules = new Map<string, Promise<ReadonlyMap<string, SiteAsset>>>();
+  const loadModule = (module: string) => {
+    let loading = modules.get(module);
+    if (!loading) {
+      loading = loadFiles(module).then((encoded) => {
+        const assets = new Map<string, SiteAsset>();
+        for (const [name, file] of Object.entries(corpus.files ?? {})) {
+          if (file.module !== module) continue;
+          const text = encoded[name];
+          if (text === undefined) throw new Error(`Module "${module}" holds no file "${name}"`);
+          assets.set(
+            name,
+            toSiteAsset(file.version, fromBase64(text), [
+              ["Content-Type", file.type],
+              ["X-Content-Type-Options", "nosniff"],
+            ]),
+          );
+        }
+        return assets;
+      });
+      loading.catch(() => modules.delete(module));
+      modules.set(module, loading);
+    }
+    return loading;
+  };
+  for (const [name, file] of Object.entries(corpus.files ?? {})) {
+    files.set(name, {
+      version: file.version,
+      load: async () => {
+        const asset = (await loadModule(file.module)).get(name);
+        if (!asset) throw new Error(`No file "${name}" in module "${file.module}"`);
+        return asset;
+      },
+    });
+  }
+  return files;
+}
 
 /** Builds the YAML front matter of a Markdown twin: title, description, language, addresses. */
 function buildFrontMatter(
@@ -84,11 +159,10 @@ export function estimateTokens(text: string): number {
  * @returns The prepared site.
  */
 export function buildSite(corpus: Corpus, baseUrl: string): Site {
-  const assets = new Map<
-    string,
-    { version: string; current: Representation; pinned: Representation }
-  >();
+  const assets = new Map<string, SiteAsset>();
   const assetUrls: Record<string, string> = {};
+  const files = buildLazyFiles(corpus);
+  for (const [name, file] of files) assetUrls[name] = `/assets/${name}?v=${file.version}`;
   // Stylesheets last: their `url(/assets/…)` references become the versioned, immutable URLs of
   // the files they name (the web font), so a changed font changes the stylesheet's URL too.
   const entries = Object.entries(corpus.assets).sort(([, a], [, b]) =>
@@ -101,21 +175,16 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     ];
     let body: string | Uint8Array<ArrayBuffer> = asset.body;
     if (asset.encoding === "base64") {
-      body = Uint8Array.from(atob(asset.body), (character) => character.charCodeAt(0));
+      body = fromBase64(asset.body);
     } else if (asset.type.startsWith("text/css")) {
       body = asset.body.replace(
         /url\((["']?)\/assets\/([a-z0-9_.-]+)\1\)/g,
         (all, _quote, file: string) => assetUrls[file] ? `url(${assetUrls[file]})` : all,
       );
     }
-    const current = toRepresentation(body, [...headers, ["Cache-Control", PAGE_CACHE]]);
-    const pinned = toRepresentation(body, [
-      ...headers,
-      ["Cache-Control", "public, max-age=31536000, immutable"],
-    ]);
-    const version = current.etag.slice(1, 9);
-    assets.set(name, { version, current, pinned });
-    assetUrls[name] = `/assets/${name}?v=${version}`;
+    const prepared = toSiteAsset(undefined, body, headers);
+    assets.set(name, prepared);
+    assetUrls[name] = `/assets/${name}?v=${prepared.version}`;
   }
 
   const renderHtml: Site["renderHtml"] = (view) =>
@@ -255,6 +324,7 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
       ),
     robots: text(buildRobotsTxt(baseUrl), plain),
     assets,
+    files,
     renderHtml,
     renderInlineMarkdown,
   };

@@ -10,6 +10,7 @@ import {
   array,
   assert,
   boolean,
+  define,
   type Describe,
   enums,
   nonempty,
@@ -51,6 +52,35 @@ const PATH: Struct<string, null> = pattern(
 const DATE: Struct<string, null> = pattern(string(), /^\d{4}-\d{2}-\d{2}$/);
 const TEXT: Struct<string, null> = nonempty(string());
 
+/** The formats a picture is encoded in, best first: `<picture>` offers them in this order. */
+export const PICTURE_TYPES = ["image/avif", "image/webp"] as const;
+
+/** A picture's encoded format. */
+export type PictureType = typeof PICTURE_TYPES[number];
+
+/**
+ * A rendition of a picture: one format at one width, a file of {@linkcode Corpus.files} (its bytes
+ * are loaded on demand, not with the corpus).
+ */
+export interface CorpusRendition {
+  /** The file's name, e.g. `work-mare-alta-cover-960.avif`. */
+  name: string;
+  /** Its media type. */
+  type: PictureType;
+  /** Its width, in pixels. */
+  width: number;
+  /** Its height, in pixels. */
+  height: number;
+}
+
+/** The validator of {@linkcode CorpusRendition}. */
+export const CorpusRendition: Describe<CorpusRendition> = object({
+  name: TEXT,
+  type: enums(PICTURE_TYPES),
+  width: number(),
+  height: number(),
+});
+
 /** A picture of the corpus: an SVG asset, its intrinsic size and its text alternative. */
 export interface CorpusPicture {
   /** The asset's file name, e.g. `work-mare-alta-cover.svg`. */
@@ -63,6 +93,8 @@ export interface CorpusPicture {
   height: number;
   /** An optional caption. */
   caption?: string;
+  /** Its raster renditions (AVIF and WebP at a few widths), served through `<picture>`. */
+  renditions?: CorpusRendition[];
 }
 
 /** The validator of {@linkcode CorpusPicture}. */
@@ -72,6 +104,7 @@ export const CorpusPicture: Describe<CorpusPicture> = object({
   width: number(),
   height: number(),
   caption: optional(string()),
+  renditions: optional(array(CorpusRendition)),
 });
 
 /** The facts of a case study (front matter `project` of a page whose layout is `case`). */
@@ -131,6 +164,8 @@ export interface CorpusPage {
   markdown: string;
   /** A case study's facts and pictures. */
   project?: CorpusProject;
+  /** The page's sharing card (`og:image`): a file of {@linkcode Corpus.files}. */
+  card?: string;
 }
 
 /** The validator of {@linkcode CorpusPage}. */
@@ -148,6 +183,7 @@ export const CorpusPage: Describe<CorpusPage> = object({
   indexed: boolean(),
   markdown: TEXT,
   project: optional(CorpusProject),
+  card: optional(TEXT),
 });
 
 /** The text of a page that has no path of its own (the 404 page). */
@@ -487,8 +523,14 @@ export interface CorpusDesign {
   font: string;
   /** `theme-color` of each scheme. */
   themeColors: { light: string; dark: string };
-  /** The sharing card (`og:image`): its asset name and size. */
+  /** The site-wide sharing card (`og:image` of a page without its own): asset name and size. */
   card: { name: string; width: number; height: number };
+  /**
+   * The `sizes` of the pictures, per place, matching the stylesheet's grid (built from the
+   * tokens): `wide` (a case study's hero), `card` (the grid of work) and `gallery` (by the
+   * number of its pictures: one, two, three, four or more).
+   */
+  pictureSizes?: { wide: string; card: string; gallery: string[] };
 }
 
 /** The validator of {@linkcode CorpusDesign}. */
@@ -497,7 +539,34 @@ export const CorpusDesign: Describe<CorpusDesign> = object({
   font: TEXT,
   themeColors: object({ light: TEXT, dark: TEXT }),
   card: object({ name: TEXT, width: number(), height: number() }),
+  pictureSizes: optional(object({ wide: TEXT, card: TEXT, gallery: array(TEXT) })),
 });
+
+/**
+ * A file whose bytes are not part of the corpus (a picture's rendition, a sharing card): the
+ * corpus names its type, version and the module that holds it, and
+ * {@linkcode Corpus.loadFiles} loads that module when one of its files is first asked for.
+ */
+export interface CorpusFile {
+  /** Its media type. */
+  type: string;
+  /** A hash of what it was made from: its URL's `?v=`, so a new file gets a new URL. */
+  version: string;
+  /** The module holding its bytes, as {@linkcode Corpus.loadFiles} names it. */
+  module: string;
+}
+
+/** The validator of {@linkcode CorpusFile}. */
+export const CorpusFile: Describe<CorpusFile> = object({
+  type: TEXT,
+  version: pattern(string(), /^[0-9a-f]{8,64}$/),
+  module: TEXT,
+});
+
+/** Loads one module of files: their bytes in base64 by file name. */
+export type LoadFiles = (module: string) => Promise<Readonly<Record<string, string>>>;
+
+const LoadFiles = define<LoadFiles>("LoadFiles", (value) => typeof value === "function");
 
 /** The whole corpus: the studio's facts, both languages' settings, every page and the assets. */
 export interface Corpus {
@@ -517,6 +586,16 @@ export interface Corpus {
   design?: CorpusDesign;
   /** The Agent Skills published under `/.well-known/agent-skills/`, if any. */
   skills?: CorpusSkill[];
+  /**
+   * Files served under `/assets/` whose bytes stay out of the corpus until first asked for
+   * (pictures' renditions, sharing cards), by file name. Used only with `loadFiles`.
+   */
+  files?: Record<string, CorpusFile>;
+  /**
+   * Loads a module of `files` (the generated corpus imports it then, with `import()`). Without
+   * it the site shows the pictures' SVG sources and the site-wide sharing card.
+   */
+  loadFiles?: LoadFiles;
 }
 
 /** The validator of {@linkcode Corpus}. */
@@ -529,6 +608,8 @@ export const Corpus: Describe<Corpus> = object({
   assets: record(string(), CorpusAsset),
   design: optional(CorpusDesign),
   skills: optional(array(CorpusSkill)),
+  files: optional(record(string(), CorpusFile)),
+  loadFiles: optional(LoadFiles),
 });
 
 /** Problems with a corpus that its schema cannot see. */
@@ -590,6 +671,18 @@ export function checkCorpus(corpus: unknown): Corpus {
   for (const skill of corpus.skills ?? []) {
     if (skills.has(skill.name)) throw new CorpusError(`Duplicate skill "${skill.name}"`);
     skills.add(skill.name);
+  }
+  for (const page of corpus.pages) {
+    const pictures = page.project ? [page.project.cover, ...page.project.gallery] : [];
+    const names = [
+      ...pictures.flatMap((picture) => picture.renditions ?? []).map((item) => item.name),
+      ...(page.card ? [page.card] : []),
+    ];
+    for (const name of names) {
+      if (!corpus.files?.[name]) {
+        throw new CorpusError(`Page "${page.path}" names file "${name}", which is not in files`);
+      }
+    }
   }
   for (const home of ["/", "/en"]) {
     if (!paths.has(home)) throw new CorpusError(`The corpus has no home page at "${home}"`);

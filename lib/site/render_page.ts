@@ -105,14 +105,22 @@ export function renderPage(view: PageView): string {
       `<meta property="og:locale" content="${settings.tag.replace("-", "_")}">`,
     );
     if (design) {
+      // The page's own card where the site can serve it (its title drawn on it), else the
+      // studio's card; the size is the same.
+      const own = page.card !== undefined && page.card in view.assetUrls;
+      const card = baseUrl + assetUrl(own && page.card ? page.card : design.card.name);
       head.push(
-        `<meta property="og:image" content="${baseUrl + assetUrl(design.card.name)}">`,
+        `<meta property="og:image" content="${card}">`,
+        `<meta property="og:image:type" content="image/png">`,
         `<meta property="og:image:width" content="${design.card.width}">`,
         `<meta property="og:image:height" content="${design.card.height}">`,
-        `<meta property="og:image:alt" content="${escapeHtml(corpus.name)}">`,
+        `<meta property="og:image:alt" content="${
+          escapeHtml(own ? `${view.title} · ${corpus.name}` : corpus.name)
+        }">`,
         '<meta name="twitter:card" content="summary_large_image">',
         `<meta name="twitter:title" content="${escapeHtml(view.title)}">`,
         `<meta name="twitter:description" content="${escapeHtml(view.description)}">`,
+        `<meta name="twitter:image" content="${card}">`,
       );
     }
   }

@@ -6,7 +6,13 @@
  *
  * @module
  */
-import type { Corpus, CorpusPage, CorpusPicture, Language } from "./corpus.ts";
+import {
+  type Corpus,
+  type CorpusPage,
+  type CorpusPicture,
+  type Language,
+  PICTURE_TYPES,
+} from "./corpus.ts";
 import { escapeHtml } from "../mail/mail.ts";
 import { findPage } from "./render_page.ts";
 
@@ -56,20 +62,46 @@ export function toPageMarkdown(corpus: Corpus, page: CorpusPage): string {
   return markdown;
 }
 
-/** An `<img>` of a picture with its intrinsic size; lazy unless it is the hero. */
+/** How a picture is shown: where it stands (its `sizes`), and whether it is the hero. */
+interface PictureOptions {
+  /** The `sizes` of its slot in the layout. @default {"100vw"} */
+  sizes?: string;
+  /** The page's largest picture, in the first viewport: fetched first, never lazily. */
+  hero?: boolean;
+  /** Replaces the picture's text alternative (`""` for a decorative picture). */
+  alt?: string;
+}
+
+/**
+ * A picture with its intrinsic size: a `<picture>` offering its AVIF and WebP renditions by
+ * width (`srcset` and `sizes`), the SVG source as the `<img>` fallback; lazy unless it is the
+ * hero, which is fetched with high priority. Without renditions, the SVG alone.
+ */
 function renderImage(
   picture: CorpusPicture,
   assetUrls: Readonly<Record<string, string>>,
-  options: { hero?: boolean; alt?: string } = {},
+  options: PictureOptions = {},
 ): string {
+  const url = (name: string) => assetUrls[name] ?? `/assets/${name}`;
   const loading = options.hero
     ? ' fetchpriority="high" loading="eager"'
     : ' loading="lazy" decoding="async"';
-  return `<img src="${
-    assetUrls[picture.src] ?? `/assets/${picture.src}`
+  const image = `<img src="${
+    url(picture.src)
   }" width="${picture.width}" height="${picture.height}" alt="${
     escapeHtml(options.alt ?? picture.alt)
   }"${loading}>`;
+  // Only renditions the site can serve (a corpus without its loader has none).
+  const renditions = (picture.renditions ?? []).filter((item) => item.name in assetUrls);
+  if (!renditions.length) return image;
+  const sources = PICTURE_TYPES.map((type) => {
+    const srcset = renditions.filter((item) => item.type === type)
+      .map((item) => `${url(item.name)} ${item.width}w`).join(", ");
+    return srcset
+      ? `<source type="${type}" srcset="${srcset}" sizes="${options.sizes ?? "100vw"}">`
+      : "";
+  });
+  return `<picture>${sources.join("")}${image}</picture>`;
 }
 
 /**
@@ -77,20 +109,26 @@ function renderImage(
  *
  * @param pages The case studies.
  * @param assetUrls The versioned asset URLs.
- * @param headingLevel The level of the cards' titles. @default {3}
+ * @param options The level of the cards' titles (@default {3}), the covers' `sizes`, and whether
+ * the first card opens the page (the work index: its cover is then fetched first, not lazily).
  * @returns A `<ul class="work-grid">`.
  */
 export function renderWorkCards(
   pages: readonly CorpusPage[],
   assetUrls: Readonly<Record<string, string>>,
-  headingLevel: 2 | 3 = 3,
+  options: { headingLevel?: 2 | 3; sizes?: string; leading?: boolean } = {},
 ): string {
-  const cards = pages.map((page) => {
+  const headingLevel = options.headingLevel ?? 3;
+  const cards = pages.map((page, index) => {
     const project = page.project;
     if (!project) return "";
     // The title names the link; the cover's text would repeat it, so the image is decorative.
     return `<li class="card">${
-      renderImage(project.cover, assetUrls, { alt: "" })
+      renderImage(project.cover, assetUrls, {
+        alt: "",
+        sizes: options.sizes,
+        hero: options.leading && index === 0,
+      })
     }<h${headingLevel}><a href="${page.path}">${escapeHtml(page.title)}</a></h${headingLevel}><p>${
       escapeHtml(project.summary)
     }</p>${renderTags(project.tags)}</li>`;
@@ -118,8 +156,13 @@ export function expandWorkCards(
     /<p>@work (all|selected)<\/p>\n?/g,
     (_all, which: "all" | "selected") =>
       // The whole index stands under the H1; a selection under a section's H2.
-      renderWorkCards(listProjects(corpus, language, which), assetUrls, which === "all" ? 2 : 3) +
-      "\n",
+      renderWorkCards(listProjects(corpus, language, which), assetUrls, {
+        headingLevel: which === "all" ? 2 : 3,
+        sizes: corpus.design?.pictureSizes?.card,
+        // The index's first card stands in the first viewport, its cover the page's largest
+        // picture; a selection comes after the home page's hero, out of view.
+        leading: which === "all",
+      }) + "\n",
   );
 }
 
@@ -163,8 +206,10 @@ export function renderCaseStudy(
   ];
   const settings = corpus.languages[page.language];
   const booking = findPage(corpus, settings.callToAction, page.language);
+  const sizes = corpus.design?.pictureSizes;
+  const gallerySizes = sizes?.gallery[Math.min(project.gallery.length, sizes.gallery.length) - 1];
   const gallery = project.gallery.map((picture) =>
-    `<figure>${renderImage(picture, assetUrls)}${
+    `<figure>${renderImage(picture, assetUrls, { sizes: gallerySizes })}${
       picture.caption ? `<figcaption>${escapeHtml(picture.caption)}</figcaption>` : ""
     }</figure>`
   ).join("");
@@ -172,7 +217,9 @@ export function renderCaseStudy(
     `<div class="case-head"><div>${head.trim()}</div><dl class="facts">${
       fact(text.client, project.client)
     }${fact(text.year, project.year)}${fact(text.services, project.tags.join(", "))}</dl></div>`,
-    `<figure class="case-hero">${renderImage(project.cover, assetUrls, { hero: true })}</figure>`,
+    `<figure class="case-hero">${
+      renderImage(project.cover, assetUrls, { hero: true, sizes: sizes?.wide })
+    }</figure>`,
     story.trim(),
     project.gallery.length
       ? `<h2 class="wide" id="gallery">${
@@ -182,7 +229,7 @@ export function renderCaseStudy(
     next && next.path !== page.path
       ? `<section class="next-project" aria-labelledby="next-project"><h2 id="next-project">${
         escapeHtml(text.next)
-      }</h2>${renderWorkCards([next], assetUrls)}</section>`
+      }</h2>${renderWorkCards([next], assetUrls, { sizes: sizes?.card })}</section>`
       : "",
     `<section class="call" aria-labelledby="call"><h2 id="call">${
       escapeHtml(text.callTitle)

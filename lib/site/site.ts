@@ -28,6 +28,24 @@ export const HTML_SECURITY_HEADERS: readonly HeaderPair[] = [
   ["Referrer-Policy", "strict-origin-when-cross-origin"],
 ];
 
+/** An asset's representations: for its plain URL, and for its versioned URL (kept a year). */
+export interface SiteAsset {
+  /** Its version, the `?v=` of its versioned URL. */
+  version: string;
+  /** The answer at `/assets/<name>`: cached briefly. */
+  current: Representation;
+  /** The answer at `/assets/<name>?v=<version>`: immutable. */
+  pinned: Representation;
+}
+
+/** A file loaded on its first request: its version, known beforehand, and its loader. */
+export interface SiteFile {
+  /** Its version, the `?v=` of its versioned URL. */
+  version: string;
+  /** Loads its module (once for all its files) and answers its representations. */
+  load(): Promise<SiteAsset>;
+}
+
 /** A page of the site with its prepared representations. */
 export interface SitePage {
   /** The page. */
@@ -65,7 +83,12 @@ export interface Site {
   /** robots.txt. */
   robots: Representation;
   /** The assets by file name, each with its long-lived variant for versioned URLs. */
-  assets: ReadonlyMap<string, { version: string; current: Representation; pinned: Representation }>;
+  assets: ReadonlyMap<string, SiteAsset>;
+  /**
+   * The files whose bytes are loaded on their first request (pictures' renditions, sharing
+   * cards; see `Corpus.files`), by file name: `load()` imports their module once.
+   */
+  files: ReadonlyMap<string, SiteFile>;
   /** Renders an HTML document in the site's template (for answers built per request). */
   renderHtml(view: Omit<PageView, "corpus" | "baseUrl" | "assetUrls">): string;
   /** Renders inline Markdown (a notice, the contact form's privacy line) to HTML. */

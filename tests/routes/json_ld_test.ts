@@ -50,7 +50,9 @@ test("every page carries JSON-LD: the studio as a ProfessionalService with its C
 });
 
 test("a page's JSON-LD cannot close its element, whatever the content says", async () => {
-  const corpus = structuredClone(CORPUS);
+  // The corpus's loader of files is a function, which structuredClone refuses: it is shared.
+  const { loadFiles, ...content } = CORPUS;
+  const corpus = { ...structuredClone(content), loadFiles };
   corpus.pages[0].title = "</script><script>alert(1)</script>";
   const client = createTestClient(
     createHandler({ baseUrl: BASE_URL, content: corpus, logger: createRecordingLogger() }),

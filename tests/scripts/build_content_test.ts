@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import {
+  buildContent,
   buildCorpus,
   CORPUS_MODULE_PATH,
   readContentFiles,
@@ -9,6 +10,13 @@ import {
   type SourceFile,
 } from "../../scripts/build_content.ts";
 import { LANGUAGES } from "../../lib/site/corpus.ts";
+import {
+  ENCODING,
+  findStaleModules,
+  RENDITION_WIDTHS,
+  toBase64,
+  toModulePath,
+} from "../../scripts/build_pictures.ts";
 
 const files = await readContentFiles();
 
@@ -75,4 +83,63 @@ test("buildCorpus() names the file and the field of a malformed page", () => {
   );
   const orphan = files.filter((file) => file.path !== "en/privacy.md");
   assert.throws(() => buildCorpus(orphan), /Page "privacy" has no "en" translation/);
+});
+
+test("content/files/ holds exactly the modules of pictures and cards that build:content makes of content/ now", async () => {
+  const { modules } = buildContent(files);
+  assert.ok(modules.length > 40, `${modules.length} modules`);
+  const { stale, extra } = await findStaleModules(modules);
+  assert.deepEqual(
+    { stale: stale.map((plan) => plan.module), extra },
+    { stale: [], extra: [] },
+    "content/files/ is out of date: run `deno task build:content`",
+  );
+});
+
+test("the committed pictures and cards are what their encoders make again, byte for byte", async () => {
+  const { modules } = buildContent(files);
+  for (const module of ["work-palavras-do-sul-poster", "card-en-work"]) {
+    const plan = modules.find((item) => item.module === module);
+    assert.ok(plan, module);
+    const text = await readFile(toModulePath(module), "utf8");
+    const encoded = await plan.encode();
+    for (const { name } of plan.files) {
+      const committed = new RegExp(`"${name.replace(/\./g, "\\.")}": "([^"]+)"`).exec(text)?.[1];
+      assert.equal(toBase64(encoded[name]), committed, name);
+    }
+  }
+});
+
+test("buildContent() versions a card by its page's title and a picture by its source, nothing else", () => {
+  const before = buildCorpus(files);
+  const retitled = buildCorpus(
+    files.map((file) =>
+      file.path === "en/about.md"
+        ? { ...file, text: file.text.replace(/^title: .+$/m, "title: Us") }
+        : file
+    ),
+  );
+  const redrawn = buildCorpus(
+    files.map((file) =>
+      file.path === "assets/work-mare-alta-shop.svg"
+        ? { ...file, text: file.text.replace("</svg>", '<circle r="4"/></svg>') }
+        : file
+    ),
+  );
+  const changed = (corpus: typeof before) =>
+    Object.entries(corpus.files ?? {})
+      .filter(([name, file]) => before.files?.[name]?.version !== file.version)
+      .map(([name]) => name);
+  assert.deepEqual(changed(retitled), ["card-en-about.png"]);
+  assert.deepEqual(
+    changed(redrawn),
+    RENDITION_WIDTHS.flatMap((width) => [`work-mare-alta-shop-${width}.avif`]).concat(
+      RENDITION_WIDTHS.map((width) => `work-mare-alta-shop-${width}.webp`),
+    ),
+  );
+});
+
+test("the pictures' encoder named in their keys is the sharp deno.json pins", async () => {
+  const config = JSON.parse(await readFile(new URL("../../deno.json", import.meta.url), "utf8"));
+  assert.equal(`npm:${ENCODING.encoder}`, config.imports.sharp);
 });

@@ -25,7 +25,9 @@ async function buildFixtureFiles(): Promise<SourceFile[]> {
   const logo =
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48" width="48" height="48"><circle id="fixture-mark" cx="24" cy="24" r="18" fill="currentColor"/></svg>\n';
   return [
-    ...files.filter((file) => file.path !== "tokens.yaml" && !file.path.startsWith("fonts/")),
+    ...files.filter((file) =>
+      file.path !== "tokens.yaml" && file.path !== "fonts/instrument-sans-latin-wght-normal.woff2"
+    ),
     { path: "tokens.yaml", text: otherTokens },
     { path: "assets/fixture-logo.svg", text: logo },
     { path: `fonts/${fontFile}`, text: "", bytes: new Uint8Array(await readFile(fontPath)) },
