@@ -57,7 +57,7 @@ export function createErrorStage(
     return responder.secure(
       new Response(request.method === "HEAD" ? null : answer.body.error.message, {
         status: answer.status,
-        headers: { ...answer.headers, "Content-Type": "text/plain; charset=utf-8" },
+        headers: Object.assign({}, answer.headers, { "Content-Type": "text/plain; charset=utf-8" }),
       }),
     );
   }
