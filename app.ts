@@ -9,18 +9,18 @@
  */
 import { type Config, ConfigError, type Environment, readConfig } from "./lib/config.ts";
 import { SERVICE_NAME } from "./lib/contract/contract.ts";
-import { readOrCreateSecret } from "./lib/store/secret.ts";
 import { START_RETRY } from "./lib/store/settings.ts";
 import { retry } from "./lib/store/retry.ts";
 import { checkDeprecationWindow } from "./lib/http/versioning.ts";
 import { CONSOLE_LOGGER, createHandler, type Handler, SYSTEM_CLOCK } from "./create_handler.ts";
-import { createOutbox, type Outbox } from "./lib/mail/outbox.ts";
+import { createOutbox, type Outbox, OUTBOX_START_DELAY_MILLISECONDS } from "./lib/mail/outbox.ts";
 import { createSmtpMailer } from "./adapters/smtp_mailer.ts";
 import { createIcsCalendar } from "./lib/availability/busy_calendar.ts";
 import { DEFAULT_SCHEDULE } from "./content/schedule.ts";
 import { createKvRateLimiter } from "./lib/http/kv_rate_limit.ts";
 import { logRequests } from "./lib/http/log_requests.ts";
 import type { Store } from "./lib/store/store.ts";
+import { createLazyStore } from "./lib/store/lazy_store.ts";
 import type { AppHost, AppRuntime, Listening, ServeOptions } from "./lib/host.ts";
 
 export type { AppHost, AppRuntime, Listening, OpenStore, ServeOptions } from "./lib/host.ts";
@@ -33,7 +33,7 @@ export interface App {
   handler: Handler;
   /** The store the handler keeps its data in. */
   store: Store;
-  /** The outbox, already delivering in the background (e.g. for `Deno.cron` to nudge). */
+  /** The outbox, started (its first pass a second after start; `Deno.cron` may nudge it). */
   outbox: Outbox;
   /** Stops background delivery and closes the mailer and the store. */
   close(): Promise<void>;
@@ -85,7 +85,8 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       confirmation: config.confirmation,
       bookingsPerAttendee: config.bookingsPerAttendee,
       allowedOrigins: config.allowedOrigins,
-      secret: await readOrCreateSecret(store, config.secret),
+      // Read (or made) by the first link signed or checked, not before the service listens.
+      secret: config.secret,
       mailFrom: config.mailFrom,
       inbox: config.inbox,
       trustProxy: config.trustProxy,
@@ -95,7 +96,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
         : undefined,
       deprecation: config.deprecation,
     });
-    outbox.start();
+    outbox.start(OUTBOX_START_DELAY_MILLISECONDS);
     return {
       config,
       handler: config.log === "info" ? logRequests(handler, logger) : handler,
@@ -119,7 +120,8 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
  * serving, closes the application and exits 0. With `PORT=0` and no `STUDIO_BASE_URL` it listens
  * first and builds the application once the port is known, so the default base URL (and allowed
  * origin) name that port; requests that arrive meanwhile wait. A bad variable prints
- * `studio-website: Invalid …` and exits 1.
+ * `studio-website: Invalid …` and exits 1. The store opens on first use, after the service
+ * listens (see `openStoreOnFirstUse`); one that cannot be opened exits 1 then.
  *
  * @param host The runtime's ways to open the store, serve, hear signals and exit.
  * @returns The running application, or `undefined` when the configuration was refused.
@@ -130,10 +132,11 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
   try {
     const config = readConfig(host.env, { onDenoDeploy: host.onDenoDeploy });
     const listening = { port: config.port, hostname: config.host };
+    const runtime = openStoreOnFirstUse(host);
     if (config.port === 0 && config.baseUrlFollowsPort) {
-      ({ app, server } = await listenThenCreate(host, listening));
+      ({ app, server } = await listenThenCreate(host, runtime, listening));
     } else {
-      app = await createApp(host.env, host);
+      app = await createApp(host.env, runtime);
       server = await host.serve(app.handler, listening);
     }
   } catch (error) {
@@ -166,12 +169,39 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
 }
 
 /**
+ * The host's runtime with a store that opens on first use (issue 15): the service listens before
+ * it opens its store (~5 ms on Deno), which a health check or a page does not need; the outbox's
+ * first pass, a second after start, or the first request that needs the store opens it. A store
+ * that cannot be opened, after the retries for a file another process holds locked, stops the
+ * service as before: `studio-website: The store could not be opened: …` and exit 1.
+ *
+ * @param host The host.
+ * @returns The runtime to build the application with.
+ */
+function openStoreOnFirstUse(host: AppHost): AppRuntime {
+  return {
+    ...host,
+    openStore: (path) =>
+      Promise.resolve(createLazyStore(() => {
+        const opening = retry(() => host.openStore(path), START_RETRY);
+        opening.catch((error: unknown) => {
+          const reason = error instanceof Error ? error.message : String(error);
+          console.error(`${SERVICE_NAME}: The store could not be opened: ${reason}`);
+          host.exit(1);
+        });
+        return opening;
+      })),
+  };
+}
+
+/**
  * Listens on a port the system picks, then builds the application with
  * `STUDIO_BASE_URL=http://localhost:<that port>`. Requests that arrive before it is built wait for
  * it; if building fails they answer 503 and the server stops before the error is rethrown.
  */
 async function listenThenCreate(
   host: AppHost,
+  runtime: AppRuntime,
   options: ServeOptions,
 ): Promise<{ app: App; server: Listening }> {
   let ready: Handler | undefined;
@@ -183,7 +213,7 @@ async function listenThenCreate(
   );
   try {
     const env = { ...host.env, STUDIO_BASE_URL: `http://localhost:${server.port}` };
-    const app = await createApp(env, host);
+    const app = await createApp(env, runtime);
     settle(ready = app.handler);
     return { app, server };
   } catch (error) {

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createApp } from "../app.ts";
+import { type AppHost, createApp, runApp } from "../app.ts";
+import type { Store } from "../lib/store/store.ts";
 import { createRecordingLogger } from "./_support.ts";
 import { createMemoryStore } from "../testing.ts";
 
@@ -39,4 +40,77 @@ test("createApp() reports any other failure to open the store at once", async ()
     /Permission denied/,
   );
   assert.equal(attempts, 1);
+});
+
+/** A host whose server is a note of what it serves, for runApp() without a socket. */
+function createRecordingHost(openStore: () => Promise<Store>) {
+  const exits: number[] = [];
+  let exited: () => void = () => {};
+  const exit = new Promise<void>((resolve) => exited = resolve);
+  const served: Array<(request: Request) => Promise<Response>> = [];
+  const host: AppHost = {
+    env: { PORT: "8123", STUDIO_LOG: "quiet" },
+    openStore,
+    logger: createRecordingLogger(),
+    serve(handler, { port, hostname }) {
+      served.push((request) => handler(request, { remoteAddr: { hostname: "127.0.0.1" } }));
+      return Promise.resolve({ port, hostname, shutdown: () => Promise.resolve() });
+    },
+    onSignal() {},
+    exit(code) {
+      exits.push(code);
+      exited();
+    },
+  };
+  return { host, exits, exit, served };
+}
+
+test("runApp() listens before it opens the store, which its first use opens (issue 15)", async () => {
+  let opened = 0;
+  const { host, served } = createRecordingHost(() => {
+    opened++;
+    return Promise.resolve(createMemoryStore());
+  });
+  const app = await runApp(host);
+  assert.ok(app);
+  try {
+    assert.equal(served.length, 1, "listening");
+    const health = await served[0](new Request("http://localhost:8123/api/v1/health"));
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+    assert.equal(opened, 0, "a health check does not open the store");
+    const month = Temporal.Now.plainDateISO("Europe/Lisbon").toString().slice(0, 7);
+    const slots = await served[0](
+      new Request(`http://localhost:8123/api/v1/booking/slots?month=${month}`),
+    );
+    assert.equal(slots.status, 200);
+    await slots.body?.cancel();
+    assert.equal(opened, 1, "a listing opens it");
+  } finally {
+    await app.close();
+  }
+});
+
+test("runApp() stops with exit 1 when the store cannot be opened, once it is first used", async () => {
+  const errors: string[] = [];
+  const original = console.error;
+  console.error = (message: string) => errors.push(message);
+  let attempts = 0;
+  const { host, exits, exit, served } = createRecordingHost(() => {
+    attempts++;
+    return Promise.reject(new Error("Permission denied (os error 13)"));
+  });
+  try {
+    const app = await runApp(host);
+    assert.ok(app);
+    // The outbox's first pass, a second after start, is the first use.
+    await exit;
+    assert.deepEqual(exits, [1]);
+    assert.equal(attempts, 1, "not retried: only a locked file is");
+    assert.match(errors.join("\n"), /The store could not be opened: Permission denied/);
+    assert.equal(served.length, 1);
+    await app.outbox.stop();
+  } finally {
+    console.error = original;
+  }
 });

@@ -108,6 +108,12 @@ export interface DeliveryReport {
   skipped: number;
 }
 
+/**
+ * How long after it starts the service first looks for mail an earlier run left due: a second,
+ * so that a cold start's first requests do not share the process with a delivery pass (issue 15).
+ */
+export const OUTBOX_START_DELAY_MILLISECONDS = 1000;
+
 /** The outbox of a service. */
 export interface Outbox {
   /**
@@ -125,8 +131,14 @@ export interface Outbox {
   deliverDue(): Promise<DeliveryReport>;
   /** Asks for a delivery pass soon, e.g. right after a commit that added messages. */
   wake(): void;
-  /** Starts checking for due messages every `pollSeconds`. */
-  start(): void;
+  /**
+   * Starts checking for due messages every `pollSeconds`.
+   *
+   * @param firstPassInMilliseconds When the first check runs: at once by default; the service
+   * waits {@linkcode OUTBOX_START_DELAY_MILLISECONDS}, so that delivering what an earlier run left
+   * does not slow its first requests (a commit that adds messages wakes the outbox at once).
+   */
+  start(firstPassInMilliseconds?: number): void;
   /** Stops the checks and waits for the messages being sent; the rest stay due for next time. */
   stop(): Promise<void>;
   /** Resolves when no delivery pass is running. */
@@ -405,10 +417,16 @@ export function createOutbox(options: OutboxOptions): Outbox {
     wake() {
       void outbox.deliverDue();
     },
-    start() {
+    start(firstPassInMilliseconds = 0) {
       if (started) return;
       started = true;
-      outbox.wake();
+      if (firstPassInMilliseconds > 0) {
+        // AbortSignal.timeout rather than setTimeout: Deno's global setTimeout loads Node's timers
+        // module on first use, ~4 ms that a cold start would spend before its first request.
+        AbortSignal.timeout(firstPassInMilliseconds).addEventListener("abort", () => {
+          if (started) outbox.wake();
+        });
+      } else outbox.wake();
     },
     async stop() {
       // Messages not begun stay due in the store for the next start; those being sent finish.

@@ -18,10 +18,10 @@ import type {
 } from "./store.ts";
 
 /**
- * Wraps a store that `open` makes on first use. Every method waits for it; `atomic()` collects
- * its checks and writes and replays them on the opened store at `commit()`, so a key or an
- * `expireIn` that the store refuses fails at `commit()` (or at the first `next()` of `list`),
- * never earlier. `close()` closes the store once it is open; afterwards every method rejects.
+ * Wraps a store that `open` makes on first use. Until it is open every method waits for it;
+ * `atomic()` collects its checks and writes and replays them on the opened store at `commit()`, so
+ * a key or an `expireIn` that the store refuses fails at `commit()` (or at the first `next()` of
+ * `list`), never earlier. Once it is open, every call goes straight to it. `close()` closes the store once it is open; afterwards every method rejects.
  *
  * @param open Opens the backing store; called at most once.
  * @returns The store.
@@ -48,28 +48,34 @@ import type {
  */
 export function createLazyStore(open: () => Promise<Store>): Store {
   let opening: Promise<Store> | undefined;
+  // Once open, every call goes straight to the store: no deferred operation, no copy.
+  let opened: Store | undefined;
   let closed = false;
 
   function use(): Promise<Store> {
     if (closed) return Promise.reject(new Error("The store is closed"));
-    opening ??= open();
+    opening ??= open().then((store) => opened = store);
     return opening;
   }
 
   return {
     async get<T = unknown>(key: KvKey): Promise<KvEntryMaybe<T>> {
+      if (opened && !closed) return await opened.get<T>(key);
       return await (await use()).get<T>(key);
     },
     async set(key: KvKey, value: unknown, options?: KvSetOptions): Promise<KvCommitResult> {
+      if (opened && !closed) return await opened.set(key, value, options);
       return await (await use()).set(key, value, options);
     },
     async delete(key: KvKey): Promise<void> {
+      if (opened && !closed) return await opened.delete(key);
       await (await use()).delete(key);
     },
     list<T = unknown>(
       selector: KvListSelector,
       options?: KvListOptions,
     ): AsyncIterable<KvEntry<T>> {
+      if (opened && !closed) return opened.list<T>(selector, options);
       return {
         async *[Symbol.asyncIterator]() {
           yield* (await use()).list<T>(selector, options);
@@ -77,6 +83,7 @@ export function createLazyStore(open: () => Promise<Store>): Store {
       };
     },
     atomic(): AtomicOperation {
+      if (opened && !closed) return opened.atomic();
       return new DeferredAtomicOperation(use);
     },
     close(): void {

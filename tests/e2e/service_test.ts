@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runServerExpectingFailure, startServer } from "./_server.ts";
 import { RUNTIME, withKvFile } from "../_kv.ts";
+import { buildBookingBody } from "../_booking.ts";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { type AddressInfo, createServer } from "node:net";
@@ -78,24 +79,48 @@ test("the service serves health, the index, 404, 405 and 429 on a port the syste
   }
 });
 
+/** The free slots of next month, as the API lists them. */
+async function listNextMonthSlots(origin: string): Promise<string[]> {
+  const month = Temporal.Now.zonedDateTimeISO("Europe/Lisbon").toPlainDate().toPlainYearMonth()
+    .add({ months: 1 }).toString();
+  const response = await fetch(`${origin}/api/v1/booking/slots?month=${month}`);
+  const body: { slots: Record<string, Array<{ start: string }>> } = await response.json();
+  return Object.values(body.slots).flat().map((slot) => slot.start);
+}
+
 test("the service keeps its data in the KV file across a restart", async () => {
   const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));
   const path = join(folder, "nested", "studio.kv");
   try {
-    const first = await startServer({ STUDIO_KV_PATH: path });
+    const first = await startServer({
+      STUDIO_KV_PATH: path,
+      STUDIO_SMTP_URL: "smtp://127.0.0.1:9",
+    });
     const health = await fetch(`${first.origin}/api/health`);
     assert.equal(health.status, 200);
     await health.body?.cancel();
+    // A booking is stored, and its mail's links are signed with the secret made on first use.
+    const [start] = await listNextMonthSlots(first.origin);
+    const booked = await fetch(`${first.origin}/api/v1/booking`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(buildBookingBody(start)),
+    });
+    assert.equal(booked.status, 201, await booked.text());
     await first.stop({ kill: true });
     const secret = await readSecret(path);
     assert.match(secret ?? "", /^[0-9a-f]{64}$/);
 
-    const second = await startServer({ STUDIO_KV_PATH: path });
+    const second = await startServer({
+      STUDIO_KV_PATH: path,
+      STUDIO_SMTP_URL: "smtp://127.0.0.1:9",
+    });
     const again = await fetch(`${second.origin}/api/health`);
     assert.equal(again.status, 200);
     await again.body?.cancel();
+    assert.ok(!(await listNextMonthSlots(second.origin)).includes(start), "the slot stays taken");
     await second.stop();
-    assert.equal(await readSecret(path), secret, "the secret generated on first start is kept");
+    assert.equal(await readSecret(path), secret, "the secret made on first use is kept");
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
