@@ -145,7 +145,12 @@ export function renderPage(view: PageView): string {
   }
 
   const link = (target: CorpusPage, className?: string) => {
-    const current = page?.path === target.path ? ' aria-current="page"' : "";
+    // The page itself, or (a case study under the work index) the section it belongs to.
+    const current = page?.path === target.path
+      ? ' aria-current="page"'
+      : page?.path.startsWith(target.path + "/") && target.path !== "/en"
+      ? ' aria-current="true"'
+      : "";
     const classes = className ? ` class="${className}"` : "";
     return `<a href="${target.path}"${classes}${current}>${escapeHtml(target.label)}</a>`;
   };

@@ -634,3 +634,21 @@ test("createHandler({ content }) serves a corpus of the caller's own and refuses
     /Duplicate path "\/sobre"/,
   );
 });
+
+test("the header marks the page it is on, and on a case study the work index it belongs to", async () => {
+  const navLinks = async (path: string) => {
+    const response = await createHandler({ baseUrl: BASE })(buildRequest(path));
+    assert.equal(response.status, 200);
+    const html = await response.text();
+    const header = html.slice(
+      html.indexOf('<header class="site-header">'),
+      html.indexOf("</header>"),
+    );
+    return [...header.matchAll(/<a href="([^"]+)"[^>]*?( aria-current="(?:page|true)")?>/g)]
+      .filter((match) => match[2]).map((match) => `${match[1]}${match[2]}`);
+  };
+  assert.deepEqual(await navLinks("/en/work"), ['/en/work aria-current="page"']);
+  assert.deepEqual(await navLinks("/en/work/mare-alta"), ['/en/work aria-current="true"']);
+  assert.deepEqual(await navLinks("/trabalho/mare-alta"), ['/trabalho aria-current="true"']);
+  assert.deepEqual(await navLinks("/en"), []);
+});
