@@ -100,6 +100,8 @@ test("runApp() stops with exit 1 when the store cannot be opened, once it is fir
     attempts++;
     return Promise.reject(new Error("Permission denied (os error 13)"));
   });
+  // No socket holds this process open (the outbox's timer does not, on Node and Bun): a timer does.
+  const open = setInterval(() => {}, 1000);
   try {
     const app = await runApp(host);
     assert.ok(app);
@@ -111,6 +113,7 @@ test("runApp() stops with exit 1 when the store cannot be opened, once it is fir
     assert.equal(served.length, 1);
     await app.outbox.stop();
   } finally {
+    clearInterval(open);
     console.error = original;
   }
 });

@@ -46,9 +46,19 @@ export function toClientKey(address: string): string | undefined {
 /** The eight 16-bit groups of an IPv6 address, or `undefined` when it is not one. */
 function parseIpv6(text: string): number[] | undefined {
   if (!text.includes(":") || /[^0-9a-f:.]/i.test(text)) return undefined;
+  // An embedded IPv4 address (`::ffff:192.0.2.1`) is written as two groups first: Bun's URL
+  // parser refuses some valid forms of it (`::0:0:0:0:0.0.0.0`).
+  const ipv4 = text.lastIndexOf(":") + 1;
+  let hex = text;
+  if (text.includes(".", ipv4)) {
+    const tail = text.slice(ipv4);
+    if (!IPV4_PATTERN.test(tail)) return undefined;
+    const [a, b, c, d] = tail.split(".").map(Number);
+    hex = `${text.slice(0, ipv4)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
   let host: string;
   try {
-    host = new URL(`http://[${text}]/`).hostname;
+    host = new URL(`http://[${hex}]/`).hostname;
   } catch {
     return undefined;
   }
