@@ -29,10 +29,21 @@ function listNpmImports(entry: string): Set<string> {
   const names = new Set<string>();
   for (const module of graph.modules) {
     for (const dependency of module.dependencies ?? []) {
-      if (dependency.code?.specifier.startsWith("npm:")) names.add(dependency.specifier);
+      if (dependency.code && toPackageName(dependency.code.specifier)) {
+        names.add(dependency.specifier);
+      }
     }
   }
   return names;
+}
+
+/**
+ * The npm package a resolved module belongs to: `npm:name@version/…`, or, with deno.json's
+ * `node_modules`, `…/node_modules/.deno/name@version/node_modules/name/…`; else `undefined`.
+ */
+function toPackageName(specifier: string): string | undefined {
+  return /^npm:\/?((?:@[^/]+\/)?[^@/]+)/.exec(specifier)?.[1] ??
+    /\/node_modules\/\.deno\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(specifier)?.[1];
 }
 
 // deno.service.json is what `deno task start` and `deno serve` run with: only the run-time
@@ -97,10 +108,7 @@ test(
     for (const entry of ["main.ts", "serve.ts"]) {
       const modules = listStartUpModules(entry);
       assert.deepEqual(modules.filter((specifier) => specifier.startsWith("node:")), [], entry);
-      const packages = new Set(
-        modules.filter((specifier) => specifier.startsWith("npm:"))
-          .map((specifier) => specifier.replace(/^npm:\/?((?:@[^/]+\/)?[^@/]+).*$/, "$1")),
-      );
+      const packages = new Set(modules.map(toPackageName).filter((name) => name !== undefined));
       assert.deepEqual(
         [...packages].sort(),
         ["itty-router", "structured-headers", "superstruct"],
@@ -127,4 +135,21 @@ test("deno.service.json loads dynamic imports when they run, not at start-up", {
 }, () => {
   const service = JSON.parse(readFileSync(`${ROOT}deno.service.json`, "utf8"));
   assert.ok(service.unstable.includes("lazy-dynamic-imports"));
+});
+
+// Issue 15: a newcomer's `task start` downloads what the service needs, not the development tools.
+// Deno's "auto" node_modules would install every package of deno.lock (about 500 MB) at the first
+// `deno task`; "manual" leaves that to `deno task install`, which every task but start runs first.
+test("task start installs no development tool; every other task installs them first", {
+  skip: RUNTIME !== "deno" && "reads the Deno configuration",
+}, () => {
+  const full = JSON.parse(readFileSync(`${ROOT}deno.json`, "utf8"));
+  const service = JSON.parse(readFileSync(`${ROOT}deno.service.json`, "utf8"));
+  assert.equal(full.nodeModulesDir, "manual");
+  assert.equal(service.nodeModulesDir, "none");
+  assert.match(full.tasks.start, /^deno run --config deno.service.json /);
+  for (const [name, task] of Object.entries(full.tasks)) {
+    if (name === "start" || name === "install") continue;
+    assert.deepEqual((task as { dependencies?: string[] }).dependencies, ["install"], name);
+  }
 });
