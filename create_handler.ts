@@ -8,7 +8,7 @@ import { CORPUS } from "./content/corpus.generated.ts";
 import { DEFAULT_SCHEDULE } from "./content/schedule.ts";
 import { createPipeline, type Handler } from "./lib/http/create_pipeline.ts";
 import { type HandlerOptions, resolveServices } from "./lib/resolve_services.ts";
-import { answerFallback, buildRouteTable } from "./routes/mod.ts";
+import { answerFallback, buildRouteTable, buildSiteRouteTable } from "./routes/mod.ts";
 
 export type { FallbackHandler, Handler, HandlerInfo } from "./lib/http/create_pipeline.ts";
 export {
@@ -47,6 +47,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
   return createPipeline({
     ...services,
     table: buildRouteTable(services),
+    loadTable: () => buildSiteRouteTable(services),
     fallback: (request, context, allow) => answerFallback(services, request, context, allow),
   });
 }

@@ -1,52 +1,47 @@
 /**
  * The route table: every resource's routes, in the order they are tried, assembled from the
  * route factories of this folder. One array drives registration, rate limiting, the API index
- * and `Allow` on 405.
+ * and `Allow` on 405. The API's routes are built with the handler; the site's (`site.ts`) with
+ * the first request that none of them matches, so a cold start that answers the API loads none
+ * of the site's modules (issue 15).
  *
  * @module
  */
-import type { RouteDefinition } from "../lib/http/route.ts";
+import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
+import { loadOnce } from "../lib/load_once.ts";
 import { apiIndexRoutes } from "./api_index.ts";
-import { apiReferenceRoutes } from "./api_reference.ts";
 import { bookingRoutes } from "./booking.ts";
-import { bookingActionRoutes } from "./booking_actions.ts";
 import { contactRoutes } from "./contact.ts";
-import { contactFormRoutes } from "./contact_form.ts";
-import { bookingFormRoutes } from "./booking_form.ts";
-import { answerSiteFallback, contentRoutes } from "./content.ts";
-import { discoveryRoutes } from "./discovery.ts";
-import { agentDiscoveryRoutes } from "./agent_discovery.ts";
 import { healthRoutes } from "./health.ts";
-import { answerMcpMethodNotAllowed, mcpRoutes } from "./mcp.ts";
-import type { RequestContext } from "../lib/http/route.ts";
-import { MCP_PATH } from "../lib/contract/contract.ts";
+
+/** The site's routes and fallback (`site.ts`), loaded once by the first request that needs them. */
+export const loadSiteModule = loadOnce(() => import("./site.ts"));
 
 /**
  * Answers a path outside `/api/` that no route serves with this method: the MCP endpoint's
- * JSON-RPC 405, or the site's 404 or 405 page.
+ * JSON-RPC 405, or the site's 404 or 405 page (see `site.ts`).
  *
  * @param services The resolved services.
  * @param request The request.
  * @param context The request's context.
  * @param allow The methods the path accepts, comma-separated, or empty.
  */
-export function answerFallback(
+export async function answerFallback(
   services: Services,
   request: Request,
   context: RequestContext,
   allow: string,
-): Response | Promise<Response> {
-  if (context.pathname === MCP_PATH) return answerMcpMethodNotAllowed(request, allow);
-  return answerSiteFallback(services, request, context, allow);
+): Promise<Response> {
+  return await (await loadSiteModule()).answerFallback(services, request, context, allow);
 }
 
 /**
- * Builds the complete route table of a handler.
+ * Builds the API's route table: the index, health, contact and booking operations and their
+ * aliases.
  *
  * @param services The resolved services the routes close over.
- * @returns The routes: the API's operations and their aliases, the booking action pages, the
- * discovery documents, the MCP endpoint and the agents' discovery documents, the contact form and the site's content, in matching order.
+ * @returns The routes, in matching order.
  */
 export function buildRouteTable(services: Services): RouteDefinition[] {
   const table: RouteDefinition[] = [];
@@ -55,14 +50,16 @@ export function buildRouteTable(services: Services): RouteDefinition[] {
     ...healthRoutes(services),
     ...contactRoutes(services),
     ...bookingRoutes(services),
-    ...bookingActionRoutes(services),
-    ...discoveryRoutes(services),
-    ...mcpRoutes(services),
-    ...agentDiscoveryRoutes(services),
-    ...apiReferenceRoutes(services),
-    ...contactFormRoutes(services),
-    ...bookingFormRoutes(services),
-    ...contentRoutes(services),
   );
   return table;
+}
+
+/**
+ * Builds the site's routes, which come after the API's (`site.ts`), loading their modules.
+ *
+ * @param services The resolved services the routes close over.
+ * @returns The routes, in matching order.
+ */
+export async function buildSiteRouteTable(services: Services): Promise<RouteDefinition[]> {
+  return (await loadSiteModule()).buildSiteRoutes(services);
 }

@@ -99,8 +99,8 @@ function listStartUpModules(entry: string): string[] {
 }
 
 // Issue 15: on Deno the first `node:` module or CommonJS package starts Node's compatibility layer
-// (~15–20 ms of every cold start), and the site's, booking's and MCP's libraries are needed by
-// their first request only. What start-up loads is kept to ES modules of a few small packages.
+// (~15–20 ms of every cold start), and the site's routes and the booking's and MCP's libraries are
+// needed by their first request only. What start-up loads is kept to ES modules of a few small packages.
 test(
   "start-up loads no node: module, no CommonJS package and none of the libraries of later requests",
   { skip: RUNTIME !== "deno" && "reads the Deno module graph" },
@@ -119,6 +119,8 @@ test(
           "lib/site/build_site.ts",
           "lib/booking/bookings.ts",
           "routes/_mcp_server.ts",
+          "routes/site.ts",
+          "routes/content.ts",
         ]
       ) {
         assert.ok(

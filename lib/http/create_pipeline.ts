@@ -25,7 +25,8 @@ import {
   toRateLimitedError,
   toRetryAfterSeconds,
 } from "./create_request_counter.ts";
-import { createRouteMatcher } from "./create_route_matcher.ts";
+import { createRouteMatcher, type RouteMatcher } from "./create_route_matcher.ts";
+import { loadOnce } from "../load_once.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate_limit.ts";
 import { readPathname, type RequestContext, type RouteDefinition } from "./route.ts";
 
@@ -49,6 +50,12 @@ export type FallbackHandler = (
 export interface PipelineOptions {
   /** The routes, in the order they are tried. */
   table: readonly RouteDefinition[];
+  /**
+   * Loads the routes tried after `table`'s, whose paths are never under `/api/` (the site's): by
+   * the first request outside `/api/` that `table` does not match, so that a start-up which
+   * answers the API loads none of their modules (issue 15).
+   */
+  loadTable?: () => Promise<readonly RouteDefinition[]>;
   /** Answers unmatched paths outside `/api/`. */
   fallback: FallbackHandler;
   /** Keeps the rate-limit counters. */
@@ -70,6 +77,14 @@ export interface PipelineOptions {
 }
 
 type Stage = (request: Request, context: RequestContext) => Response | Promise<Response>;
+
+/** A route with its prepared stage, as the matcher holds it. */
+interface PreparedRoute {
+  method: "GET" | "POST";
+  path: string;
+  route: RouteDefinition;
+  stage: Stage;
+}
 
 /**
  * Builds the fetch handler of a route table.
@@ -146,9 +161,16 @@ export function createPipeline(options: PipelineOptions): Handler {
   }
 
   /** No route of this method: the methods the path has, then the site's or the API's answer. */
-  const answerUnmatched: Stage = (request, context) => {
+  const answerUnmatched = (
+    request: Request,
+    context: RequestContext,
+    later?: RouteMatcher<PreparedRoute>,
+  ): Response | Promise<Response> => {
     const allowed = new Set<string>();
-    const matches = matcher.matchAll(context.pathname);
+    const matches = [
+      ...matcher.matchAll(context.pathname),
+      ...(later?.matchAll(context.pathname) ?? []),
+    ];
     // A page on another origin asking to read a public read: granted, and counted nowhere.
     if (isReadPreflight(request) && matches.some(({ route }) => route.cors)) {
       return responder.secure(answerPreflight(request));
@@ -167,14 +189,29 @@ export function createPipeline(options: PipelineOptions): Handler {
     return refuse(request, context, allow, safe ? readQuota : writeQuota);
   };
 
-  const matcher = createRouteMatcher(
-    table.map((route) => ({
+  const toMatcher = (routes: readonly RouteDefinition[]) =>
+    createRouteMatcher(routes.map((route) => ({
       method: route.method,
       path: route.path,
       route,
       stage: prepare(route),
-    })),
-  );
+    })));
+  const matcher = toMatcher(table);
+  const { loadTable } = options;
+  const loadMatcher = loadTable && loadOnce(async () => toMatcher(await loadTable()));
+
+  /** A request outside `/api/` that `table` does not match: tried against the later routes. */
+  const answerLater = async (
+    load: () => Promise<RouteMatcher<PreparedRoute>>,
+    request: Request,
+    context: RequestContext,
+  ): Promise<Response> => {
+    const later = await load();
+    const matched = later.match(request.method, context.pathname);
+    return await (matched
+      ? matched.stage(request, context)
+      : answerUnmatched(request, context, later));
+  };
 
   return (request, info) => {
     let context: RequestContext | undefined;
@@ -184,7 +221,11 @@ export function createPipeline(options: PipelineOptions): Handler {
         clientKey: readClientKey(request, info),
       };
       const matched = matcher.match(request.method, context.pathname);
-      const result = matched ? matched.stage(request, context) : answerUnmatched(request, context);
+      const result = matched
+        ? matched.stage(request, context)
+        : loadMatcher && !isApiPath(context.pathname)
+        ? answerLater(loadMatcher, request, context)
+        : answerUnmatched(request, context);
       if (!(result instanceof Promise)) return Promise.resolve(result);
       const settledContext = context;
       return result.then(undefined, (error) => errors.recover(error, request, settledContext));
