@@ -4,10 +4,11 @@
  *
  * @module
  */
-import { CORPUS } from "./content/corpus.generated.ts";
 import { DEFAULT_SCHEDULE } from "./content/schedule.ts";
 import { createPipeline, type Handler } from "./lib/http/create_pipeline.ts";
 import { type HandlerOptions, resolveServices } from "./lib/resolve_services.ts";
+import type { SiteServices } from "./lib/services.ts";
+import { loadOnce } from "./lib/load_once.ts";
 import { answerFallback, buildRouteTable, buildSiteRouteTable } from "./routes/mod.ts";
 
 export type { FallbackHandler, Handler, HandlerInfo } from "./lib/http/create_pipeline.ts";
@@ -43,11 +44,20 @@ export {
  * ```
  */
 export function createHandler(options: HandlerOptions = {}): Handler {
-  const services = resolveServices(options, { content: CORPUS, schedule: DEFAULT_SCHEDULE });
+  const services = resolveServices(options, {
+    // The studio's corpus is imported by the site's first request, not at start-up (issue 15).
+    content: async () => (await import("./content/corpus.generated.ts")).CORPUS,
+    schedule: DEFAULT_SCHEDULE,
+  });
+  const siteServices = loadOnce(async (): Promise<SiteServices> => ({
+    ...services,
+    content: await services.loadContent(),
+  }));
   return createPipeline({
     ...services,
     table: buildRouteTable(services),
-    loadTable: () => buildSiteRouteTable(services),
-    fallback: (request, context, allow) => answerFallback(services, request, context, allow),
+    loadTable: async () => buildSiteRouteTable(await siteServices()),
+    fallback: async (request, context, allow) =>
+      answerFallback(await siteServices(), request, context, allow),
   });
 }

@@ -110,8 +110,8 @@ export interface HandlerOptions {
 
 /** What a handler uses where its options say nothing and the library cannot decide alone. */
 export interface ServiceDefaults {
-  /** The site's content. */
-  content: Corpus;
+  /** The site's content, or what loads it (once, with the site's first request). */
+  content: Corpus | (() => Promise<Corpus>);
   /** The booking schedule, already checked. */
   schedule: ScheduleSettings;
 }
@@ -189,7 +189,8 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
   const logger = options.logger ?? CONSOLE_LOGGER;
   const schedule = options.schedule ? readSchedule(options.schedule) : defaults.schedule;
   const busyCalendar = options.busyCalendar ?? NO_BUSY_CALENDAR;
-  const content = options.content ? checkCorpus(options.content) : defaults.content;
+  const given = options.content ? checkCorpus(options.content) : defaults.content;
+  const loadContent = typeof given === "function" ? loadOnce(given) : () => Promise.resolve(given);
   return Object.freeze({
     baseUrl,
     docsUrl: baseUrl + OPENAPI_PATH,
@@ -218,9 +219,12 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     policies: Object.freeze(resolvePolicies(options.rateLimits)),
     trustProxy: options.trustProxy,
     versionHeaders: Object.freeze(buildVersionHeaders(options.deprecation)),
-    content,
+    loadContent,
     site: loadOnce(async () => {
-      const { buildSite } = await import("./site/build_site.ts");
+      const [{ buildSite }, content] = await Promise.all([
+        import("./site/build_site.ts"),
+        loadContent(),
+      ]);
       return buildSite(content, baseUrl);
     }),
     negotiateFormat: createFormatNegotiator(),

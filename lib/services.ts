@@ -66,10 +66,14 @@ export interface Services {
   mail: MailAddresses;
   /** Headers every `/api/` response carries: `API-Version` and any deprecation notice. */
   versionHeaders: ReadonlyArray<readonly [string, string]>;
-  /** The site's content: pages of both languages, settings and assets. */
-  content: Corpus;
   /**
-   * The site built from `content`, on first use and kept for the handler's lifetime (the content
+   * Loads the site's content (pages of both languages, settings and assets) once: the studio's
+   * own corpus is a module of ~290 KB that the site's first request loads, not start-up (issue
+   * 15). The site's routes get it as `SiteServices.content`.
+   */
+  loadContent(): Promise<Corpus>;
+  /**
+   * The site built from the content, on first use and kept for the handler's lifetime (the content
    * routes, the contact form, the booking links and the not-found fallback share it). Building
    * (and loading the Markdown renderer) takes some tens of milliseconds, paid by the first
    * content request, not by start-up.
@@ -77,4 +81,10 @@ export interface Services {
   site(): Promise<Site>;
   /** Chooses HTML or Markdown for an `Accept` value, remembering recent answers. */
   negotiateFormat(accept: string | null): Promise<ContentFormat>;
+}
+
+/** The services of the site's routes (`routes/site.ts`): the services, the content loaded. */
+export interface SiteServices extends Services {
+  /** The site's content: pages of both languages, settings and assets. */
+  readonly content: Corpus;
 }

@@ -36,7 +36,7 @@ import { toRetryAfterSeconds } from "../lib/http/create_request_counter.ts";
 import { toLlmsPath, toSkillPath } from "../lib/site/site.ts";
 import { toSkillText } from "../lib/site/build_skills_index.ts";
 import { MCP_SERVER_DESCRIPTION } from "../lib/mcp/build_server_card.ts";
-import type { Services } from "../lib/services.ts";
+import type { SiteServices } from "../lib/services.ts";
 import { checkMonth, listSlots } from "./booking.ts";
 
 /** The SDK's module, loaded on the first request to `/mcp`. */
@@ -147,7 +147,7 @@ function toToolError(
  * @param caller Who is calling.
  * @returns The server, with its tools, resources and prompt.
  */
-export function buildMcpServer(sdk: McpSdk, services: Services, caller: McpCaller): McpServer {
+export function buildMcpServer(sdk: McpSdk, services: SiteServices, caller: McpCaller): McpServer {
   const { baseUrl, content } = services;
   const server = new sdk.McpServer(
     {

@@ -32,7 +32,7 @@ import {
 } from "../lib/mcp/build_server_card.ts";
 import { buildSkillsIndex, toSkillText } from "../lib/site/build_skills_index.ts";
 import { MARKDOWN_TYPE } from "../lib/site/site.ts";
-import type { Services } from "../lib/services.ts";
+import type { SiteServices } from "../lib/services.ts";
 import { once } from "../lib/load_once.ts";
 import { answerSiteFallback } from "./content.ts";
 
@@ -49,7 +49,7 @@ function toDocument(value: unknown, type: string): Representation {
 }
 
 /** The routes of the agents' discovery documents. */
-export function agentDiscoveryRoutes(services: Services): RouteDefinition[] {
+export function agentDiscoveryRoutes(services: SiteServices): RouteDefinition[] {
   const { baseUrl } = services;
   const skills = services.content.skills ?? [];
   // Each document is prepared by the first request for it, not at start-up (issue 15).

@@ -12,7 +12,7 @@ import { API_REFERENCE_PATHS, OPENAPI_PATH } from "../lib/contract/contract.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
 import { type Representation, respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RouteDefinition } from "../lib/http/route.ts";
-import type { Services } from "../lib/services.ts";
+import type { SiteServices } from "../lib/services.ts";
 
 /** Where the renderer and its start script are served. */
 const ASSETS = "/assets/api-reference";
@@ -63,7 +63,7 @@ const WORDS = {
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
 /** The routes of the API reference pages and their scripts. */
-export function apiReferenceRoutes(services: Services): RouteDefinition[] {
+export function apiReferenceRoutes(services: SiteServices): RouteDefinition[] {
   let script: Promise<{ version: string; representation: Representation }> | undefined;
   const loadScript = () =>
     script ??= import("../lib/site/api_reference_bundle.generated.ts").then((bundle) => ({

@@ -11,7 +11,7 @@ import { escapeHtml } from "../lib/mail/mail.ts";
 import { respond } from "../lib/http/representation.ts";
 import type { RouteDefinition } from "../lib/http/route.ts";
 import { buildDocumentPage } from "../lib/site/site.ts";
-import type { Services } from "../lib/services.ts";
+import type { SiteServices } from "../lib/services.ts";
 import {
   ACTION_PATH_PREFIX,
   BOOKING_ACTIONS,
@@ -110,7 +110,7 @@ const ACTION_PAGE_HEADERS = [
  * The routes of the booking action pages: a GET and a POST per action. The POST, which changes
  * a booking, counts against the write quota.
  */
-export function bookingActionRoutes(services: Services): RouteDefinition[] {
+export function bookingActionRoutes(services: SiteServices): RouteDefinition[] {
   const { store, linkSigner, schedule } = services;
 
   /** Answers a page in the site's template. */

@@ -21,7 +21,7 @@ import type { BookingFormState } from "../lib/site/render_booking_widget.ts";
 const loadWidget = loadOnce(() => import("../lib/site/render_booking_widget.ts"));
 import { type HeaderPair, respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
-import type { Services } from "../lib/services.ts";
+import type { SiteServices } from "../lib/services.ts";
 import { checkMonth, listSlots, loadBookings, MONTHS_AHEAD } from "./booking.ts";
 import { loadOnce } from "../lib/load_once.ts";
 
@@ -33,7 +33,7 @@ const MAX_FORM_BYTES = 3 * MAX_BODY_BYTES.createBooking;
 
 /** The month a booking page shows: `?month=` when valid, else the current month. */
 function pickMonth(
-  services: Services,
+  services: SiteServices,
   url: URL,
 ): Pick<BookingFormState, "month" | "previousMonth" | "nextMonth"> {
   const { timeZone } = services.schedule;
@@ -62,7 +62,7 @@ function pickMonth(
 
 /** The free times of a month, or `undefined` when a calendar cannot be read. */
 async function readSlots(
-  services: Services,
+  services: SiteServices,
   month: string,
 ): Promise<BookingFormState["slots"]> {
   try {
@@ -83,7 +83,7 @@ async function readSlots(
  * @returns The page, never cached.
  */
 export async function answerBookingPage(
-  services: Services,
+  services: SiteServices,
   site: Site,
   entry: SitePage,
   request: Request,
@@ -150,7 +150,7 @@ async function readFormFields(request: Request): Promise<URLSearchParams | undef
 }
 
 async function submitBookingForm(
-  services: Services,
+  services: SiteServices,
   site: Site,
   entry: SitePage,
   request: Request,
@@ -269,7 +269,7 @@ async function submitBookingForm(
  * the write and booking quotas like `POST /api/v1/booking`; every answer is a page in the form's
  * language.
  */
-export function bookingFormRoutes(services: Services): RouteDefinition[] {
+export function bookingFormRoutes(services: SiteServices): RouteDefinition[] {
   return services.content.pages
     .filter((page) => page.layout === "booking")
     .map((page) => {

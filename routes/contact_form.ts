@@ -17,7 +17,7 @@ import { loadInquiries } from "./contact.ts";
 import { type ContactFormState, renderContactForm } from "../lib/site/render_contact_form.ts";
 import { respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
-import type { Services } from "../lib/services.ts";
+import type { SiteServices } from "../lib/services.ts";
 import { discardBody } from "../lib/http/read_body.ts";
 
 /** Reads what the person typed from a copy of the request, to show the form again. */
@@ -79,7 +79,7 @@ function answerInvalid(
 }
 
 async function submitContactForm(
-  services: Services,
+  services: SiteServices,
   site: Site,
   entry: SitePage,
   request: Request,
@@ -122,7 +122,7 @@ async function submitContactForm(
  * The routes of the contact form: one `POST` per page whose layout is `contact`, counted against
  * the write quota like `POST /api/v1/contact`; a refusal is a page in the form's language.
  */
-export function contactFormRoutes(services: Services): RouteDefinition[] {
+export function contactFormRoutes(services: SiteServices): RouteDefinition[] {
   return services.content.pages
     .filter((page) => page.layout === "contact")
     .map((page) => {

@@ -30,7 +30,7 @@ import {
   toRepresentation,
 } from "../lib/http/representation.ts";
 import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
-import type { Services } from "../lib/services.ts";
+import type { SiteServices } from "../lib/services.ts";
 import { answerBookingPage } from "./booking_form.ts";
 
 /** Assets also served at the root, where browsers look for them unasked. */
@@ -85,7 +85,7 @@ async function answerWithAttribution(
 }
 
 async function servePage(
-  services: Services,
+  services: SiteServices,
   site: Site,
   entry: SitePage,
   request: Request,
@@ -122,7 +122,7 @@ async function servePage(
  * @param allow The methods the path accepts, comma-separated, or empty.
  */
 export async function answerSiteFallback(
-  services: Services,
+  services: SiteServices,
   request: Request,
   context: RequestContext,
   allow: string,
@@ -150,7 +150,7 @@ export async function answerSiteFallback(
  * on the first content request and kept (see `Services.site`), so a handler that only serves the API
  * never pays for it.
  */
-export function contentRoutes(services: Services): RouteDefinition[] {
+export function contentRoutes(services: SiteServices): RouteDefinition[] {
   const routes: RouteDefinition[] = services.content.pages.map((page) => ({
     method: "GET",
     path: page.path,

@@ -19,7 +19,7 @@ import {
 } from "../lib/contract/contract.ts";
 import { DISCOVERY_CACHE, respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RouteDefinition } from "../lib/http/route.ts";
-import type { Services } from "../lib/services.ts";
+import type { SiteServices } from "../lib/services.ts";
 import { formatLink } from "../lib/http/versioning.ts";
 import { loadOnce, once } from "../lib/load_once.ts";
 
@@ -52,7 +52,7 @@ export function buildApiCatalog(baseUrl: string): Record<string, unknown> {
 }
 
 /** The routes of the discovery documents; both are built once and served from memory. */
-export function discoveryRoutes(services: Services): RouteDefinition[] {
+export function discoveryRoutes(services: SiteServices): RouteDefinition[] {
   // Prepared once, by the first request for it (not at start-up: issue 15), with a strong ETag
   // (304 on If-None-Match) and an hour of caching, like every other document (issue 18);
   // readable from every origin.

@@ -19,7 +19,7 @@
 import { MAX_BODY_BYTES, MCP_PATH } from "../lib/contract/contract.ts";
 import { discardBody } from "../lib/http/read_body.ts";
 import type { RouteDefinition } from "../lib/http/route.ts";
-import type { Services } from "../lib/services.ts";
+import type { SiteServices } from "../lib/services.ts";
 import type { McpSdk } from "./_mcp_server.ts";
 
 /** The handler of the endpoint, once the SDK is loaded. */
@@ -64,7 +64,7 @@ export function answerMcpMethodNotAllowed(request: Request, allow: string): Resp
  * The hostnames `Host` may name (DNS-rebinding protection): the public origin's, the allowed
  * origins', and the loopback names of local runs.
  */
-function toAllowedHostnames(sdk: McpSdk, services: Services): string[] {
+function toAllowedHostnames(sdk: McpSdk, services: SiteServices): string[] {
   const names = new Set<string>(sdk.localhostAllowedHostnames());
   for (const origin of [services.baseUrl, ...services.allowedOrigins]) {
     try {
@@ -74,7 +74,7 @@ function toAllowedHostnames(sdk: McpSdk, services: Services): string[] {
   return [...names];
 }
 
-async function createEndpoint(services: Services): Promise<McpEndpoint> {
+async function createEndpoint(services: SiteServices): Promise<McpEndpoint> {
   const [sdk, { buildMcpServer }] = await Promise.all([
     import("@modelcontextprotocol/server") as Promise<McpSdk>,
     import("./_mcp_server.ts"),
@@ -108,7 +108,7 @@ async function createEndpoint(services: Services): Promise<McpEndpoint> {
 }
 
 /** The route of the MCP endpoint. */
-export function mcpRoutes(services: Services): RouteDefinition[] {
+export function mcpRoutes(services: SiteServices): RouteDefinition[] {
   let endpoint: Promise<McpEndpoint> | undefined;
   return [{
     method: "POST",

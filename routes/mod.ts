@@ -8,7 +8,7 @@
  * @module
  */
 import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
-import type { Services } from "../lib/services.ts";
+import type { Services, SiteServices } from "../lib/services.ts";
 import { loadOnce } from "../lib/load_once.ts";
 import { apiIndexRoutes } from "./api_index.ts";
 import { bookingRoutes } from "./booking.ts";
@@ -28,7 +28,7 @@ export const loadSiteModule = loadOnce(() => import("./site.ts"));
  * @param allow The methods the path accepts, comma-separated, or empty.
  */
 export async function answerFallback(
-  services: Services,
+  services: SiteServices,
   request: Request,
   context: RequestContext,
   allow: string,
@@ -60,6 +60,6 @@ export function buildRouteTable(services: Services): RouteDefinition[] {
  * @param services The resolved services the routes close over.
  * @returns The routes, in matching order.
  */
-export async function buildSiteRouteTable(services: Services): Promise<RouteDefinition[]> {
+export async function buildSiteRouteTable(services: SiteServices): Promise<RouteDefinition[]> {
   return (await loadSiteModule()).buildSiteRoutes(services);
 }

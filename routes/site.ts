@@ -7,7 +7,7 @@
  * @module
  */
 import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
-import type { Services } from "../lib/services.ts";
+import type { SiteServices } from "../lib/services.ts";
 import { apiReferenceRoutes } from "./api_reference.ts";
 import { bookingActionRoutes } from "./booking_actions.ts";
 import { contactFormRoutes } from "./contact_form.ts";
@@ -28,7 +28,7 @@ import { MCP_PATH } from "../lib/contract/contract.ts";
  * @param allow The methods the path accepts, comma-separated, or empty.
  */
 export function answerFallback(
-  services: Services,
+  services: SiteServices,
   request: Request,
   context: RequestContext,
   allow: string,
@@ -45,7 +45,7 @@ export function answerFallback(
  * @returns The booking action pages, the discovery documents, the MCP endpoint, the agents'
  * discovery documents, the API reference, the forms and the site's content.
  */
-export function buildSiteRoutes(services: Services): RouteDefinition[] {
+export function buildSiteRoutes(services: SiteServices): RouteDefinition[] {
   return [
     ...bookingActionRoutes(services),
     ...discoveryRoutes(services),

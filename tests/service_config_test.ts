@@ -121,6 +121,7 @@ test(
           "routes/_mcp_server.ts",
           "routes/site.ts",
           "routes/content.ts",
+          "content/corpus.generated.ts",
         ]
       ) {
         assert.ok(

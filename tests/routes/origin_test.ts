@@ -14,7 +14,8 @@ const FIELDS = { Name: "Rita Lopes", Email: "rita@example.pt", Message: "A site 
 /** Every POST path of the route table, the site's included, with its parameters filled in. */
 async function listPostPaths(): Promise<string[]> {
   const services = resolveServices({}, { content: CORPUS, schedule: DEFAULT_SCHEDULE });
-  return [...buildRouteTable(services), ...await buildSiteRouteTable(services)]
+  const siteServices = { ...services, content: await services.loadContent() };
+  return [...buildRouteTable(services), ...await buildSiteRouteTable(siteServices)]
     .filter((route) => route.method === "POST")
     .map((route) => route.path.replace(/:[a-z]+/gi, "x").replace(/\*$/, "x"));
 }
