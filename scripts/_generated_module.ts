@@ -1,7 +1,8 @@
 /**
  * The last step of every script that generates a module kept in the repository
  * (`content/corpus.generated.ts`, the holiday table, the API types, the API reference's bundle):
- * write it when it changed, or, with `--check`, fail when the file on disk is out of date.
+ * write it when it changed, or, with `--check`, fail when the file on disk is out of date; and
+ * the base64 that such modules keep binary files in.
  *
  * @module
  */
@@ -34,4 +35,19 @@ export async function writeGeneratedModule(
     await writeFile(path, text);
     console.log(`Wrote ${name}`);
   }
+}
+
+/**
+ * Encodes bytes as base64, the form generated modules keep binary files in (the corpus's assets,
+ * the pictures' renditions and the sharing cards).
+ *
+ * @param bytes The bytes.
+ * @returns Their base64 text.
+ */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let index = 0; index < bytes.length; index += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
+  }
+  return btoa(binary);
 }

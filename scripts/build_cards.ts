@@ -8,6 +8,7 @@
  * @module
  */
 import type { SchemeColors } from "./build_design.ts";
+import { toBase64 } from "./_generated_module.ts";
 
 /** A card's size, in pixels (Open Graph's recommended 1.91:1). */
 export const CARD_SIZE = { width: 1200, height: 630 } as const;
@@ -57,10 +58,7 @@ function element(
 }
 
 function toDataUri(svg: string): string {
-  const bytes = new TextEncoder().encode(svg);
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `data:image/svg+xml;base64,${btoa(binary)}`;
+  return `data:image/svg+xml;base64,${toBase64(new TextEncoder().encode(svg))}`;
 }
 
 /** The text cut at a word so it keeps within `length` characters (two lines of the card). */

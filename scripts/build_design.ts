@@ -10,6 +10,7 @@
  */
 import { transform } from "lightningcss";
 import { Resvg } from "@resvg/resvg-js";
+import { toBase64 } from "./_generated_module.ts";
 import {
   array,
   create,
@@ -401,14 +402,6 @@ export function buildStylesheet(tokens: DesignTokens, rules: string): string {
   } catch (error) {
     throw new DesignError(`style/site.css: ${error instanceof Error ? error.message : error}`);
   }
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let index = 0; index < bytes.length; index += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
-  }
-  return btoa(binary);
 }
 
 /** The inner markup of an SVG (what is between its root's tags). */

@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { CorpusRendition, PictureType } from "../lib/site/corpus.ts";
-import { writeGeneratedModule } from "./_generated_module.ts";
+import { toBase64, writeGeneratedModule } from "./_generated_module.ts";
 
 /** The folder of the generated modules of files. */
 export const FILES_FOLDER = fileURLToPath(new URL("../content/files/", import.meta.url));
@@ -122,15 +122,6 @@ async function encodeRenditions(
     files[rendition.name] = new Uint8Array(await encoded.toBuffer());
   }
   return files;
-}
-
-/** The base64 of bytes. */
-export function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let index = 0; index < bytes.length; index += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
-  }
-  return btoa(binary);
 }
 
 /** The first line a module of files starts with, naming its key. */

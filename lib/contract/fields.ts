@@ -311,11 +311,11 @@ export function validateFields<F extends FieldSet>(
   struct: Struct<FieldValues<F>, unknown>,
   input: Record<string, unknown>,
 ): FieldValidation<F> {
+  const valid = readValidFields(fields, input);
+  if (valid) return { ok: true, value: valid as FieldValues<F> };
   // A member that is not a string is refused here, before superstruct: its failure message
   // prints the value, which throws for `{"toString":1}` and overflows the stack for arrays
   // nested thousands deep.
-  const valid = readValidFields(fields, input);
-  if (valid) return { ok: true, value: valid as FieldValues<F> };
   const typeProblems: FieldProblem[] = [];
   const strings: Record<string, unknown> = { ...input };
   for (const name of Object.keys(fields)) {

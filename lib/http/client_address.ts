@@ -64,11 +64,12 @@ function parseIpv6(text: string): number[] | undefined {
   }
   // The serializer's form: lower-case hex groups, the longest run of zeros as `::`.
   const [head, tail] = host.slice(1, -1).split("::");
-  const groups = (part: string | undefined) => part ? part.split(":") : [];
-  const written = [...groups(head), ...(tail === undefined ? [] : groups(tail))];
-  const zeros = new Array<string>(8 - written.length).fill("0");
-  const all = tail === undefined ? written : [...groups(head), ...zeros, ...groups(tail)];
-  return all.map((group) => parseInt(group, 16));
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const zeros = tail === undefined
+    ? []
+    : new Array<string>(8 - left.length - right.length).fill("0");
+  return [...left, ...zeros, ...right].map((group) => parseInt(group, 16));
 }
 
 /** An IPv6 address in its RFC 5952 form (the URL serializer's), e.g. `2001:db8:1:2::`. */

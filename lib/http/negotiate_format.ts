@@ -8,7 +8,8 @@
  */
 import { loadOnce } from "../load_once.ts";
 
-const loadNegotiator = loadOnce(async () => (await import("negotiator")).default);
+/** `negotiator`, loaded once by the first negotiation (pages' formats, compressed codings). */
+export const loadNegotiator = loadOnce(async () => (await import("negotiator")).default);
 
 /**
  * The representations of every page: HTML, or its Markdown, sent as `text/markdown` or, to a

@@ -13,9 +13,9 @@
  */
 import { buildEtag, matchesEtag } from "./etag.ts";
 import { loadOnce } from "../load_once.ts";
+import { loadNegotiator } from "./negotiate_format.ts";
 
 const loadZlib = loadOnce(() => import("node:zlib"));
-const loadNegotiator = loadOnce(async () => (await import("negotiator")).default);
 
 /** A header name and value. */
 export type HeaderPair = readonly [string, string];

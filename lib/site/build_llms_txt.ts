@@ -20,8 +20,6 @@ import { rewriteMarkdown } from "./rewrite_markdown.ts";
 import { toPageMarkdown } from "./render_work.ts";
 import { fillBase, LLMS_FULL_PATH, toLlmsPath, toMarkdownPath, toSkillPath } from "./site.ts";
 
-export { fillBase, LLMS_FULL_PATH, toLlmsPath, toMarkdownPath, toSkillPath } from "./site.ts";
-
 /** A list item of llms.txt: `- [title](url): notes`. */
 function linkItem(title: string, url: string, notes?: string): string {
   return `- [${title}](${url})${notes ? `: ${notes}` : ""}`;

@@ -18,7 +18,7 @@ import {
   OPENAPI_TYPE,
 } from "../contract/contract.ts";
 import type { Corpus, CorpusPage, Language } from "./corpus.ts";
-import { buildLlmsFullTxt, buildLlmsTxt, toMarkdownPath } from "./build_llms_txt.ts";
+import { buildLlmsFullTxt, buildLlmsTxt } from "./build_llms_txt.ts";
 import { buildRobotsTxt } from "./build_robots_txt.ts";
 import { buildSitemap } from "./build_sitemap.ts";
 import type { ContentFormat } from "../http/negotiate_format.ts";
@@ -29,6 +29,7 @@ import { type HeaderPair, type Representation, toRepresentation } from "../http/
 import { rewriteMarkdown } from "./rewrite_markdown.ts";
 import { expandWorkCards, renderCaseStudy, renderHero, toPageMarkdown } from "./render_work.ts";
 import { formatLink } from "../http/versioning.ts";
+import { loadOnce } from "../load_once.ts";
 import {
   HTML_SECURITY_HEADERS,
   HTML_TYPE,
@@ -38,19 +39,7 @@ import {
   type SiteAsset,
   type SiteFile,
   type SitePage,
-} from "./site.ts";
-
-export {
-  buildDocumentPage,
-  buildNoticePage,
-  HTML_TYPE,
-  MARKDOWN_TYPE,
-  type Site,
-  type SiteAsset,
-  type SiteFile,
-  type SitePage,
-  toLanguage,
-  toPagePath,
+  toMarkdownPath,
 } from "./site.ts";
 
 /** How long a browser or shared cache may keep a versioned asset: a year, never revalidated. */
@@ -78,21 +67,21 @@ function fromBase64(text: string): Uint8Array<ArrayBuffer> {
 }
 
 /**
- * The lazily loaded files of a corpus: each module's promise is kept, so its import and the
- * decoding of its files happen once, on the first request for any of them; a failed load is
- * forgotten, so a later request tries again.
+ * The lazily loaded files of a corpus: each module is imported and its files decoded once, on the
+ * first request for any of them ({@linkcode loadOnce}: a failed load is tried again later).
  */
 function buildLazyFiles(corpus: Corpus): Map<string, SiteFile> {
   const files = new Map<string, SiteFile>();
   const loadFiles = corpus.loadFiles;
   if (!loadFiles) return files;
-  const modules = new Map<string, Promise<ReadonlyMap<string, SiteAsset>>>();
-  const loadModule = (module: string) => {
-    let loading = modules.get(module);
-    if (!loading) {
-      loading = loadFiles(module).then((encoded) => {
+  const entries = Object.entries(corpus.files ?? {});
+  const modules = new Map(
+    [...new Set(entries.map(([, file]) => file.module))].map((module) => [
+      module,
+      loadOnce(async () => {
+        const encoded = await loadFiles(module);
         const assets = new Map<string, SiteAsset>();
-        for (const [name, file] of Object.entries(corpus.files ?? {})) {
+        for (const [name, file] of entries) {
           if (file.module !== module) continue;
           const text = encoded[name];
           if (text === undefined) throw new Error(`Module "${module}" holds no file "${name}"`);
@@ -105,17 +94,16 @@ function buildLazyFiles(corpus: Corpus): Map<string, SiteFile> {
           );
         }
         return assets;
-      });
-      loading.catch(() => modules.delete(module));
-      modules.set(module, loading);
-    }
-    return loading;
-  };
-  for (const [name, file] of Object.entries(corpus.files ?? {})) {
+      }),
+    ]),
+  );
+  for (const [name, file] of entries) {
+    const loadModule = modules.get(file.module);
+    if (!loadModule) continue;
     files.set(name, {
       version: file.version,
       load: async () => {
-        const asset = (await loadModule(file.module)).get(name);
+        const asset = (await loadModule()).get(name);
         if (!asset) throw new Error(`No file "${name}" in module "${file.module}"`);
         return asset;
       },

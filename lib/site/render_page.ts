@@ -107,8 +107,8 @@ export function renderPage(view: PageView): string {
     if (design) {
       // The page's own card where the site can serve it (its title drawn on it), else the
       // studio's card; the size is the same.
-      const own = page.card !== undefined && page.card in view.assetUrls;
-      const card = baseUrl + assetUrl(own && page.card ? page.card : design.card.name);
+      const own = page.card !== undefined && page.card in view.assetUrls ? page.card : undefined;
+      const card = baseUrl + assetUrl(own ?? design.card.name);
       head.push(
         `<meta property="og:image" content="${card}">`,
         `<meta property="og:image:type" content="image/png">`,

@@ -8,14 +8,8 @@
  *
  * @module
  */
-import type {
-  AtomicCheck,
-  AtomicOperation,
-  KvCommitResult,
-  KvKey,
-  KvSetOptions,
-  Store,
-} from "./store.ts";
+import type { AtomicOperation, KvCommitResult, KvKey, Store } from "./store.ts";
+import { type RecordedStep, recordOperation, replaySteps } from "./recorded_operation.ts";
 
 /** Commits atomic operations together; see {@linkcode createGroupCommit}. */
 export interface GroupCommit {
@@ -36,13 +30,8 @@ export interface GroupCommitOptions {
   maxOperations?: number;
 }
 
-type Step =
-  | { kind: "check"; check: AtomicCheck }
-  | { kind: "set"; key: KvKey; value: unknown; options?: KvSetOptions }
-  | { kind: "delete"; key: KvKey };
-
 interface Pending {
-  steps: readonly Step[];
+  steps: readonly RecordedStep[];
   /** Every key the operation checks or writes, as text (see {@linkcode toKeyText}). */
   keys: readonly string[];
   resolve(result: KvCommitResult): void;
@@ -65,15 +54,6 @@ function toKeyText(key: KvKey): string {
     text += ",";
   }
   return text;
-}
-
-function apply(operation: AtomicOperation, steps: readonly Step[]): AtomicOperation {
-  for (const step of steps) {
-    if (step.kind === "check") operation.check(step.check);
-    else if (step.kind === "set") operation.set(step.key, step.value, step.options);
-    else operation.delete(step.key);
-  }
-  return operation;
 }
 
 /**
@@ -116,7 +96,7 @@ export function createGroupCommit(store: Store, options: GroupCommitOptions = {}
 
   async function commitAlone(pending: Pending): Promise<void> {
     try {
-      pending.resolve(await apply(store.atomic(), pending.steps).commit());
+      pending.resolve(await replaySteps(store.atomic(), pending.steps).commit());
     } catch (error) {
       pending.reject(error);
     }
@@ -146,7 +126,7 @@ export function createGroupCommit(store: Store, options: GroupCommitOptions = {}
     let result: KvCommitResult | undefined;
     try {
       const operation = store.atomic();
-      for (const pending of group) apply(operation, pending.steps);
+      for (const pending of group) replaySteps(operation, pending.steps);
       result = await operation.commit();
     } catch {
       // Refused whole (too large, or the store failed): each operation on its own, so that
@@ -169,7 +149,7 @@ export function createGroupCommit(store: Store, options: GroupCommitOptions = {}
     }
   }
 
-  function enqueue(steps: readonly Step[]): Promise<KvCommitResult> {
+  function enqueue(steps: readonly RecordedStep[]): Promise<KvCommitResult> {
     const keys = steps.map((step) => toKeyText(step.kind === "check" ? step.check.key : step.key));
     return new Promise((resolve, reject) => {
       queue.push({ steps, keys, resolve, reject });
@@ -177,25 +157,5 @@ export function createGroupCommit(store: Store, options: GroupCommitOptions = {}
     });
   }
 
-  return {
-    atomic() {
-      const steps: Step[] = [];
-      const operation: AtomicOperation = {
-        check(...checks) {
-          for (const check of checks) steps.push({ kind: "check", check });
-          return this;
-        },
-        set(key, value, setOptions) {
-          steps.push({ kind: "set", key, value, options: setOptions });
-          return this;
-        },
-        delete(key) {
-          steps.push({ kind: "delete", key });
-          return this;
-        },
-        commit: () => enqueue([...steps]),
-      };
-      return operation;
-    },
-  };
+  return { atomic: () => recordOperation(enqueue) };
 }

@@ -14,9 +14,9 @@ import {
   ENCODING,
   findStaleModules,
   RENDITION_WIDTHS,
-  toBase64,
   toModulePath,
 } from "../../scripts/build_pictures.ts";
+import { toBase64 } from "../../scripts/_generated_module.ts";
 
 const files = await readContentFiles();
 
