@@ -2,7 +2,7 @@
  * The entry for `deno serve`:
  *
  * ```sh
- * deno serve --config deno.service.json --allow-net --allow-env --allow-read --allow-write \
+ * deno serve --allow-net --allow-env --allow-read --allow-write \
  *   --allow-sys --host 127.0.0.1 --port 9000 serve.ts
  * ```
  *

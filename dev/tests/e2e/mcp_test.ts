@@ -1,0 +1,167 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { BOOKING_FIELDS } from "../../../lib/contract/contract.ts";
+import { listMonths } from "../_booking.ts";
+import { startSmtpServer } from "../_smtp.ts";
+import { startServer } from "./_server.ts";
+
+const INBOX = "inbox@studio.example";
+const BASE_URL = "https://studio.example";
+
+interface ToolResult {
+  isError?: boolean;
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, unknown>;
+}
+
+function textOf(result: ToolResult): string {
+  return result.content.map((item) => item.text ?? "").join("\n");
+}
+
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<ToolResult> {
+  return await client.callTool({ name, arguments: args }) as ToolResult;
+}
+
+test("POST /mcp, driven by the official SDK's client, lists slots, books one, refuses it again as a tool error, sends an inquiry to the inbox and enforces the booking quota", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "studio-mcp-"));
+  const smtp = await startSmtpServer();
+  const server = await startServer({
+    STUDIO_KV_PATH: join(folder, "studio.kv"),
+    STUDIO_SMTP_URL: smtp.url,
+    STUDIO_MAIL_FROM: "Studio <site@studio.example>",
+    STUDIO_INBOX: INBOX,
+    STUDIO_BASE_URL: BASE_URL,
+    STUDIO_RATE_LIMIT_READ: "1000",
+  });
+  const client = new Client({ name: "studio-e2e", version: "1.0.0" });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
+    assert.equal(client.getServerVersion()?.version, "1.0.0");
+
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    assert.deepEqual(
+      [...byName.keys()].sort(),
+      ["book_call", "get_studio_info", "list_available_slots", "send_inquiry"],
+    );
+    assert.equal(byName.get("list_available_slots")?.annotations?.readOnlyHint, true);
+    const bookCall = byName.get("book_call");
+    assert.equal(bookCall?.annotations?.readOnlyHint, false);
+    assert.equal(bookCall?.annotations?.idempotentHint, false);
+    assert.match(bookCall?.description ?? "", /genuine requests/);
+    const topic = (bookCall?.inputSchema.properties as Record<string, Record<string, unknown>>)
+      .topic;
+    assert.equal(topic.minLength, BOOKING_FIELDS.topic.minLength);
+    assert.equal(topic.maxLength, BOOKING_FIELDS.topic.maxLength);
+    assert.deepEqual(
+      [...(bookCall?.inputSchema.required ?? [])].sort(),
+      ["email", "locale", "name", "start", "topic"],
+    );
+
+    // The first month after this one with a free slot (the current month may be nearly over).
+    let starts: string[] = [];
+    for (const month of listMonths(Temporal.Now.instant(), 6).slice(1)) {
+      const listed = await call(client, "list_available_slots", { month });
+      assert.ok(!listed.isError, textOf(listed));
+      const body = listed.structuredContent as {
+        timeZone: string;
+        slots: Record<string, Array<{ start: string }>>;
+      };
+      assert.equal(body.timeZone, "Europe/Lisbon");
+      starts = Object.values(body.slots).flat().map((slot) => slot.start);
+      if (starts.length) break;
+    }
+    assert.ok(starts.length > 0, "a listing with free slots");
+    const [start] = starts;
+
+    const booking = {
+      start,
+      name: "Ana Sousa",
+      email: "ana.mcp@example.pt",
+      topic: "A new website for our clinic",
+      locale: "en",
+    };
+    const booked = await call(client, "book_call", booking);
+    assert.ok(!booked.isError, textOf(booked));
+    assert.deepEqual(booked.structuredContent, { ok: true, status: "accepted", start });
+    const invites = await smtp.waitFor(2, 15_000);
+    assert.ok(invites.some((mail) => mail.envelopeTo.join() === booking.email));
+
+    const again = await call(client, "book_call", { ...booking, email: "late@example.pt" });
+    assert.equal(again.isError, true);
+    assert.match(textOf(again), /409/);
+    assert.match(textOf(again), /list_available_slots again/);
+
+    const invalid = await call(client, "book_call", { ...booking, topic: "short" });
+    assert.equal(invalid.isError, true);
+    assert.match(textOf(invalid), /"topic": use 10 to 2000 characters/);
+
+    const sent = await call(client, "send_inquiry", {
+      name: "Rui MCP",
+      email: "rui.mcp@example.pt",
+      message: "We need a new brand identity for our bakery, ready by spring.",
+      category: "branding",
+    });
+    assert.ok(!sent.isError, textOf(sent));
+    assert.deepEqual(sent.structuredContent, { ok: true });
+    const deadline = Date.now() + 15_000;
+    const isInquiry = (subject?: string) => subject?.startsWith("Novo contacto: Rui MCP") ?? false;
+    while (!smtp.messages.some((mail) => isInquiry(mail.parsed.subject)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const inquiry = smtp.messages.find((mail) => isInquiry(mail.parsed.subject));
+    assert.ok(inquiry, "the inquiry reached the inbox");
+    assert.deepEqual(inquiry.envelopeTo, [INBOX]);
+    assert.equal(inquiry.parsed.replyTo?.[0]?.address, "rui.mcp@example.pt");
+
+    // The booking quota (5 in 300 s per client) counted the two calls above; three more repeats
+    // of the taken slot are refused as taken, and the sixth call by the quota.
+    for (let index = 0; index < 3; index++) {
+      const repeat = await call(client, "book_call", { ...booking, email: `r${index}@example.pt` });
+      assert.match(textOf(repeat), /409/);
+    }
+    const limited = await call(client, "book_call", { ...booking, email: "over@example.pt" });
+    assert.equal(limited.isError, true);
+    assert.match(
+      textOf(limited),
+      /^Too many requests from this client \(429 rate-limited\): Retry in \d+ seconds/,
+    );
+
+    // The read-only tools still answer: they count against the read quota only.
+    const info = await call(client, "get_studio_info", {});
+    assert.ok(!info.isError);
+    assert.equal(
+      (info.structuredContent as { replyTime: string }).replyTime,
+      "2 to 8 business hours",
+    );
+
+    const get = await fetch(`${server.origin}/mcp`, { headers: { Accept: "text/event-stream" } });
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get("Allow"), "POST");
+    await get.body?.cancel();
+    const foreign = await fetch(`${server.origin}/mcp`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        Origin: "https://evil.example",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    assert.equal(foreign.status, 403);
+    await foreign.body?.cancel();
+  } finally {
+    await client.close();
+    await server.stop();
+    await smtp.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+});

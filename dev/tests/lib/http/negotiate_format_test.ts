@@ -1,0 +1,61 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { negotiateFormat } from "../../../../lib/http/negotiate_format.ts";
+import { buildEtag, matchesEtag } from "../../../../lib/http/etag.ts";
+
+test("negotiateFormat() prefers HTML without Accept, on ties and when nothing fits", async () => {
+  assert.equal(await negotiateFormat(null), "html");
+  assert.equal(await negotiateFormat(""), "html");
+  assert.equal(await negotiateFormat("*/*"), "html");
+  assert.equal(await negotiateFormat("text/*"), "html");
+  assert.equal(await negotiateFormat("image/png"), "html");
+  assert.equal(await negotiateFormat("text/markdown;q=0"), "html");
+  assert.equal(await negotiateFormat("text/html, text/markdown"), "html");
+});
+
+test("negotiateFormat() chooses Markdown when its q-value or specificity wins", async () => {
+  assert.equal(await negotiateFormat("text/markdown"), "markdown");
+  assert.equal(await negotiateFormat("text/markdown;charset=utf-8"), "markdown");
+  assert.equal(await negotiateFormat("text/markdown, text/html;q=0.9"), "markdown");
+  assert.equal(await negotiateFormat("text/markdown;q=0.1, text/html"), "html");
+  assert.equal(
+    await negotiateFormat("text/plain;q=0.4, text/markdown;q=0.5, */*;q=0.1"),
+    "markdown",
+  );
+  assert.equal(await negotiateFormat("text/html;q=0, */*"), "markdown");
+});
+
+test("negotiateFormat() chooses the Markdown as plain text when text/plain wins (issue 14)", async () => {
+  assert.equal(await negotiateFormat("text/plain"), "text");
+  assert.equal(await negotiateFormat("text/plain, text/markdown;q=0.5, */*;q=0.1"), "text");
+  assert.equal(await negotiateFormat("text/plain;q=0.5, text/html"), "html");
+});
+
+test("negotiateFormat() stays right when thousands of distinct Accept values arrive", async () => {
+  for (let index = 0; index < 2000; index++) {
+    assert.equal(
+      await negotiateFormat(`text/markdown;q=0.${index % 9 + 1}, text/x-${index}`),
+      "markdown",
+    );
+  }
+  assert.equal(await negotiateFormat("text/markdown;q=0.1, text/html"), "html");
+});
+
+test("buildEtag() tags equal bytes equally and different bytes differently", () => {
+  const encoder = new TextEncoder();
+  const a = buildEtag(encoder.encode("Olá"));
+  assert.match(a, /^"[0-9a-f]{16}"$/);
+  assert.equal(buildEtag(encoder.encode("Olá")), a);
+  assert.notEqual(buildEtag(encoder.encode("Ola")), a);
+  assert.notEqual(buildEtag(new Uint8Array()), buildEtag(new Uint8Array([0])));
+});
+
+test("matchesEtag() compares weakly, in lists and with *", () => {
+  const etag = '"0123456789abcdef"';
+  assert.equal(matchesEtag(etag, etag), true);
+  assert.equal(matchesEtag(`W/${etag}`, etag), true);
+  assert.equal(matchesEtag(`"x", ${etag}`, etag), true);
+  assert.equal(matchesEtag(" * ", etag), true);
+  assert.equal(matchesEtag('"0123456789abcdee"', etag), false);
+  assert.equal(matchesEtag("0123456789abcdef", etag), false, "unquoted is not the same tag");
+});

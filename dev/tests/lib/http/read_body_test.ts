@@ -1,0 +1,87 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  BodyError,
+  parseJsonMembers,
+  readBody,
+  readMediaType,
+} from "../../../../lib/http/read_body.ts";
+
+function streamOf(chunks: Uint8Array[], options: { hang?: boolean } = {}) {
+  let pulled = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled < chunks.length) controller.enqueue(chunks[pulled++]);
+      else if (!options.hang) controller.close();
+    },
+  });
+  return { stream, pulled: () => pulled };
+}
+
+function post(body: BodyInit, headers: Record<string, string> = {}): Request {
+  return new Request(
+    "http://localhost/x",
+    { method: "POST", body, headers, duplex: "half" } as RequestInit,
+  );
+}
+
+test("readBody() returns the bytes of a body within the limit", async () => {
+  const bytes = await readBody(post("hello"), 5);
+  assert.equal(new TextDecoder().decode(bytes), "hello");
+});
+
+test("readBody() refuses a declared Content-Length over the limit without reading", async () => {
+  const { stream, pulled } = streamOf([new Uint8Array(10)]);
+  const request = post(stream, { "Content-Length": "100" });
+  await assert.rejects(
+    readBody(request, 50),
+    (error: unknown) => error instanceof BodyError && error.problem === "too-large",
+  );
+  assert.equal(pulled(), 0);
+});
+
+test("readBody() stops a chunked body as soon as it passes the limit", async () => {
+  const chunk = new Uint8Array(1024);
+  const { stream, pulled } = streamOf(Array.from({ length: 1000 }, () => chunk));
+  await assert.rejects(
+    readBody(post(stream), 4096),
+    (error: unknown) => error instanceof BodyError && error.problem === "too-large",
+  );
+  assert.ok(pulled() <= 7, `pulled ${pulled()} chunks of 1 KiB for a 4 KiB limit`);
+});
+
+test("readBody() gives up on a body that does not arrive in time", async () => {
+  const { stream } = streamOf([new Uint8Array(3)], { hang: true });
+  const started = Date.now();
+  await assert.rejects(
+    readBody(post(stream), 1024, 150),
+    (error: unknown) => error instanceof BodyError && error.problem === "too-slow",
+  );
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed >= 140 && elapsed < 2000, `gave up after ${elapsed} ms`);
+});
+
+test("readMediaType() lower-cases the type and reads an unquoted charset", () => {
+  const request = post("", { "Content-Type": 'Application/JSON; Charset="UTF-8"' });
+  assert.deepEqual(readMediaType(request), { mediaType: "application/json", charset: "utf-8" });
+  assert.deepEqual(readMediaType(new Request("http://localhost/")), { mediaType: "" });
+});
+
+test("parseJsonMembers() keeps named members and names each problem", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  assert.deepEqual(parseJsonMembers(encode('{"a":1,"b":2,"c":3}'), ["a", "c", "z"]), {
+    ok: true,
+    members: { a: 1, c: 3 },
+  });
+  assert.deepEqual(parseJsonMembers(encode("[1]"), ["a"]), { ok: false, problem: "shape" });
+  assert.deepEqual(parseJsonMembers(encode("null"), ["a"]), { ok: false, problem: "shape" });
+  assert.deepEqual(parseJsonMembers(encode("{"), ["a"]), { ok: false, problem: "syntax" });
+  assert.deepEqual(parseJsonMembers(new Uint8Array([0x7b, 0xff, 0x7d]), ["a"]), {
+    ok: false,
+    problem: "encoding",
+  });
+  assert.deepEqual(parseJsonMembers(encode('{"__proto__":{"x":1}}'), ["x"]), {
+    ok: true,
+    members: {},
+  });
+});

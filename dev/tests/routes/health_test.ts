@@ -1,0 +1,59 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createHandler } from "../../../mod.ts";
+import { API_HEADERS, buildRequest, fromAddress } from "../_support.ts";
+import { createFixedClock } from "../../../testing.ts";
+
+test("GET /api/v1/health answers the HealthResponse with the clock's time in UTC", async () => {
+  const handler = createHandler({ clock: createFixedClock("2026-11-21T10:15:30.250+01:00") });
+  const response = await handler(buildRequest("/api/v1/health"), fromAddress("203.0.113.7"));
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get("Content-Type"), "application/json");
+  assert.equal(response.headers.get("Cache-Control"), "no-store");
+  assert.equal(response.headers.get("Link"), null);
+  for (const name of API_HEADERS) assert.ok(response.headers.has(name), name);
+  assert.equal(response.headers.get("API-Version"), "1");
+  assert.equal(response.headers.get("RateLimit-Policy"), '"read";q=120;w=60');
+  assert.deepEqual(await response.json(), {
+    status: "ok",
+    service: "studio-website",
+    version: "1",
+    time: "2026-11-21T09:15:30.250Z",
+  });
+});
+
+test("GET /api/health is the alias of v1 health with Link rel=latest-version", async () => {
+  const handler = createHandler({ clock: createFixedClock("2026-11-21T10:00:00Z") });
+  const response = await handler(buildRequest("/api/health"), fromAddress("203.0.113.7"));
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get("Link"), '</api/v1/health>; rel="latest-version"');
+  assert.equal(response.headers.get("API-Version"), "1");
+  const body = await response.json();
+  assert.equal(body.status, "ok");
+  assert.equal(body.service, "studio-website");
+});
+
+test("POST /api/health answers 405 with Allow and the alias's Link rel=latest-version", async () => {
+  const handler = createHandler();
+  const response = await handler(
+    buildRequest("/api/health", { method: "POST" }),
+    fromAddress("203.0.113.7"),
+  );
+  assert.equal(response.status, 405);
+  assert.equal(response.headers.get("Allow"), "GET, HEAD");
+  assert.equal(response.headers.get("Link"), '</api/v1/health>; rel="latest-version"');
+  assert.equal((await response.json()).error.code, "not-found");
+  const v1 = await handler(buildRequest("/api/v1/health", { method: "POST" }));
+  assert.equal(v1.status, 405);
+  assert.equal(v1.headers.get("Link"), null, "no alias, no latest-version link");
+  await v1.body?.cancel();
+});
+
+test("HEAD /api/v1/health answers the GET headers without a body", async () => {
+  const handler = createHandler();
+  const response = await handler(buildRequest("/api/v1/health", { method: "HEAD" }));
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get("Content-Type"), "application/json");
+  assert.equal(response.headers.get("RateLimit-Remaining"), "119");
+  assert.equal(response.body, null);
+});

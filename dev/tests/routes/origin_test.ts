@@ -1,0 +1,95 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { CORPUS } from "../../../content/corpus.generated.ts";
+import { DEFAULT_SCHEDULE } from "../../../content/schedule.ts";
+import { createHandler } from "../../../mod.ts";
+import { createMemoryMailer, createMemoryStore } from "../../../testing.ts";
+import { resolveServices } from "../../../lib/resolve_services.ts";
+import { buildRouteTable, buildSiteRouteTable } from "../../../routes/mod.ts";
+import { createRecordingLogger, createTestClient, readError } from "../_support.ts";
+
+const BASE_URL = "http://localhost:8000";
+const FIELDS = { Name: "Rita Lopes", Email: "rita@example.pt", Message: "A site for our bakery." };
+
+/** Every POST path of the route table, the site's included, with its parameters filled in. */
+async function listPostPaths(): Promise<string[]> {
+  const services = resolveServices({}, { content: CORPUS, schedule: DEFAULT_SCHEDULE });
+  const siteServices = { ...services, content: await services.loadContent() };
+  return [...buildRouteTable(services), ...await buildSiteRouteTable(siteServices)]
+    .filter((route) => route.method === "POST")
+    .map((route) => route.path.replace(/:[a-z]+/gi, "x").replace(/\*$/, "x"));
+}
+
+function createApp() {
+  const mailer = createMemoryMailer();
+  const store = createMemoryStore();
+  const handler = createHandler({
+    store,
+    mailer,
+    logger: createRecordingLogger(),
+    rateLimits: { write: 1000, booking: 1000 },
+  });
+  return { mailer, store, client: createTestClient(handler) };
+}
+
+test("every POST route answers 403 to a foreign or null Origin before reading the body (issue 16, defect 6)", async () => {
+  const paths = await listPostPaths();
+  // Contact, its alias, booking, both contact forms and the three booking actions, at least.
+  assert.ok(paths.length >= 8, paths.join(" "));
+  for (const path of ["/api/v1/contact", "/api/fuel-contact", "/api/v1/booking", "/contacto"]) {
+    assert.ok(paths.includes(path), `${path} is a POST route`);
+  }
+  const { client, mailer, store } = createApp();
+  for (const path of paths) {
+    for (const origin of ["https://evil.example", "null", "http://localhost:8000.evil.example"]) {
+      const response = await client.post(path, new URLSearchParams(FIELDS), { Origin: origin });
+      if (path.startsWith("/api/")) {
+        const body = await readError(response, 403, "validation-failed");
+        assert.match(body.error.message, /is not allowed to post here/, `${path} ${origin}`);
+        assert.match(body.error.hint, /http:\/\/localhost:8000\//, `${path} ${origin}`);
+      } else {
+        assert.equal(response.status, 403, `${path} ${origin}`);
+        assert.match(await response.text(), /is not allowed to post here/, `${path} ${origin}`);
+      }
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(mailer.sent, [], "no refused POST sent mail");
+  const stored = [];
+  for await (const entry of store.list({ prefix: ["inquiry"] })) stored.push(entry);
+  assert.deepEqual(stored, [], "no refused POST stored an inquiry");
+  store.close();
+});
+
+test("POST /api/v1/contact and /contacto accept their own origin and requests without Origin", async () => {
+  const { client, store } = createApp();
+  for (const headers of [{ Origin: BASE_URL }, {}] as Record<string, string>[]) {
+    const api = await client.post("/api/v1/contact", JSON.stringify(FIELDS), {
+      ...headers,
+      "Content-Type": "application/json",
+    });
+    assert.equal(api.status, 200, await api.text());
+    const form = new FormData();
+    for (const [name, value] of Object.entries(FIELDS)) form.append(name, value);
+    const page = await client.post("/contacto", form, headers);
+    // Accepted: the form's answer is a redirect to its thank-you page (post/redirect/get).
+    assert.equal(page.status, 303, JSON.stringify(headers));
+    assert.ok(page.headers.get("Location"), JSON.stringify(headers));
+  }
+  store.close();
+});
+
+test("allowedOrigins replaces the default: the configured origins may post, the base URL no longer", async () => {
+  const handler = createHandler({
+    allowedOrigins: ["https://studio.example", "https://www.studio.example"],
+    logger: createRecordingLogger(),
+  });
+  const client = createTestClient(handler);
+  const post = (origin: string) =>
+    client.post("/api/v1/contact", JSON.stringify(FIELDS), {
+      Origin: origin,
+      "Content-Type": "application/json",
+    });
+  await readError(await post(BASE_URL), 403, "validation-failed");
+  assert.equal((await post("https://www.studio.example")).status, 200);
+});

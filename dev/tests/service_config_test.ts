@@ -1,0 +1,166 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { RUNTIME } from "./_kv.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+interface Config {
+  imports: Record<string, string>;
+}
+
+function readConfig(name: string): Config {
+  return JSON.parse(readFileSync(`${ROOT}${name}`, "utf8"));
+}
+
+/**
+ * The bare specifiers of npm packages that the entry's module graph imports, dynamic and type-only
+ * ones too.
+ */
+function listNpmImports(entry: string): Set<string> {
+  const output = execFileSync(process.execPath, ["info", "--json", entry], {
+    cwd: ROOT,
+    encoding: "utf8",
+    maxBuffer: 64 * 2 ** 20,
+  });
+  const graph: {
+    modules: Array<{
+      dependencies?: Array<
+        { specifier: string; code?: { specifier: string }; type?: { specifier: string } }
+      >;
+    }>;
+  } = JSON.parse(output);
+  const names = new Set<string>();
+  for (const module of graph.modules) {
+    for (const dependency of module.dependencies ?? []) {
+      // Type-only imports (`import type`) count: the type checker and the npm build need them.
+      const resolved = dependency.code ?? dependency.type;
+      if (resolved && toPackageName(resolved.specifier)) {
+        names.add(dependency.specifier);
+      }
+    }
+  }
+  return names;
+}
+
+/**
+ * The npm package a resolved module belongs to: `npm:name@version/…`, or, with deno.json's
+ * `node_modules`, `…/node_modules/.deno/name@version/node_modules/name/…`; else `undefined`.
+ */
+function toPackageName(specifier: string): string | undefined {
+  return /^npm:\/?((?:@[^/]+\/)?[^@/]+)/.exec(specifier)?.[1] ??
+    /\/node_modules\/\.deno\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(specifier)?.[1];
+}
+
+// deno.json at the root is the service as a user checks it out: its imports are what the
+// service's module graph (dynamic imports too) needs on Deno, Node or Bun, and nothing else; the
+// development tools' packages live in dev/deno.json, the workspace member of the tests and scripts.
+test(
+  "deno.json maps exactly the npm imports of the service's entries, dev/deno.json none of them",
+  {
+    skip: RUNTIME !== "deno" && "reads the Deno configuration",
+  },
+  () => {
+    const root = readConfig("deno.json");
+    const dev = readConfig("dev/deno.json");
+    // A bare specifier's package: "temporal-polyfill/global" → "temporal-polyfill".
+    const toName = (specifier: string) =>
+      specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+    const needed = new Set(
+      ["main.ts", "serve.ts", "node.ts", "bun.ts", "cli.ts", "npm.ts"].flatMap((entry) =>
+        [...listNpmImports(entry)].map(toName)
+      ),
+    );
+    assert.ok(needed.has("date-holidays"), "the dynamic import of date-holidays is seen");
+    // The `@types/` packages that type an untyped package (negotiator, nodemailer) are not imported.
+    const typesOnly = (specifier: string) => specifier.startsWith("@types/");
+    for (const specifier of needed) {
+      assert.ok(specifier in root.imports, `deno.json maps "${specifier}"`);
+      assert.ok(!(specifier in dev.imports), `dev/deno.json does not map "${specifier}" again`);
+    }
+    for (const specifier of Object.keys(root.imports)) {
+      if (typesOnly(specifier)) continue;
+      assert.ok(needed.has(specifier), `"${specifier}" is imported by the service`);
+    }
+  },
+);
+
+/** The modules main.ts loads before it serves: its static imports, transitively (not dynamic ones). */
+function listStartUpModules(entry: string): string[] {
+  const output = execFileSync(process.execPath, ["info", "--json", entry], {
+    cwd: ROOT,
+    encoding: "utf8",
+    maxBuffer: 64 * 2 ** 20,
+  });
+  const graph: {
+    roots: string[];
+    modules: Array<{
+      specifier: string;
+      dependencies?: Array<{ isDynamic?: boolean; code?: { specifier: string } }>;
+    }>;
+  } = JSON.parse(output);
+  const bySpecifier = new Map(graph.modules.map((module) => [module.specifier, module]));
+  const seen = new Set<string>();
+  const pending = [...graph.roots];
+  while (pending.length) {
+    const specifier = pending.pop()!;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    for (const dependency of bySpecifier.get(specifier)?.dependencies ?? []) {
+      if (!dependency.isDynamic && dependency.code) pending.push(dependency.code.specifier);
+    }
+  }
+  return [...seen];
+}
+
+// Issue 15: on Deno the first `node:` module or CommonJS package starts Node's compatibility layer
+// (~15–20 ms of every cold start), and the site's routes and the booking's and MCP's libraries are
+// needed by their first request only. What start-up loads is kept to ES modules of a few small packages.
+test(
+  "start-up loads no node: module, no CommonJS package and none of the libraries of later requests",
+  { skip: RUNTIME !== "deno" && "reads the Deno module graph" },
+  () => {
+    for (const entry of ["main.ts", "serve.ts"]) {
+      const modules = listStartUpModules(entry);
+      assert.deepEqual(modules.filter((specifier) => specifier.startsWith("node:")), [], entry);
+      const packages = new Set(modules.map(toPackageName).filter((name) => name !== undefined));
+      assert.deepEqual(
+        [...packages].sort(),
+        ["itty-router", "structured-headers", "superstruct"],
+        `${entry}: ES module packages only`,
+      );
+      for (
+        const later of [
+          "lib/site/build_site.ts",
+          "lib/booking/bookings.ts",
+          "routes/_mcp_server.ts",
+          "routes/site.ts",
+          "routes/content.ts",
+          "content/corpus.generated.ts",
+        ]
+      ) {
+        assert.ok(
+          !modules.some((specifier) => specifier.endsWith(later)),
+          `${entry} loads ${later}`,
+        );
+      }
+    }
+  },
+);
+
+// A fresh clone runs `deno run main.ts`, `deno serve` and Deno Deploy with no install step: no
+// node_modules folder (nodeModulesDir unset), npm packages cached as the module graph reaches them
+// (npm-lazy-caching), and dynamic imports loaded when they run, not at start-up.
+test("deno.json runs the service without node_modules, caching and loading on first use", {
+  skip: RUNTIME !== "deno" && "reads the Deno configuration",
+}, () => {
+  const root = JSON.parse(readFileSync(`${ROOT}deno.json`, "utf8"));
+  assert.equal(root.nodeModulesDir, undefined);
+  assert.deepEqual(root.workspace, ["./dev"]);
+  for (const feature of ["kv", "lazy-dynamic-imports", "npm-lazy-caching"]) {
+    assert.ok(root.unstable.includes(feature), feature);
+  }
+});
