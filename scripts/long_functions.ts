@@ -2,7 +2,7 @@
  * Lists the functions of lib/ and routes/ longer than a reader can hold (STYLE.md, "Functions a
  * reader can hold"), longest first, as `lines  name  file:line`.
  *
- * Usage: `deno run --allow-read --allow-env scripts/long_functions.ts [--max-lines=80] [folder…]`; exits 1
+ * Usage: `deno run --allow-read --allow-env scripts/long_functions.ts [--max-lines=80] [folder or file…]`; exits 1
  * when one is found, so it can serve as a check.
  *
  * @module
@@ -59,6 +59,10 @@ export function findLongFunctions(
 }
 
 async function* walk(folder: string): AsyncGenerator<string> {
+  if ((await Deno.stat(folder)).isFile) {
+    yield folder;
+    return;
+  }
   for await (const entry of Deno.readDir(folder)) {
     const path = `${folder}/${entry.name}`;
     if (entry.isDirectory) yield* walk(path);
