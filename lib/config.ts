@@ -308,55 +308,59 @@ function readDeprecation(env: Environment): DeprecationNotice | undefined {
   return notice;
 }
 
-/**
- * Reads and checks the configuration from environment variables.
- *
- * @param env The environment, e.g. `Deno.env.toObject()`.
- * @param options `onDenoDeploy`: whether to leave `kvPath` unset by default (the platform's KV).
- * @returns The configuration with every default applied.
- * @throws {ConfigError} At the first bad value, naming the variable.
- */
-export function readConfig(env: Environment, options: { onDenoDeploy?: boolean } = {}): Config {
-  const port = readWhole(env, "PORT", SERVICE_DEFAULTS.port, 0, 65535);
-  const host = readText(env, "HOST") ?? SERVICE_DEFAULTS.host;
-  const givenBaseUrl = readText(env, "STUDIO_BASE_URL");
-  const baseUrl = readHttpUrl("STUDIO_BASE_URL", givenBaseUrl ?? buildLocalBaseUrl(port));
+/** The public origin: STUDIO_BASE_URL, or `http://localhost:<port>` when it is unset. */
+function readBaseUrl(env: Environment, port: number): URL {
+  const baseUrl = readHttpUrl(
+    "STUDIO_BASE_URL",
+    readText(env, "STUDIO_BASE_URL") ?? buildLocalBaseUrl(port),
+  );
   if (baseUrl.pathname !== "/" || baseUrl.search || baseUrl.hash) {
     throw new ConfigError(
       "STUDIO_BASE_URL",
       `"${baseUrl.href}" must be an origin without a path, such as https://studio.example`,
     );
   }
-  const kvPath = readText(env, "STUDIO_KV_PATH") ??
-    (options.onDenoDeploy ? undefined : SERVICE_DEFAULTS.kvPath);
+  return baseUrl;
+}
+
+function readSmtpUrl(env: Environment): string | undefined {
   const smtpUrl = readText(env, "STUDIO_SMTP_URL");
-  if (smtpUrl !== undefined) {
-    let url: URL | undefined;
-    try {
-      url = new URL(smtpUrl);
-    } catch { /* reported below */ }
-    if (!url || (url.protocol !== "smtp:" && url.protocol !== "smtps:") || !url.hostname) {
-      throw new ConfigError(
-        "STUDIO_SMTP_URL",
-        `"${smtpUrl}" is not an smtp:// or smtps:// URL with a host`,
-      );
-    }
+  if (smtpUrl === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(smtpUrl);
+  } catch { /* reported below */ }
+  if (!url || (url.protocol !== "smtp:" && url.protocol !== "smtps:") || !url.hostname) {
+    throw new ConfigError(
+      "STUDIO_SMTP_URL",
+      `"${smtpUrl}" is not an smtp:// or smtps:// URL with a host`,
+    );
   }
-  const allowedOrigins = readList(env, "STUDIO_ALLOWED_ORIGINS").map((value) => {
-    const url = readHttpUrl("STUDIO_ALLOWED_ORIGINS", value);
-    return url.origin;
-  });
-  const busyCalendars = readList(env, "STUDIO_BUSY_CALENDARS").map((value) =>
-    readHttpUrl("STUDIO_BUSY_CALENDARS", value).href
-  );
-  const confirmation = readText(env, "STUDIO_CONFIRMATION") ?? "auto";
-  if (confirmation !== "auto" && confirmation !== "manual") {
-    throw new ConfigError("STUDIO_CONFIRMATION", `"${confirmation}" is not "auto" or "manual"`);
-  }
+  return smtpUrl;
+}
+
+/** One of two words, the first by default; `lowerCase` accepts them in any case. */
+function readEither<T extends string>(
+  env: Environment,
+  name: string,
+  choices: readonly [T, T],
+  options: { lowerCase: boolean },
+): T {
+  const text = readText(env, name);
+  const value = (options.lowerCase ? text?.toLowerCase() : text) ?? choices[0];
+  for (const choice of choices) if (value === choice) return choice;
+  throw new ConfigError(name, `"${value}" is not "${choices[0]}" or "${choices[1]}"`);
+}
+
+function readSecret(env: Environment): string | undefined {
   const secret = readText(env, "STUDIO_SECRET");
   if (secret !== undefined && secret.length < 32) {
     throw new ConfigError("STUDIO_SECRET", `it has ${secret.length} characters; use at least 32`);
   }
+  return secret;
+}
+
+function readTrustProxy(env: Environment): TrustedProxyHeader | undefined {
   const trustProxy = readText(env, "STUDIO_TRUST_PROXY")?.toLowerCase();
   if (
     trustProxy !== undefined && !(TRUSTED_PROXY_HEADERS as readonly string[]).includes(trustProxy)
@@ -366,19 +370,45 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
       `"${trustProxy}" is not one of ${TRUSTED_PROXY_HEADERS.join(", ")}`,
     );
   }
-  const rateLimitStore = readText(env, "STUDIO_RATE_LIMIT_STORE")?.toLowerCase() ?? "memory";
-  if (rateLimitStore !== "memory" && rateLimitStore !== "kv") {
-    throw new ConfigError("STUDIO_RATE_LIMIT_STORE", `"${rateLimitStore}" is not "memory" or "kv"`);
-  }
-  const log = readText(env, "STUDIO_LOG")?.toLowerCase() ?? "info";
-  if (log !== "info" && log !== "quiet") {
-    throw new ConfigError("STUDIO_LOG", `"${log}" is not "info" or "quiet"`);
-  }
+  return trustProxy as TrustedProxyHeader | undefined;
+}
+
+/**
+ * Reads and checks the configuration from environment variables.
+ *
+ * @param env The environment, e.g. `Deno.env.toObject()`.
+ * @param options `onDenoDeploy`: whether to leave `kvPath` unset by default (the platform's KV).
+ * @returns The configuration with every default applied.
+ * @throws {ConfigError} At the first bad value, naming the variable.
+ */
+export function readConfig(env: Environment, options: { onDenoDeploy?: boolean } = {}): Config {
+  // The variables are checked in this order, so the first bad one is the one reported.
+  const port = readWhole(env, "PORT", SERVICE_DEFAULTS.port, 0, 65535);
+  const host = readText(env, "HOST") ?? SERVICE_DEFAULTS.host;
+  const baseUrl = readBaseUrl(env, port);
+  const kvPath = readText(env, "STUDIO_KV_PATH") ??
+    (options.onDenoDeploy ? undefined : SERVICE_DEFAULTS.kvPath);
+  const smtpUrl = readSmtpUrl(env);
+  const allowedOrigins = readList(env, "STUDIO_ALLOWED_ORIGINS").map((value) =>
+    readHttpUrl("STUDIO_ALLOWED_ORIGINS", value).origin
+  );
+  const busyCalendars = readList(env, "STUDIO_BUSY_CALENDARS").map((value) =>
+    readHttpUrl("STUDIO_BUSY_CALENDARS", value).href
+  );
+  const confirmation = readEither(env, "STUDIO_CONFIRMATION", ["auto", "manual"], {
+    lowerCase: false,
+  });
+  const secret = readSecret(env);
+  const trustProxy = readTrustProxy(env);
+  const rateLimitStore = readEither(env, "STUDIO_RATE_LIMIT_STORE", ["memory", "kv"], {
+    lowerCase: true,
+  });
+  const log = readEither(env, "STUDIO_LOG", ["info", "quiet"], { lowerCase: true });
   return {
     port,
     host,
     baseUrl: baseUrl.origin,
-    baseUrlFollowsPort: givenBaseUrl === undefined,
+    baseUrlFollowsPort: readText(env, "STUDIO_BASE_URL") === undefined,
     kvPath,
     smtpUrl,
     mailFrom: readAddress(env, "STUDIO_MAIL_FROM", SERVICE_DEFAULTS.mailAddress),
@@ -392,7 +422,7 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
       DEFAULT_BOOKINGS_PER_ATTENDEE,
     ),
     secret,
-    trustProxy: trustProxy as TrustedProxyHeader | undefined,
+    trustProxy,
     rateLimits: {
       read: readCount(env, "STUDIO_RATE_LIMIT_READ", RATE_LIMIT_POLICIES.read.limit),
       write: readCount(env, "STUDIO_RATE_LIMIT_WRITE", RATE_LIMIT_POLICIES.write.limit),

@@ -1,8 +1,9 @@
 /**
- * Loading on first use (issue 15, start-up): a dependency that only some requests need (a library
+ * Loading on first use, for a short start-up: a dependency that only some requests need (a library
  * of Node's compatibility layer, a CommonJS package, the Markdown renderer) is imported by the
  * first request that needs it, not while the service starts. On Deno the first `node:` module or
- * CommonJS package costs ~15–20 ms of start-up on its own, which every cold isolate would pay.
+ * CommonJS package is a noticeable part of start-up on its own, which every cold isolate would
+ * pay.
  *
  * @module
  */

@@ -68,8 +68,9 @@ export interface Services {
   versionHeaders: ReadonlyArray<readonly [string, string]>;
   /**
    * Loads the site's content (pages of both languages, settings and assets) once: the studio's
-   * own corpus is a module of ~290 KB that the site's first request loads, not start-up (issue
-   * 15). The site's routes get it as `SiteServices.content`.
+   * own corpus is a large module that the site's first request loads, not start-up, so a cold
+   * start that answers the API never loads it. The site's routes get it as
+   * `SiteServices.content`.
    */
   loadContent(): Promise<Corpus>;
   /**

@@ -52,7 +52,7 @@ function toDocument(value: unknown, type: string): Representation {
 export function agentDiscoveryRoutes(services: SiteServices): RouteDefinition[] {
   const { baseUrl } = services;
   const skills = services.content.skills ?? [];
-  // Each document is prepared by the first request for it, not at start-up (issue 15).
+  // Each document is prepared by the first request for it, not at start-up, which stays short.
   const card = once(() => buildServerCard(baseUrl, services.content.name));
   const cardDocument = once(() => toDocument(card(), MCP_SERVER_CARD_TYPE));
   const wellKnownCard = once(() => toDocument(buildWellKnownCard(card()), JSON_TYPE));

@@ -1,5 +1,5 @@
 /**
- * The API reference for people (issue 18): `/en/api-reference` and `/referencia-api` render
+ * The API reference for people: `/en/api-reference` and `/referencia-api` render
  * `/openapi.json` in the browser with Scalar's API reference (`@scalar/api-reference`, vendored
  * by scripts/build_api_reference.ts and served from this origin), with no web fonts, telemetry or
  * agent, and "try it" calls to this origin only. Its page relaxes the site's Content-Security-

@@ -31,7 +31,7 @@ import { loadOnce } from "../lib/load_once.ts";
 /** How many months ahead of the current one a listing may ask for (spec: "the next six months"). */
 export const MONTHS_AHEAD = 6;
 
-/** The booking engine and its mail, loaded by the first booking (not at start-up: issue 15). */
+/** The booking engine and its mail, loaded by the first booking rather than at start-up. */
 export const loadBookings = loadOnce(() => import("../lib/booking/bookings.ts"));
 
 /**

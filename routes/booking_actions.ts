@@ -16,7 +16,9 @@ import {
   ACTION_PATH_PREFIX,
   BOOKING_ACTIONS,
   type BookingAction,
+  type LinkSigner,
 } from "../lib/booking/signed_links.ts";
+import type { Store } from "../lib/store/store.ts";
 
 type Locale = "pt" | "en";
 
@@ -79,9 +81,12 @@ const WORDS = {
   },
 } as const;
 
-/** The booking engine and its mail, loaded by the first action link (not at start-up: issue 15). */
+/** The booking engine and its mail, loaded by the first action link rather than at start-up. */
 const loadBooking = () =>
   Promise.all([import("../lib/booking/bookings.ts"), import("../lib/booking/booking_mail.ts")]);
+
+/** The modules {@linkcode loadBooking} loads. */
+type BookingModules = Awaited<ReturnType<typeof loadBooking>>;
 
 function details(
   record: BookingRecord,
@@ -106,128 +111,171 @@ const ACTION_PAGE_HEADERS = [
   ["X-Robots-Tag", "noindex"],
 ] as const;
 
-/**
- * The routes of the booking action pages: a GET and a POST per action. The POST, which changes
- * a booking, counts against the write quota.
- */
-export function bookingActionRoutes(services: SiteServices): RouteDefinition[] {
-  const { store, linkSigner, schedule } = services;
-
-  /** Answers a page in the site's template. */
-  async function page(
+/** What the action pages share: the services, and the answer of a page in the site's template. */
+interface ActionPages {
+  services: SiteServices;
+  page(
     request: Request,
     locale: Locale,
     status: number,
     title: string,
     body: string,
-  ): Promise<Response> {
-    const document = buildDocumentPage(await services.site(), locale, {
+  ): Promise<Response>;
+}
+
+/** One action page being answered: its request, action, language and title. */
+interface ActionView {
+  request: Request;
+  action: BookingAction;
+  locale: Locale;
+  title: string;
+}
+
+/** The page's language: the attendee's for cancel, the studio's (Portuguese) otherwise. */
+function localeOf(action: BookingAction, record?: BookingRecord): Locale {
+  return action === "cancel" && record ? record.locale : "pt";
+}
+
+async function readLink(linkSigner: LinkSigner, request: Request, action: BookingAction) {
+  const url = new URL(request.url);
+  const id = url.searchParams.get("id") ?? "";
+  const signature = url.searchParams.get("sig") ?? "";
+  const valid = /^[0-9A-Z]{26}$/.test(id) && await linkSigner.verify(action, id, signature);
+  return { id, valid };
+}
+
+/** The booking a link names, `null` when there is none, `undefined` when the store failed. */
+async function readRecord(store: Store, id: string): Promise<BookingRecord | null | undefined> {
+  try {
+    return (await store.get<BookingRecord>([...BOOKING_PREFIX, id])).value;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The 429 page, in the page's language: for a valid cancel link, the attendee's. */
+async function answerRateLimited(
+  pages: ActionPages,
+  request: Request,
+  action: BookingAction,
+): Promise<Response> {
+  const { linkSigner, store } = pages.services;
+  const { id, valid } = await readLink(linkSigner, request, action);
+  const record = valid ? await readRecord(store, id) : undefined;
+  const locale = localeOf(action, record ?? undefined);
+  const words = WORDS[locale];
+  return pages.page(request, locale, 429, words.title[action], `<p>${words.limited}</p>`);
+}
+
+/** The GET: the booking and its one button, or why the action is no longer possible. */
+function showBooking(
+  pages: ActionPages,
+  view: ActionView,
+  record: BookingRecord,
+  [{ hasLapsed }, { describeStart }]: BookingModules,
+): Promise<Response> {
+  const { services } = pages;
+  const { request, action, locale, title } = view;
+  const words = WORDS[locale];
+  const state = action !== "cancel" && hasLapsed(record, services.clock.now().epochMilliseconds)
+    ? `<p>${words.lapsed}</p>`
+    : record.status === "pending" || record.status === "accepted"
+    ? `<form method="post"><button type="submit">${words.button[action]}</button></form>`
+    : `<p>${words.already[record.status === "declined" ? "decline" : "cancel"]}</p>`;
+  const summary = details(record, locale, services.schedule.timeZone, describeStart);
+  return pages.page(request, locale, 200, title, summary + state);
+}
+
+/** The POST: applies the action to the booking and says how it went. */
+async function applyAction(
+  pages: ActionPages,
+  view: ActionView,
+  bookingId: string,
+  [{ applyBookingAction }, { describeStart }]: BookingModules,
+): Promise<Response> {
+  const { services, page } = pages;
+  const { request, action, locale, title } = view;
+  const words = WORDS[locale];
+  let outcome;
+  try {
+    outcome = await applyBookingAction(services, action, bookingId);
+  } catch (error) {
+    services.logger.error("Booking action failed", {
+      action,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return page(request, locale, 503, title, `<p>${words.busy}</p>`);
+  }
+  if (outcome.kind === "not-found") {
+    return page(request, locale, 404, title, `<p>${words.missing}</p>`);
+  }
+  const summary = details(outcome.record, locale, services.schedule.timeZone, describeStart);
+  if (outcome.kind === "done") {
+    return page(
+      request,
+      locale,
+      200,
       title,
-      mainHtml: `<h1>${escapeHtml(title)}</h1>\n${body}`,
-    }, ACTION_PAGE_HEADERS);
-    return respond(request, document, { status });
+      `<p role="status">${words.done[action]}</p>${summary}`,
+    );
   }
-
-  /** The page's language: the attendee's for cancel, the studio's (Portuguese) otherwise. */
-  const localeOf = (action: BookingAction, record?: BookingRecord): Locale =>
-    action === "cancel" && record ? record.locale : "pt";
-
-  async function readLink(request: Request, action: BookingAction) {
-    const url = new URL(request.url);
-    const id = url.searchParams.get("id") ?? "";
-    const signature = url.searchParams.get("sig") ?? "";
-    const valid = /^[0-9A-Z]{26}$/.test(id) && await linkSigner.verify(action, id, signature);
-    return { id, valid };
+  if (outcome.kind === "already") {
+    const already = words.already[action];
+    return page(request, locale, 200, title, `<p role="status">${already}</p>${summary}`);
   }
+  const refusal = outcome.kind === "lapsed" ? words.lapsed : words.notAllowed;
+  return page(request, locale, 409, title, `<p>${refusal}</p>${summary}`);
+}
 
-  /** The booking a link names, `null` when there is none, `undefined` when the store failed. */
-  async function readRecord(id: string): Promise<BookingRecord | null | undefined> {
-    try {
-      return (await store.get<BookingRecord>([...BOOKING_PREFIX, id])).value;
-    } catch {
-      return undefined;
-    }
+/** Answers an action link: checks its signature, reads the booking, then shows or applies. */
+async function answerAction(
+  pages: ActionPages,
+  method: "GET" | "POST",
+  action: BookingAction,
+  request: Request,
+): Promise<Response> {
+  const { services, page } = pages;
+  const modules = await loadBooking();
+  const { id, valid } = await readLink(services.linkSigner, request, action);
+  if (!valid) {
+    return page(request, "pt", 403, WORDS.pt.title[action], `<p>${WORDS.pt.invalid}</p>`);
   }
+  const record = await readRecord(services.store, id);
+  if (record === undefined) {
+    return page(request, "pt", 503, WORDS.pt.title[action], `<p>${WORDS.pt.busy}</p>`);
+  }
+  const locale = localeOf(action, record ?? undefined);
+  const words = WORDS[locale];
+  const title = words.title[action];
+  if (!record) return page(request, locale, 404, title, `<p>${words.missing}</p>`);
+  const view: ActionView = { request, action, locale, title };
+  return method === "GET"
+    ? showBooking(pages, view, record, modules)
+    : applyAction(pages, view, id, modules);
+}
 
-  function buildRoute(method: "GET" | "POST", action: BookingAction): RouteDefinition {
-    return {
-      method,
-      path: ACTION_PATH_PREFIX + action,
-      policies: method === "POST" ? ["write"] : undefined,
-      // A refusal speaks the page's language: for a valid cancel link, the attendee's.
-      answerRateLimited: async (request) => {
-        const { id, valid } = await readLink(request, action);
-        const record = valid ? await readRecord(id) : undefined;
-        const locale = localeOf(action, record ?? undefined);
-        const words = WORDS[locale];
-        return page(request, locale, 429, words.title[action], `<p>${words.limited}</p>`);
-      },
-      handle: async (request) => {
-        const [{ applyBookingAction, hasLapsed }, { describeStart }] = await loadBooking();
-        const { id, valid } = await readLink(request, action);
-        if (!valid) {
-          return page(request, "pt", 403, WORDS.pt.title[action], `<p>${WORDS.pt.invalid}</p>`);
-        }
-        const record = await readRecord(id);
-        if (record === undefined) {
-          return page(request, "pt", 503, WORDS.pt.title[action], `<p>${WORDS.pt.busy}</p>`);
-        }
-        const locale = localeOf(action, record ?? undefined);
-        const words = WORDS[locale];
-        const title = words.title[action];
-        if (!record) return page(request, locale, 404, title, `<p>${words.missing}</p>`);
-        if (method === "GET") {
-          const state =
-            action !== "cancel" && hasLapsed(record, services.clock.now().epochMilliseconds)
-              ? `<p>${words.lapsed}</p>`
-              : record.status === "pending" || record.status === "accepted"
-              ? `<form method="post"><button type="submit">${words.button[action]}</button></form>`
-              : `<p>${words.already[record.status === "declined" ? "decline" : "cancel"]}</p>`;
-          return page(
-            request,
-            locale,
-            200,
-            title,
-            details(record, locale, schedule.timeZone, describeStart) + state,
-          );
-        }
-        let outcome;
-        try {
-          outcome = await applyBookingAction(services, action, id);
-        } catch (error) {
-          services.logger.error("Booking action failed", {
-            action,
-            error: error instanceof Error ? error.message : String(error),
-          });
-          return page(request, locale, 503, title, `<p>${words.busy}</p>`);
-        }
-        if (outcome.kind === "not-found") {
-          return page(request, locale, 404, title, `<p>${words.missing}</p>`);
-        }
-        const summary = details(outcome.record, locale, schedule.timeZone, describeStart);
-        if (outcome.kind === "done") {
-          return page(
-            request,
-            locale,
-            200,
-            title,
-            `<p role="status">${words.done[action]}</p>${summary}`,
-          );
-        }
-        if (outcome.kind === "already") {
-          return page(
-            request,
-            locale,
-            200,
-            title,
-            `<p role="status">${words.already[action]}</p>${summary}`,
-          );
-        }
-        const refusal = outcome.kind === "lapsed" ? words.lapsed : words.notAllowed;
-        return page(request, locale, 409, title, `<p>${refusal}</p>${summary}`);
-      },
-    };
-  }
+/**
+ * The routes of the booking action pages: a GET and a POST per action. The POST, which changes
+ * a booking, counts against the write quota.
+ */
+export function bookingActionRoutes(services: SiteServices): RouteDefinition[] {
+  const pages: ActionPages = {
+    services,
+    async page(request, locale, status, title, body) {
+      const document = buildDocumentPage(await services.site(), locale, {
+        title,
+        mainHtml: `<h1>${escapeHtml(title)}</h1>\n${body}`,
+      }, ACTION_PAGE_HEADERS);
+      return respond(request, document, { status });
+    },
+  };
+  const buildRoute = (method: "GET" | "POST", action: BookingAction): RouteDefinition => ({
+    method,
+    path: ACTION_PATH_PREFIX + action,
+    policies: method === "POST" ? ["write"] : undefined,
+    answerRateLimited: (request) => answerRateLimited(pages, request, action),
+    handle: (request) => answerAction(pages, method, action, request),
+  });
   return BOOKING_ACTIONS.flatMap((
     action,
   ) => [buildRoute("GET", action), buildRoute("POST", action)]);

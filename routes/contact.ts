@@ -11,7 +11,7 @@ import type { Services } from "../lib/services.ts";
 /** The ContactSuccess body (spec, Resources). */
 export const CONTACT_SUCCESS = '{"ok":true}';
 
-/** Inquiries' validation and store, loaded by the first inquiry (not at start-up: issue 15). */
+/** Inquiries' validation and store, loaded by the first inquiry rather than at start-up. */
 export const loadInquiries = loadOnce(() => import("../lib/contact/inquiries.ts"));
 
 /** The routes of contact inquiries. */

@@ -53,8 +53,8 @@ export function buildApiCatalog(baseUrl: string): Record<string, unknown> {
 
 /** The routes of the discovery documents; both are built once and served from memory. */
 export function discoveryRoutes(services: SiteServices): RouteDefinition[] {
-  // Prepared once, by the first request for it (not at start-up: issue 15), with a strong ETag
-  // (304 on If-None-Match) and an hour of caching, like every other document (issue 18);
+  // Prepared once, by the first request for it (not at start-up, which stays short), with a
+  // strong ETag (304 on If-None-Match) and an hour of caching, like every other document;
   // readable from every origin.
   const document = loadOnce(async () => {
     const { buildOpenApiDocument } = await import("../lib/contract/openapi.ts");

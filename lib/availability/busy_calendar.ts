@@ -2,7 +2,7 @@
  * Busy time from iCalendar feeds (RFC 5545), for example the secret iCal address of the studio's
  * Google or iCloud calendar: fetching, caching and the failure rules. Parsing and recurrence
  * expansion (`ics_events.ts`, on ical.js) are loaded with the first feed, so a service without
- * busy calendars never loads ical.js (issue 15).
+ * busy calendars never loads ical.js, and a cold start does not wait for it.
  *
  * @module
  */
@@ -89,6 +89,69 @@ async function readFeedText(response: Response, maxBytes: number): Promise<strin
   }
 }
 
+/** How feeds are fetched: resolved once per calendar. */
+interface FeedFetching {
+  fetch: typeof globalThis.fetch;
+  timeoutMs: number;
+  maxBytes: number;
+  clock: Clock;
+}
+
+/**
+ * Fetches a feed and parses it, unless its text is that of the copy kept in `copies`, whose
+ * parsed form is then kept; the new copy replaces the old in `copies`.
+ */
+async function downloadFeed(
+  fetching: FeedFetching,
+  copies: Map<string, FeedCopy>,
+  url: string,
+): Promise<FeedCopy> {
+  // Called as a plain function, as the platform's fetch expects (not as a method of `fetching`).
+  const fetchFeed = fetching.fetch;
+  const response = await fetchFeed(url, {
+    signal: AbortSignal.timeout(fetching.timeoutMs),
+    headers: { Accept: "text/calendar" },
+    redirect: "follow",
+  });
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => {});
+    throw new Error(`HTTP ${response.status}`);
+  }
+  const text = await readFeedText(response, fetching.maxBytes);
+  const fetchedAtMs = fetching.clock.now().epochMilliseconds;
+  const previous = copies.get(url);
+  if (previous && previous.text === text) {
+    // Unchanged: keep the parsed calendar and its expansions (parsing a large feed is costly).
+    previous.fetchedAtMs = fetchedAtMs;
+    return previous;
+  }
+  const { parseCalendar } = await import("./ics_events.ts");
+  const calendar = parseCalendar(text);
+  const copy: FeedCopy = { fetchedAtMs, text, calendar, expansions: new Map() };
+  copies.set(url, copy);
+  return copy;
+}
+
+/**
+ * The feeds' busy time together. The same parts give the same array, so callers can cache what
+ * they derive from it.
+ */
+function combineParts(
+  combined: Map<string, { parts: BusyInterval[][]; busy: BusyInterval[] }>,
+  key: string,
+  parts: BusyInterval[][],
+): BusyInterval[] {
+  const previous = combined.get(key);
+  if (
+    previous && previous.parts.length === parts.length &&
+    previous.parts.every((part, index) => part === parts[index])
+  ) return previous.busy;
+  const busy = parts.length === 1 ? parts[0] : parts.flat();
+  if (combined.size >= 16) combined.clear();
+  combined.set(key, { parts, busy });
+  return busy;
+}
+
 /**
  * Creates a busy calendar over iCalendar feeds, fetched with a timeout and a size cap. Each feed's
  * parsed copy is kept and reused while younger than the `maxAgeSeconds` a read allows; concurrent
@@ -97,37 +160,15 @@ async function readFeedText(response: Response, maxBytes: number): Promise<strin
  * @param options The feeds, zone, clock, logger and limits.
  */
 export function createIcsCalendar(options: IcsCalendarOptions): BusyCalendar {
-  const fetchFeed = options.fetch ?? globalThis.fetch;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_FEED_TIMEOUT_MILLISECONDS;
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_FEED_BYTES;
+  const fetching: FeedFetching = {
+    fetch: options.fetch ?? globalThis.fetch,
+    timeoutMs: options.timeoutMs ?? DEFAULT_FEED_TIMEOUT_MILLISECONDS,
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_FEED_BYTES,
+    clock: options.clock,
+  };
   const copies = new Map<string, FeedCopy>();
   const combined = new Map<string, { parts: BusyInterval[][]; busy: BusyInterval[] }>();
   const inFlight = new Map<string, Promise<FeedCopy>>();
-
-  async function download(url: string): Promise<FeedCopy> {
-    const response = await fetchFeed(url, {
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: { Accept: "text/calendar" },
-      redirect: "follow",
-    });
-    if (!response.ok) {
-      await response.body?.cancel().catch(() => {});
-      throw new Error(`HTTP ${response.status}`);
-    }
-    const text = await readFeedText(response, maxBytes);
-    const fetchedAtMs = options.clock.now().epochMilliseconds;
-    const previous = copies.get(url);
-    if (previous && previous.text === text) {
-      // Unchanged: keep the parsed calendar and its expansions (parsing a large feed is costly).
-      previous.fetchedAtMs = fetchedAtMs;
-      return previous;
-    }
-    const { parseCalendar } = await import("./ics_events.ts");
-    const calendar = parseCalendar(text);
-    const copy: FeedCopy = { fetchedAtMs, text, calendar, expansions: new Map() };
-    copies.set(url, copy);
-    return copy;
-  }
 
   async function readFeed(url: string, maxAgeSeconds: number): Promise<FeedCopy> {
     const copy = copies.get(url);
@@ -135,7 +176,7 @@ export function createIcsCalendar(options: IcsCalendarOptions): BusyCalendar {
     if (copy && nowMs - copy.fetchedAtMs <= maxAgeSeconds * 1000) return copy;
     let pending = inFlight.get(url);
     if (!pending) {
-      pending = download(url).finally(() => inFlight.delete(url));
+      pending = downloadFeed(fetching, copies, url).finally(() => inFlight.delete(url));
       inFlight.set(url, pending);
     }
     try {
@@ -147,38 +188,38 @@ export function createIcsCalendar(options: IcsCalendarOptions): BusyCalendar {
     }
   }
 
+  /** The busy time of one feed over `span` (keyed `key`), expanded once per span and copy. */
+  async function readBusy(
+    url: string,
+    span: BusyInterval,
+    key: string,
+    maxAgeSeconds: number,
+  ): Promise<BusyInterval[]> {
+    const copy = await readFeed(url, maxAgeSeconds);
+    let busy = copy.expansions.get(key);
+    if (busy) return busy;
+    const { expandCalendar } = await import("./ics_events.ts");
+    const skipped = [...copy.calendar.skipped];
+    busy = expandCalendar(copy.calendar, span, options.defaultTimeZone, skipped);
+    if (skipped.length) {
+      options.logger.warn("Busy calendar events skipped: they could not be read", {
+        url: redact(url),
+        uids: skipped.slice(0, 20),
+        count: skipped.length,
+      });
+    }
+    if (copy.expansions.size >= 16) copy.expansions.clear();
+    copy.expansions.set(key, busy);
+    return busy;
+  }
+
   return {
     async read(span, { maxAgeSeconds }) {
       const key = `${span.startEpochMs}:${span.endEpochMs}`;
-      const { expandCalendar } = await import("./ics_events.ts");
-      const parts = await Promise.all(options.urls.map(async (url) => {
-        const copy = await readFeed(url, maxAgeSeconds);
-        let busy = copy.expansions.get(key);
-        if (!busy) {
-          const skipped = [...copy.calendar.skipped];
-          busy = expandCalendar(copy.calendar, span, options.defaultTimeZone, skipped);
-          if (skipped.length) {
-            options.logger.warn("Busy calendar events skipped: they could not be read", {
-              url: redact(url),
-              uids: skipped.slice(0, 20),
-              count: skipped.length,
-            });
-          }
-          if (copy.expansions.size >= 16) copy.expansions.clear();
-          copy.expansions.set(key, busy);
-        }
-        return busy;
-      }));
-      // The same parts give the same array, so callers can cache what they derive from it.
-      const previous = combined.get(key);
-      if (
-        previous && previous.parts.length === parts.length &&
-        previous.parts.every((part, index) => part === parts[index])
-      ) return previous.busy;
-      const busy = parts.length === 1 ? parts[0] : parts.flat();
-      if (combined.size >= 16) combined.clear();
-      combined.set(key, { parts, busy });
-      return busy;
+      const parts = await Promise.all(
+        options.urls.map((url) => readBusy(url, span, key, maxAgeSeconds)),
+      );
+      return combineParts(combined, key, parts);
     },
   };
 }

@@ -134,8 +134,8 @@ export function readSchedule(value: unknown): ScheduleSettings {
     throw new TypeError(`Invalid schedule setting "timeZone": "${settings.timeZone}" is unknown`);
   }
   for (const day of WEEKDAYS) {
-    // "HH:MM" strings order by code unit; `localeCompare` would start ICU's collator (~5 ms of a
-    // cold start, issue 15) to say the same.
+    // "HH:MM" strings order by code unit; `localeCompare` would start ICU's collator (a cost to
+    // every cold start) to say the same.
     const intervals = [...settings.weeklyHours[day]].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
     for (const [index, [open, close]] of intervals.entries()) {
       if (open >= close) {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { createHolidayCalendar } from "./holidays.ts";
+import { createHolidayCalendar, type HolidaySource } from "./holidays.ts";
 import {
   buildBookingWindow,
   buildCandidateSlots,
@@ -21,7 +21,7 @@ import { createHoldsReader } from "../booking/booking_store.ts";
 import type { ScheduleSettings } from "./schedule.ts";
 import type { Store } from "../store/store.ts";
 
-/** How old a calendar copy a listing may use, in seconds (issue: at most 30). */
+/** How old a calendar copy a listing may use, in seconds; a booking's check reads afresh. */
 export const LISTING_MAX_AGE_SECONDS = 30;
 
 /**
@@ -77,6 +77,22 @@ interface MonthEntry {
   free?: { busy: BusyInterval[]; holds: BusyInterval[]; slots: CandidateSlot[] };
 }
 
+/** A month's candidates from the schedule alone, with the public holidays it needs prepared. */
+async function buildMonthEntry(
+  settings: ScheduleSettings,
+  holidays: HolidaySource,
+  month: string,
+): Promise<MonthEntry> {
+  const described = describeMonth(month, settings.timeZone);
+  if (settings.closedOnPublicHolidays) {
+    await holidays.prepare(settings.holidayCountry, [described.first.year, described.last.year]);
+  }
+  return {
+    candidates: buildCandidateSlots(settings, described.first, described.last, holidays.calendar),
+    span: described.span,
+  };
+}
+
 /**
  * Creates the availability service. A month's candidates are computed once (they depend on the
  * schedule only); the free ones are recomputed whenever the busy time or the holds change (the
@@ -93,22 +109,7 @@ export function createSlotFinder(options: SlotFinderOptions): SlotFinder {
   async function readMonth(month: string): Promise<MonthEntry> {
     let entry = months.get(month);
     if (!entry) {
-      const described = describeMonth(month, settings.timeZone);
-      if (settings.closedOnPublicHolidays) {
-        await holidays.prepare(settings.holidayCountry, [
-          described.first.year,
-          described.last.year,
-        ]);
-      }
-      entry = {
-        candidates: buildCandidateSlots(
-          settings,
-          described.first,
-          described.last,
-          holidays.calendar,
-        ),
-        span: described.span,
-      };
+      entry = await buildMonthEntry(settings, holidays, month);
       if (months.size > 24) months.clear();
       months.set(month, entry);
     }

@@ -217,63 +217,68 @@ export type BookingMailKind =
   | "studio-new"
   | "studio-cancelled";
 
-/**
- * Builds one e-mail of a booking.
- *
- * @param kind Which e-mail.
- * @param record The booking, as it is after the change the e-mail announces.
- * @param context Addresses, zone, meeting settings and the current instant.
- * @param links The signed links to include.
- * @returns The e-mail, with its iMIP invite (ical-generator is loaded with the first one, not when
- * the service starts).
- */
-export async function buildBookingMail(
+function messageIdOf(kind: BookingMailKind, record: BookingRecord, domain: string): string {
+  return `${kind}-${record.id}-${record.sequence}@${domain}`;
+}
+
+/** An e-mail to the attendee, in the booking's locale; booked and cancelled carry an invite. */
+function buildAttendeeMail(
   kind: BookingMailKind,
   record: BookingRecord,
   context: BookingMailContext,
   links: BookingLinks,
-): Promise<OutgoingMail> {
-  const { buildInvite } = await import("./invites.ts");
-  const messageId = `${kind}-${record.id}-${record.sequence}@${context.domain}`;
-  if (kind.startsWith("attendee-")) {
-    const locale = record.locale;
-    const text = TEXT[locale];
-    const when = describeStart(record, locale, context.timeZone);
-    const [subject, lead] = kind === "attendee-booked"
-      ? [`${text.bookedSubject}: ${when}`, text.booked]
-      : kind === "attendee-pending"
-      ? [text.pendingSubject, text.pending]
-      : kind === "attendee-declined"
-      ? [text.declinedSubject, text.declined]
-      : [`${text.cancelledSubject}: ${when}`, text.cancelled];
-    const body = [
-      text.hello(toHeaderText(record.name, 120)),
-      "",
-      lead,
-      "",
-      ...detailLines(record, locale, context),
-      ...(kind === "attendee-booked" || kind === "attendee-pending"
-        ? ["", text.cancelLink, links.cancel]
-        : []),
-      "",
-      text.signOff,
-    ].join("\n");
-    const mail: OutgoingMail = {
-      messageId,
-      from: context.from,
-      to: [record.email],
-      replyTo: toBareAddress(context.inbox),
-      subject: toHeaderText(subject, 200),
-      text: body,
-    };
-    if (kind === "attendee-booked") {
-      return withInvite(mail, "REQUEST", invite(buildInvite, record, "REQUEST", locale, context));
-    }
-    if (kind === "attendee-cancelled") {
-      return withInvite(mail, "CANCEL", invite(buildInvite, record, "CANCEL", locale, context));
-    }
-    return mail;
+  buildInvite: InviteBuilder,
+): OutgoingMail {
+  const locale = record.locale;
+  const text = TEXT[locale];
+  const when = describeStart(record, locale, context.timeZone);
+  const [subject, lead] = kind === "attendee-booked"
+    ? [`${text.bookedSubject}: ${when}`, text.booked]
+    : kind === "attendee-pending"
+    ? [text.pendingSubject, text.pending]
+    : kind === "attendee-declined"
+    ? [text.declinedSubject, text.declined]
+    : [`${text.cancelledSubject}: ${when}`, text.cancelled];
+  const body = [
+    text.hello(toHeaderText(record.name, 120)),
+    "",
+    lead,
+    "",
+    ...detailLines(record, locale, context),
+    ...(kind === "attendee-booked" || kind === "attendee-pending"
+      ? ["", text.cancelLink, links.cancel]
+      : []),
+    "",
+    text.signOff,
+  ].join("\n");
+  const mail: OutgoingMail = {
+    messageId: messageIdOf(kind, record, context.domain),
+    from: context.from,
+    to: [record.email],
+    replyTo: toBareAddress(context.inbox),
+    subject: toHeaderText(subject, 200),
+    text: body,
+  };
+  if (kind === "attendee-booked") {
+    return withInvite(mail, "REQUEST", invite(buildInvite, record, "REQUEST", locale, context));
   }
+  if (kind === "attendee-cancelled") {
+    return withInvite(mail, "CANCEL", invite(buildInvite, record, "CANCEL", locale, context));
+  }
+  return mail;
+}
+
+/**
+ * An e-mail to the studio, in Portuguese, with the invite: a new booking (with the confirm and
+ * decline links while it is pending) or a cancelled one.
+ */
+function buildStudioMail(
+  kind: BookingMailKind,
+  record: BookingRecord,
+  context: BookingMailContext,
+  links: BookingLinks,
+  buildInvite: InviteBuilder,
+): OutgoingMail {
   const when = describeStart(record, "pt", context.timeZone);
   const pending = record.status === "pending";
   const name = toHeaderText(record.name, 120);
@@ -312,7 +317,7 @@ export async function buildBookingMail(
     `Reserva ${record.id}`,
   ].join("\n");
   const mail: OutgoingMail = {
-    messageId,
+    messageId: messageIdOf(kind, record, context.domain),
     from: context.from,
     to: [toBareAddress(context.inbox)],
     replyTo: record.email,
@@ -322,4 +327,26 @@ export async function buildBookingMail(
   return kind === "studio-new"
     ? withInvite(mail, "REQUEST", invite(buildInvite, record, "REQUEST", "pt", context))
     : withInvite(mail, "CANCEL", invite(buildInvite, record, "CANCEL", "pt", context));
+}
+
+/**
+ * Builds one e-mail of a booking.
+ *
+ * @param kind Which e-mail.
+ * @param record The booking, as it is after the change the e-mail announces.
+ * @param context Addresses, zone, meeting settings and the current instant.
+ * @param links The signed links to include.
+ * @returns The e-mail, with its iMIP invite (ical-generator is loaded with the first one, not when
+ * the service starts).
+ */
+export async function buildBookingMail(
+  kind: BookingMailKind,
+  record: BookingRecord,
+  context: BookingMailContext,
+  links: BookingLinks,
+): Promise<OutgoingMail> {
+  const { buildInvite } = await import("./invites.ts");
+  return kind.startsWith("attendee-")
+    ? buildAttendeeMail(kind, record, context, links, buildInvite)
+    : buildStudioMail(kind, record, context, links, buildInvite);
 }

@@ -18,7 +18,7 @@ export const BOOKING_PREFIX = ["booking"] as const;
  * Bookings one attendee address may receive per day by default. Every booking e-mails the
  * attendee text the booker wrote (the topic), so whoever books can make the studio write to any
  * address: per client, the booking quota bounds how often; per address, this bounds how much any
- * one mailbox receives however many clients book for it (issue 16).
+ * one mailbox receives however many clients book for it.
  */
 export const DEFAULT_BOOKINGS_PER_ATTENDEE = 3;
 

@@ -26,6 +26,7 @@ export { BOOKING_PREFIX, DEFAULT_BOOKINGS_PER_ATTENDEE } from "./booking_store.t
 import { CalendarUnavailableError } from "../availability/busy_calendar.ts";
 import { type BookingRequest, RETENTION_DAYS } from "../contract/contract.ts";
 import type { SlotFinder } from "../availability/slots.ts";
+import type { CandidateSlot } from "../availability/availability.ts";
 import type { ScheduleSettings } from "../availability/schedule.ts";
 import type { MailAddresses } from "../mail/mail.ts";
 import type { Outbox } from "../mail/outbox.ts";
@@ -33,7 +34,7 @@ import type { Clock, Logger } from "../ports.ts";
 import type { LinkSigner } from "./signed_links.ts";
 import type { Store } from "../store/store.ts";
 import type { BookingAction } from "./signed_links.ts";
-import type { AtomicOperation } from "../store/store.ts";
+import type { AtomicOperation, KvEntryMaybe, KvKey } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import { sha256Hex } from "../store/digest.ts";
 
@@ -49,8 +50,8 @@ export const IDEMPOTENCY_MILLISECONDS = 24 * 3600 * 1000;
 /**
  * How long a pending booking (manual confirmation) holds its slot for the team, in milliseconds:
  * 48 hours, or until the start if that is sooner. Unconfirmed requests then lapse and free their
- * slots, so requests nobody answers cannot hold a month's slots (issue 16), and a confirm link
- * cannot book a meeting that already passed (defect 9).
+ * slots, so requests nobody answers cannot hold a month's slots, and a confirm link cannot book a
+ * meeting that already passed.
  */
 export const PENDING_HOLD_MILLISECONDS = 48 * 3600 * 1000;
 
@@ -188,83 +189,84 @@ async function queueMails(
   );
 }
 
+function storeUnavailable(): ApiError {
+  return unavailable("The booking store is unavailable", "Retry in a minute; nothing was booked");
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A request's Idempotency-Key, with what the look-ups of its record found. */
+interface Idempotency {
+  key: KvKey;
+  /** SHA-256 of the validated request, hex. */
+  requestHash: string;
+  /**
+   * An expired record that the store still holds (Deno KV's expiry is best effort: a key is
+   * deleted at some point after `expireIn`): the commit replaces it, if it is still the same.
+   */
+  expiredVersionstamp: string | null;
+}
+
+/** The ports the replay of an idempotent repeat reads. */
+type ReplayPorts = Pick<BookingServices, "store" | "clock">;
+
 /**
- * Books a slot.
+ * The first answer to this Idempotency-Key, if one is kept and has not expired.
  *
- * @param services The ports and settings bookings use.
- * @param request The validated BookingRequest.
- * @param options The client, and the `Idempotency-Key` header if sent.
- * @returns The BookingResult of a 201 (or the replayed first answer).
- * @throws {ApiError} 400 for an Idempotency-Key reused with another body; 409 when the slot is
- * not available; 429 `rate-limited` (with `Retry-After`) when the attendee's address had its
- * bookings of the day; 503 `no-backend` when a calendar cannot be read or the outcome is
- * uncertain.
+ * @throws {ApiError} 400 when the key was used with another request.
  */
-export async function createBooking(
-  services: BookingServices,
-  request: BookingRequest,
-  options: { origin: BookingOrigin; idempotencyKey?: string },
+async function replay(
+  ports: ReplayPorts,
+  idempotency: Idempotency | undefined,
+): Promise<BookingResult | undefined> {
+  if (!idempotency) return undefined;
+  const previous = await ports.store.get<IdempotencyRecord>(idempotency.key);
+  if (!previous.value) return undefined;
+  if (previous.value.expiresAtEpochMs <= ports.clock.now().epochMilliseconds) {
+    idempotency.expiredVersionstamp = previous.versionstamp;
+    return undefined;
+  }
+  if (previous.value.requestHash !== idempotency.requestHash) {
+    throw new ApiError("validation-failed", {
+      status: 400,
+      message: "This Idempotency-Key was used with another request",
+      hint:
+        "Send a new Idempotency-Key for a different booking, or repeat the first request unchanged",
+    });
+  }
+  return previous.value.result;
+}
+
+/**
+ * A slot found taken: by another booking (409), or by a concurrent repeat with the same key
+ * that committed after this request's first look (its answer is replayed).
+ */
+async function replayOrConflict(
+  ports: ReplayPorts,
+  idempotency: Idempotency | undefined,
 ): Promise<BookingResult> {
-  const { store, clock } = services;
-  const now = clock.now();
-  const requestHash = await hashRequest(request);
-  const idempotencyKey = options.idempotencyKey
-    ? [...IDEMPOTENCY_PREFIX, options.idempotencyKey] as const
-    : undefined;
-
-  // An expired record that the store still holds (Deno KV's expiry is best effort: a key is
-  // deleted at some point after `expireIn`): the commit replaces it, if it is still the same.
-  let expiredVersionstamp: string | null = null;
-  const replay = async (): Promise<BookingResult | undefined> => {
-    if (!idempotencyKey) return undefined;
-    const previous = await store.get<IdempotencyRecord>(idempotencyKey);
-    if (!previous.value) return undefined;
-    if (previous.value.expiresAtEpochMs <= clock.now().epochMilliseconds) {
-      expiredVersionstamp = previous.versionstamp;
-      return undefined;
-    }
-    if (previous.value.requestHash !== requestHash) {
-      throw new ApiError("validation-failed", {
-        status: 400,
-        message: "This Idempotency-Key was used with another request",
-        hint:
-          "Send a new Idempotency-Key for a different booking, or repeat the first request unchanged",
-      });
-    }
-    return previous.value.result;
-  };
-
-  let replayed: BookingResult | undefined;
+  let again: BookingResult | undefined;
   try {
-    replayed = await replay();
+    again = await replay(ports, idempotency);
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    throw unavailable("The booking store is unavailable", "Retry in a minute; nothing was booked");
   }
-  if (replayed) return replayed;
+  if (again) return again;
+  throw conflict();
+}
 
-  /**
-   * A slot found taken: by another booking (409), or by a concurrent repeat with the same key
-   * that committed after this request's first look (its answer is replayed).
-   */
-  const replayOrConflict = async (): Promise<BookingResult> => {
-    let again: BookingResult | undefined;
-    try {
-      again = await replay();
-    } catch (error) {
-      if (error instanceof ApiError) throw error;
-    }
-    if (again) return again;
-    throw conflict();
-  };
-
-  const startInstant = Temporal.Instant.from(request.start);
-  let slot;
+/** The slot that starts at `start`, read with fresh busy calendars; 503 when they cannot be. */
+async function findRequestedSlot(
+  services: BookingServices,
+  start: Temporal.Instant,
+): Promise<CandidateSlot | undefined> {
   try {
     // Reads change nothing: a store that is briefly busy (e.g. a file locked by another process)
     // is asked again before the client is told to retry.
-    slot = await retry(
-      () => services.slotFinder.findSlot(startInstant, { maxAgeSeconds: 0 }),
+    return await retry(
+      () => services.slotFinder.findSlot(start, { maxAgeSeconds: 0 }),
       STORE_CONTENTION_RETRY,
     );
   } catch (error) {
@@ -274,25 +276,38 @@ export async function createBooking(
         "Retry in a minute; nothing was booked",
       );
     }
-    services.logger.error("Booking check could not read the store", {
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw unavailable(
-      "The booking store is unavailable",
-      "Retry in a minute; nothing was booked",
-    );
+    services.logger.error("Booking check could not read the store", { error: describe(error) });
+    throw storeUnavailable();
   }
-  if (!slot) return await replayOrConflict();
-  const slotKey = [...SLOT_PREFIX, slot.startEpochMs] as const;
-  const quotaWindow = Math.floor(now.epochMilliseconds / ATTENDEE_WINDOW_MILLISECONDS);
-  const quotaKey = [
-    ...ATTENDEE_QUOTA_PREFIX,
-    await sha256Hex(request.email.toLowerCase()),
-    quotaWindow,
-  ] as const;
-  const quotaResetMilliseconds = (quotaWindow + 1) * ATTENDEE_WINDOW_MILLISECONDS -
-    now.epochMilliseconds;
+}
 
+/** What one booking commits, worked out once before the attempts to commit it. */
+interface PlannedBooking {
+  record: BookingRecord;
+  hold: SlotHold;
+  result: BookingResult;
+  slotKey: KvKey;
+  /** The attendee's count of bookings in the current window. */
+  quotaKey: KvKey;
+  /** Until the attendee's window ends, from `now`. */
+  quotaResetMilliseconds: number;
+  idempotency: Idempotency | undefined;
+  now: Temporal.Instant;
+}
+
+/** The booking's record, slot hold, answer and keys, for a slot found free at `now`. */
+async function planBooking(
+  services: BookingServices,
+  request: BookingRequest,
+  context: {
+    slot: CandidateSlot;
+    now: Temporal.Instant;
+    origin: BookingOrigin;
+    idempotency: Idempotency | undefined;
+  },
+): Promise<PlannedBooking> {
+  const { slot, now } = context;
+  const quotaWindow = Math.floor(now.epochMilliseconds / ATTENDEE_WINDOW_MILLISECONDS);
   const id = createId(now.epochMilliseconds);
   const status = services.booking.confirmation === "manual" ? "pending" : "accepted";
   const holdUntilEpochMs = status === "pending"
@@ -313,109 +328,203 @@ export async function createBooking(
     locale: request.locale,
     createdAt: now.toString(),
     updatedAt: now.toString(),
-    clientAddress: options.origin.clientAddress,
+    clientAddress: context.origin.clientAddress,
     attendeeInvited: status === "accepted",
     mailIds: [],
     ...(holdUntilEpochMs === undefined ? {} : { holdUntilEpochMs }),
   };
-  const result: BookingResult = { ok: true, status, start: slot.start };
-  const hold: SlotHold = {
-    bookingId: id,
-    startEpochMs: slot.startEpochMs,
-    endEpochMs: slot.endEpochMs,
-    ...(holdUntilEpochMs === undefined ? {} : { lapsesAtEpochMs: holdUntilEpochMs }),
+  return {
+    record,
+    hold: {
+      bookingId: id,
+      startEpochMs: slot.startEpochMs,
+      endEpochMs: slot.endEpochMs,
+      ...(holdUntilEpochMs === undefined ? {} : { lapsesAtEpochMs: holdUntilEpochMs }),
+    },
+    result: { ok: true, status, start: slot.start },
+    slotKey: [...SLOT_PREFIX, slot.startEpochMs],
+    quotaKey: [
+      ...ATTENDEE_QUOTA_PREFIX,
+      await sha256Hex(request.email.toLowerCase()),
+      quotaWindow,
+    ],
+    quotaResetMilliseconds: (quotaWindow + 1) * ATTENDEE_WINDOW_MILLISECONDS -
+      now.epochMilliseconds,
+    idempotency: context.idempotency,
+    now,
   };
+}
 
-  // The commit requires the slot's hold (none, or a lapsed pending one) and the attendee's count
-  // to be as read; when either changed meanwhile, both are read again.
-  for (let attempt = 1;; attempt++) {
-    let held, counted;
-    try {
-      [held, counted] = await retry(
-        () => Promise.all([store.get<SlotHold>(slotKey), store.get<number>(quotaKey)]),
-        STORE_CONTENTION_RETRY,
-      );
-    } catch {
-      throw unavailable(
-        "The booking store is unavailable",
-        "Retry in a minute; nothing was booked",
-      );
+/** Reads the slot's hold and the attendee's count; 503 when the store cannot be read. */
+async function readHoldAndCount(
+  store: Store,
+  planned: PlannedBooking,
+): Promise<[KvEntryMaybe<SlotHold>, KvEntryMaybe<number>]> {
+  try {
+    return await retry(
+      () =>
+        Promise.all([store.get<SlotHold>(planned.slotKey), store.get<number>(planned.quotaKey)]),
+      STORE_CONTENTION_RETRY,
+    );
+  } catch {
+    throw storeUnavailable();
+  }
+}
+
+/**
+ * Adds the booking's writes to `operation`: its e-mails, the record, the slot's hold, the
+ * attendee's new count and the idempotency record.
+ */
+async function addBookingWrites(
+  services: BookingServices,
+  operation: AtomicOperation,
+  planned: PlannedBooking,
+  count: number,
+): Promise<void> {
+  const { record, idempotency, now } = planned;
+  if (idempotency) {
+    operation.check({ key: idempotency.key, versionstamp: idempotency.expiredVersionstamp });
+  }
+  try {
+    // Signing the e-mails' links may need the store (for a generated secret).
+    record.mailIds = await queueMails(
+      services,
+      operation,
+      record,
+      record.status === "accepted"
+        ? ["attendee-booked", "studio-new"]
+        : ["attendee-pending", "studio-new"],
+    );
+  } catch {
+    throw storeUnavailable();
+  }
+  const holdMilliseconds = record.endEpochMs - now.epochMilliseconds + 86_400_000;
+  operation.set(planned.slotKey, planned.hold, { expireIn: holdMilliseconds })
+    .set([...BOOKING_PREFIX, record.id], record, { expireIn: RETENTION_MILLISECONDS })
+    .set(SLOTS_VERSION_KEY, crypto.randomUUID())
+    .set(planned.quotaKey, count + 1, { expireIn: planned.quotaResetMilliseconds + 1000 });
+  if (idempotency) {
+    const kept: IdempotencyRecord = {
+      requestHash: idempotency.requestHash,
+      result: planned.result,
+      expiresAtEpochMs: now.epochMilliseconds + IDEMPOTENCY_MILLISECONDS,
+    };
+    operation.set(idempotency.key, kept, { expireIn: IDEMPOTENCY_MILLISECONDS });
+  }
+}
+
+/**
+ * Commits the booking's operation: `true` when it was written, `false` when a check failed.
+ *
+ * @throws {ApiError} 503 when the commit failed and the record is not there.
+ */
+async function commitWrites(
+  services: BookingServices,
+  operation: AtomicOperation,
+  bookingId: string,
+): Promise<boolean> {
+  try {
+    return (await retry(() => operation.commit(), STORE_CONTENTION_RETRY)).ok;
+  } catch (error) {
+    // The commit is atomic: if the booking's record is there, it happened. Its absence proves
+    // nothing (a commit that timed out may still land), so that stays uncertain.
+    const written = await services.store.get([...BOOKING_PREFIX, bookingId]).then(
+      (entry) => entry.value !== null,
+      () => false,
+    );
+    if (!written) {
+      services.logger.error("Booking commit failed; outcome unknown", { error: describe(error) });
+      throw unavailable("The booking's outcome is uncertain", UNCERTAIN_HINT);
     }
-    if (held.value && isHolding(held.value, now.epochMilliseconds)) {
-      return await replayOrConflict();
+    services.logger.warn("Booking commit reported a failure but was written", {
+      error: describe(error),
+    });
+    return true;
+  }
+}
+
+/**
+ * Commits a planned booking. The commit requires the slot's hold (none, or a lapsed pending one)
+ * and the attendee's count to be as read; when either changed meanwhile, both are read again.
+ */
+async function commitBooking(
+  services: BookingServices,
+  planned: PlannedBooking,
+): Promise<BookingResult> {
+  const { store } = services;
+  const { record, idempotency } = planned;
+  for (let attempt = 1;; attempt++) {
+    const [held, counted] = await readHoldAndCount(store, planned);
+    if (held.value && isHolding(held.value, planned.now.epochMilliseconds)) {
+      return await replayOrConflict(services, idempotency);
     }
     const count = counted.value ?? 0;
     const limit = services.booking.bookingsPerAttendee;
     if (count >= limit) {
-      const again = await replay().catch(() => undefined);
+      const again = await replay(services, idempotency).catch(() => undefined);
       if (again) return again;
-      throw attendeeLimited(limit, quotaResetMilliseconds);
+      throw attendeeLimited(limit, planned.quotaResetMilliseconds);
     }
-
     const operation = store.atomic().check(held).check(counted);
-    if (idempotencyKey) {
-      operation.check({ key: idempotencyKey, versionstamp: expiredVersionstamp });
-    }
-    try {
-      // Signing the e-mails' links may need the store (for a generated secret).
-      record.mailIds = await queueMails(
-        services,
-        operation,
-        record,
-        status === "accepted"
-          ? ["attendee-booked", "studio-new"]
-          : ["attendee-pending", "studio-new"],
-      );
-    } catch {
-      throw unavailable(
-        "The booking store is unavailable",
-        "Retry in a minute; nothing was booked",
-      );
-    }
-    const holdMilliseconds = slot.endEpochMs - now.epochMilliseconds + 86_400_000;
-    operation.set(slotKey, hold, { expireIn: holdMilliseconds })
-      .set([...BOOKING_PREFIX, id], record, { expireIn: RETENTION_MILLISECONDS })
-      .set(SLOTS_VERSION_KEY, crypto.randomUUID())
-      .set(quotaKey, count + 1, { expireIn: quotaResetMilliseconds + 1000 });
-    if (idempotencyKey) {
-      const kept: IdempotencyRecord = {
-        requestHash,
-        result,
-        expiresAtEpochMs: now.epochMilliseconds + IDEMPOTENCY_MILLISECONDS,
-      };
-      operation.set(idempotencyKey, kept, { expireIn: IDEMPOTENCY_MILLISECONDS });
-    }
-
-    let committed;
-    try {
-      committed = await retry(() => operation.commit(), STORE_CONTENTION_RETRY);
-    } catch (error) {
-      // The commit is atomic: if the booking's record is there, it happened. Its absence proves
-      // nothing (a commit that timed out may still land), so that stays uncertain.
-      const written = await store.get([...BOOKING_PREFIX, id]).then(
-        (entry) => entry.value !== null,
-        () => false,
-      );
-      if (!written) {
-        services.logger.error("Booking commit failed; outcome unknown", {
-          error: error instanceof Error ? error.message : String(error),
-        });
-        throw unavailable("The booking's outcome is uncertain", UNCERTAIN_HINT);
-      }
-      services.logger.warn("Booking commit reported a failure but was written", {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      committed = { ok: true as const };
-    }
-    if (committed.ok) break;
+    await addBookingWrites(services, operation, planned, count);
+    if (await commitWrites(services, operation, record.id)) break;
     // The slot was taken meanwhile, a concurrent repeat with the same key won the race, or the
     // attendee's count moved: read again (the slot's hold and the replay decide).
-    if (attempt >= 8) return await replayOrConflict();
+    if (attempt >= 8) return await replayOrConflict(services, idempotency);
   }
   services.slotFinder.forgetHolds();
   services.outbox.wake();
-  services.logger.info("Booking created", { id, status, start: slot.start });
-  return result;
+  services.logger.info("Booking created", {
+    id: record.id,
+    status: record.status,
+    start: record.start,
+  });
+  return planned.result;
+}
+
+/**
+ * Books a slot.
+ *
+ * @param services The ports and settings bookings use.
+ * @param request The validated BookingRequest.
+ * @param options The client, and the `Idempotency-Key` header if sent.
+ * @returns The BookingResult of a 201 (or the replayed first answer).
+ * @throws {ApiError} 400 for an Idempotency-Key reused with another body; 409 when the slot is
+ * not available; 429 `rate-limited` (with `Retry-After`) when the attendee's address had its
+ * bookings of the day; 503 `no-backend` when a calendar cannot be read or the outcome is
+ * uncertain.
+ */
+export async function createBooking(
+  services: BookingServices,
+  request: BookingRequest,
+  options: { origin: BookingOrigin; idempotencyKey?: string },
+): Promise<BookingResult> {
+  const now = services.clock.now();
+  const idempotency: Idempotency | undefined = options.idempotencyKey
+    ? {
+      key: [...IDEMPOTENCY_PREFIX, options.idempotencyKey],
+      requestHash: await hashRequest(request),
+      expiredVersionstamp: null,
+    }
+    : undefined;
+  let replayed: BookingResult | undefined;
+  try {
+    replayed = await replay(services, idempotency);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw storeUnavailable();
+  }
+  if (replayed) return replayed;
+
+  const slot = await findRequestedSlot(services, Temporal.Instant.from(request.start));
+  if (!slot) return await replayOrConflict(services, idempotency);
+  const planned = await planBooking(services, request, {
+    slot,
+    now,
+    origin: options.origin,
+    idempotency,
+  });
+  return await commitBooking(services, planned);
 }
 
 /** The outcome of a signed-link action. */

@@ -3,7 +3,7 @@
  * from the first landing, not read only at submit time"): the campaign parameters of the first
  * page a visitor lands on are kept in a first-party cookie, and the contact form's hidden fields
  * are filled from it. The `cookie` package (CommonJS) loads with the first request that needs it,
- * not at start-up (issue 15).
+ * not at start-up, which it would lengthen.
  *
  * @module
  */

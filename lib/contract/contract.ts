@@ -46,7 +46,7 @@ export const LLMS_PATH = "/llms.txt";
 export const API_DOCS_PATH = "/en/agents";
 
 /**
- * The API reference pages, rendered from the OpenAPI document in the browser (issue 18), by
+ * The API reference pages, rendered from the OpenAPI document in the browser, by
  * language: the operations, schemas and examples, and a "try it" against the same origin.
  */
 export const API_REFERENCE_PATHS = { en: "/en/api-reference", pt: "/referencia-api" } as const;
@@ -385,7 +385,7 @@ const RATE_LIMITED: OperationResponse = {
 
 /**
  * The refusal of a POST sent from another site's page (spec, Endpoints, for bookings; extended to
- * contact by issue 16, defect 6: every browser-facing POST has the same Origin rule).
+ * contact: every browser-facing POST has the same Origin rule).
  */
 const ORIGIN_REFUSED: OperationResponse = {
   status: 403,

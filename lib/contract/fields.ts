@@ -108,8 +108,8 @@ function toText(value: string): string {
 /**
  * A string, with control characters removed and surrounding white space trimmed when coerced.
  * Written as one struct rather than superstruct's `coerce(string(), string(), …)`, whose
- * condition builds a `StructError` (and its stack trace) for every absent optional field: that
- * was a third of a contact inquiry's server time (issue 15).
+ * condition builds a `StructError` (and its stack trace) for every absent optional field, a large
+ * share of a contact inquiry's server time.
  */
 const TEXT = new Struct<string, null>({
   type: "string",
@@ -270,7 +270,7 @@ function describeFailure(failure: Failure): FieldProblem {
 /**
  * The fast path of {@linkcode validateFields}, for the common case of a valid body: the same
  * rules ({@linkcode checkRule}) on the same trimmed values, without superstruct's generators and
- * context objects (a fifth of a contact inquiry's main-thread time, issue 15).
+ * context objects, which weigh on every contact inquiry's main-thread time.
  *
  * @returns The cleaned value, as superstruct's path would return it, or `undefined` when any
  * field breaks a rule (superstruct's path then describes every failure).

@@ -1,7 +1,7 @@
 /**
  * The response bodies of the API v1 (spec, Resources), each declared once as a JSON Schema from
  * which both the OpenAPI document's component and the TypeScript type come (json-schema-to-ts's
- * `FromSchema`), so the two cannot disagree (issue 13).
+ * `FromSchema`), so the two cannot disagree.
  *
  * @module
  */

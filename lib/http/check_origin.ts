@@ -1,5 +1,5 @@
 /**
- * The Origin rule of every POST (issue 16, defect 6): a browser names the page a request comes
+ * The Origin rule of every POST: a browser names the page a request comes
  * from in `Origin` (RFC 6454 §7, Fetch), so a request whose `Origin` is present but not one of the
  * allowed origins was sent by another site's page in its visitor's browser (cross-site request
  * forgery) and is refused with 403. Software that sends no `Origin` (curl, agents, servers) is

@@ -4,8 +4,8 @@
  *
  * IPv6 addresses are read and written by the platform's URL parser (the WHATWG URL Standard's
  * IPv6 parser and serializer, which writes the RFC 5952 form), which every runtime has loaded
- * already; `ipaddr.js`, which did this before, is a CommonJS package that cost Deno ~20 ms of each
- * cold start (issue 15). The tests compare the keys with `ipaddr.js`'s.
+ * already; `ipaddr.js`, which did this before, is a CommonJS package that lengthened every cold
+ * start on Deno. The tests compare the keys with `ipaddr.js`'s.
  *
  * @module
  */

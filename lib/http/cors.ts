@@ -1,5 +1,5 @@
 /**
- * CORS for the public reads (issue 18; Fetch standard, "CORS protocol"): the read operations and
+ * CORS for the public reads (Fetch standard, "CORS protocol"): the read operations and
  * the public documents answer every origin with `Access-Control-Allow-Origin: *` and expose the
  * fields a client needs (rate limits, version, validators); a preflight for them is answered 204
  * and counted against no quota. Nothing is credentialed, so `*` is exact. POST operations are not

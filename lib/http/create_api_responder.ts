@@ -97,7 +97,7 @@ export function createApiResponder(
     const route = context.route;
     // A Response built whole from one header record is the cheapest kind in Deno: nothing is
     // set on its headers afterwards. Object.assign, not a spread: on Node 20 (V8 11.3) copying
-    // these records with `{ ...fields }` and adding fields costs about 4 µs, 50 times as much.
+    // these records with `{ ...fields }` and then adding fields is many times slower.
     const headers = Object.assign({}, route && routeFields.get(route) || apiFields);
     if (answer.headers) {
       for (const name in answer.headers) addField(headers, name, answer.headers[name]);
@@ -120,7 +120,7 @@ export function createApiResponder(
       addField(headers, "Vary", "Accept-Encoding");
       if (status === 200 && acceptsGzip(request.headers.get("Accept-Encoding"))) {
         headers["Content-Encoding"] = "gzip";
-        // The platform's gzip (Compression Streams), so no `node:zlib` at start-up (issue 15).
+        // The platform's gzip (Compression Streams): `node:zlib` would lengthen a cold start.
         const gzipped = new Blob([body]).stream().pipeThrough(new CompressionStream("gzip"));
         return new Response(gzipped, { status, headers });
       }

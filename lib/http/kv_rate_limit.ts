@@ -21,7 +21,7 @@ import {
 } from "./rate_limit.ts";
 import type { Logger } from "../ports.ts";
 import type { KvEntryMaybe, KvKey, Store } from "../store/store.ts";
-import { isStoreContention, retry } from "../store/retry.ts";
+import { isStoreContention, retry, type RetryOptions } from "../store/retry.ts";
 
 /** Key prefix of the counters: `["rate_limit", policyName, windowIndex, clientKey]`. */
 export const RATE_LIMIT_PREFIX = ["rate_limit"] as const;
@@ -54,12 +54,86 @@ export interface KvRateLimiterOptions {
   fallback?: LocalRateLimiter;
 }
 
+/** Whether a failed count may be tried again: another writer won, or the file was locked. */
+function isContended(error: unknown): boolean {
+  return error instanceof CounterContendedError || isStoreContention(error);
+}
+
+/**
+ * Counts once at `nowMilliseconds`: the decision, or {@linkcode CounterContendedError} when a
+ * check failed.
+ */
+async function countOnce(
+  store: Store,
+  nowMilliseconds: number,
+  clientKey: string,
+  policies: readonly RateLimitPolicy[],
+): Promise<RateLimitDecision> {
+  const nowSeconds = nowMilliseconds / 1000;
+  const keys: KvKey[] = policies.map((policy) => [
+    ...RATE_LIMIT_PREFIX,
+    policy.name,
+    Math.floor(nowSeconds / policy.windowSeconds),
+    clientKey,
+  ]);
+  const entries: KvEntryMaybe<number>[] = await Promise.all(
+    keys.map((key) => store.get<number>(key)),
+  );
+  const counts = entries.map((entry) => entry.value ?? 0);
+  const states = policies.map((policy, index) =>
+    toPolicyState(policy, counts[index] + 1, nowSeconds)
+  );
+  const decision = { states, exceeded: states.some((state) => state.exceeded) };
+  // A counter already at its limit stays exhausted whatever is added: only the others are
+  // written, and a request refused by every policy writes nothing.
+  const growing = policies.flatMap((policy, index) => counts[index] < policy.limit ? [index] : []);
+  if (!growing.length) return decision;
+  const operation = store.atomic();
+  for (const index of growing) {
+    const { windowSeconds } = policies[index];
+    const windowEndMilliseconds = (Math.floor(nowSeconds / windowSeconds) + 1) *
+      windowSeconds * 1000;
+    operation.check(entries[index]).set(keys[index], counts[index] + 1, {
+      // A second past the window's end, so a clock slightly behind never reads it as empty.
+      expireIn: Math.max(1, windowEndMilliseconds - nowMilliseconds) + 1000,
+    });
+  }
+  if ((await operation.commit()).ok) return decision;
+  throw new CounterContendedError();
+}
+
+/** Refuses a request whose counters stayed contended: every policy exhausted till its reset. */
+function refuse(policies: readonly RateLimitPolicy[], nowMilliseconds: number): RateLimitDecision {
+  const nowSeconds = nowMilliseconds / 1000;
+  const states = policies.map((policy) => toPolicyState(policy, policy.limit + 1, nowSeconds));
+  return { states, exceeded: true };
+}
+
+/** A warning that reaches the logger at most once a minute, however often it is given. */
+function createMinuteWarning(
+  logger: Logger | undefined,
+  now: () => number,
+): (message: string, error?: unknown) => void {
+  let lastWarningMilliseconds = -Infinity;
+  return (message, error) => {
+    const nowMilliseconds = now();
+    if (nowMilliseconds - lastWarningMilliseconds < 60_000) return;
+    lastWarningMilliseconds = nowMilliseconds;
+    logger?.warn(
+      message,
+      error === undefined ? undefined : {
+        error: error instanceof Error ? error.message : String(error),
+      },
+    );
+  };
+}
+
 /**
  * Creates a rate limiter whose counters live in the store, shared across instances.
  *
  * Decisions are those of the in-process limiter. A counter already at its limit is not written
  * again, so a flood of refused requests costs one read per policy each. No outcome lets more
- * through than the quota on this instance (issue 16, defect 3):
+ * through than the quota on this instance:
  *
  * - contention (another writer won, or the file is locked) is retried with backoff; when other
  *   writers win `maxAttempts` times in a row, the request is refused (429 with `Retry-After`):
@@ -87,93 +161,31 @@ export interface KvRateLimiterOptions {
  * ```
  */
 export function createKvRateLimiter(options: KvRateLimiterOptions): RateLimiter {
-  const { store, logger } = options;
+  const { store } = options;
   const now = options.nowMilliseconds ?? Date.now;
-  const maxAttempts = options.maxAttempts ?? 16;
   const fallback = options.fallback ?? createRateLimiter({ nowMilliseconds: now });
-  let lastWarningMilliseconds = -Infinity;
-
-  function warn(message: string, error?: unknown): void {
-    const nowMilliseconds = now();
-    if (nowMilliseconds - lastWarningMilliseconds < 60_000) return;
-    lastWarningMilliseconds = nowMilliseconds;
-    logger?.warn(
-      message,
-      error === undefined ? undefined : {
-        error: error instanceof Error ? error.message : String(error),
-      },
-    );
-  }
-
-  /** Counts once: the decision, or {@linkcode CounterContendedError} when a check failed. */
-  async function countOnce(
-    clientKey: string,
-    policies: readonly RateLimitPolicy[],
-  ): Promise<RateLimitDecision> {
-    const nowMilliseconds = now();
-    const nowSeconds = nowMilliseconds / 1000;
-    const keys: KvKey[] = policies.map((policy) => [
-      ...RATE_LIMIT_PREFIX,
-      policy.name,
-      Math.floor(nowSeconds / policy.windowSeconds),
-      clientKey,
-    ]);
-    const entries: KvEntryMaybe<number>[] = await Promise.all(
-      keys.map((key) => store.get<number>(key)),
-    );
-    const counts = entries.map((entry) => entry.value ?? 0);
-    const states = policies.map((policy, index) =>
-      toPolicyState(policy, counts[index] + 1, nowSeconds)
-    );
-    const decision = { states, exceeded: states.some((state) => state.exceeded) };
-    // A counter already at its limit stays exhausted whatever is added: only the others are
-    // written, and a request refused by every policy writes nothing.
-    const growing = policies.flatMap((policy, index) =>
-      counts[index] < policy.limit ? [index] : []
-    );
-    if (!growing.length) return decision;
-    const operation = store.atomic();
-    for (const index of growing) {
-      const { windowSeconds } = policies[index];
-      const windowEndMilliseconds = (Math.floor(nowSeconds / windowSeconds) + 1) *
-        windowSeconds * 1000;
-      operation.check(entries[index]).set(keys[index], counts[index] + 1, {
-        // A second past the window's end, so a clock slightly behind never reads it as empty.
-        expireIn: Math.max(1, windowEndMilliseconds - nowMilliseconds) + 1000,
-      });
-    }
-    if ((await operation.commit()).ok) return decision;
-    throw new CounterContendedError();
-  }
-
-  /** Refuses a request whose counters stayed contended: every policy exhausted till its reset. */
-  function refuse(policies: readonly RateLimitPolicy[]): RateLimitDecision {
-    const nowSeconds = now() / 1000;
-    const states = policies.map((policy) => toPolicyState(policy, policy.limit + 1, nowSeconds));
-    return { states, exceeded: true };
-  }
+  const warn = createMinuteWarning(options.logger, now);
+  // Another writer won meanwhile: back off (2 ms, doubling up to 50 ms, all of it random) so
+  // that contenders spread out. A failing store is not asked again.
+  const contentionRetry: RetryOptions = {
+    maxAttempts: options.maxAttempts ?? 16,
+    minTimeout: 2,
+    maxTimeout: 50,
+    multiplier: 2,
+    jitter: 1,
+    isRetriable: isContended,
+  };
 
   async function count(
     clientKey: string,
     policies: readonly RateLimitPolicy[],
   ): Promise<RateLimitDecision> {
     try {
-      // Another writer won meanwhile: back off (2 ms, doubling up to 50 ms, all of it random) so
-      // that contenders spread out. A failing store is not asked again.
-      return await retry(() => countOnce(clientKey, policies), {
-        maxAttempts,
-        minTimeout: 2,
-        maxTimeout: 50,
-        multiplier: 2,
-        jitter: 1,
-        isRetriable: (error) => error instanceof CounterContendedError || isStoreContention(error),
-      });
+      return await retry(() => countOnce(store, now(), clientKey, policies), contentionRetry);
     } catch (error) {
-      if (error instanceof CounterContendedError || isStoreContention(error)) {
-        warn("Rate-limit counters stayed contended; refusing the request", error);
-        return refuse(policies);
-      }
-      throw error;
+      if (!isContended(error)) throw error;
+      warn("Rate-limit counters stayed contended; refusing the request", error);
+      return refuse(policies, now());
     }
   }
 

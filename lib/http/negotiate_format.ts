@@ -2,7 +2,7 @@
  * Content negotiation of the site's pages (spec, "The site also serves content for software
  * without JavaScript"): HTML by default, Markdown when the request's `Accept` prefers it, under
  * the q-value rules of RFC 9110, section 12.5.1 (npm `negotiator`, a CommonJS package loaded by the
- * first page request rather than at start-up: issue 15).
+ * first page request rather than at start-up, which a cold start that answers the API never pays).
  *
  * @module
  */

@@ -84,7 +84,7 @@ interface Window {
  * ends, and the limiter's memory never holds more than one window of counters per policy, of at
  * most `maxClients` clients: beyond that, the least recently seen client is forgotten. A client
  * that keeps sending stays tracked however many others arrive; a flood of new addresses can
- * only push out clients that have gone quiet (issue 16, defect 2).
+ * only push out clients that have gone quiet.
  *
  * @param options The clock and the memory bound.
  * @returns The limiter.

@@ -7,7 +7,8 @@
  * same module); each compressed once, on the first such request, and kept, with an entity
  * tag of its own and `Vary: Accept-Encoding` on all. Negotiation is `negotiator`'s, Brotli first
  * on a tie. Both libraries load with the first request that may be compressed, not at start-up
- * (`node:zlib` starts Deno's Node compatibility layer, `negotiator` is CommonJS: issue 15).
+ * (`node:zlib` starts Deno's Node compatibility layer, `negotiator` is CommonJS: both would
+ * lengthen every cold start).
  *
  * @module
  */

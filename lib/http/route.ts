@@ -86,7 +86,7 @@ export interface RouteDefinition {
   answerRateLimited?: RateLimitedHandler;
   /**
    * Whether pages on any origin may read it (CORS `Access-Control-Allow-Origin: *`): the read
-   * operations and the public documents (issue 18). Only GET routes; their preflights are
+   * operations and the public documents. Only GET routes; their preflights are
    * answered 204 and counted against no quota.
    */
   cors?: boolean;

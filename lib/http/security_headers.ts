@@ -1,8 +1,9 @@
 /**
- * The security fields of every response, set in one place by the pipeline (issue 16): a
- * Content-Security-Policy with `frame-ancestors 'none'` on every HTML answer that does not bring
- * its own (site pages, booking links, error pages alike), `X-Content-Type-Options: nosniff` on
- * every answer, and Strict-Transport-Security on every answer when the public base URL is https.
+ * The security fields of every response, set in one place by the pipeline so that no answer
+ * lacks them: a Content-Security-Policy with `frame-ancestors 'none'` on every HTML answer that
+ * does not bring its own (site pages, booking links, error pages alike),
+ * `X-Content-Type-Options: nosniff` on every answer, and Strict-Transport-Security on every answer
+ * when the public base URL is https.
  *
  * @module
  */

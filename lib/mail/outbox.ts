@@ -15,7 +15,7 @@ import { createId } from "../store/ids.ts";
 import type { Mailer, OutgoingMail } from "./mail.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { AtomicOperation, KvEntry, KvKey, Store } from "../store/store.ts";
-import { createGroupCommit } from "../store/group_commit.ts";
+import { createGroupCommit, type GroupCommit } from "../store/group_commit.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 
 /** Key prefix of mail waiting for delivery: `["outbox", id]`. */
@@ -110,7 +110,7 @@ export interface DeliveryReport {
 
 /**
  * How long after it starts the service first looks for mail an earlier run left due: a second,
- * so that a cold start's first requests do not share the process with a delivery pass (issue 15).
+ * so that a cold start's first requests do not share the process with a delivery pass.
  */
 export const OUTBOX_START_DELAY_MILLISECONDS = 1000;
 
@@ -190,191 +190,282 @@ function dueKey(instant: string, id: string) {
   return [...DUE_PREFIX, Temporal.Instant.from(instant).epochMilliseconds, id] as const;
 }
 
+/** A message this process holds until `heldUntil`. */
+interface Leased {
+  id: string;
+  key: KvKey;
+  waiting: OutboxEntry;
+  heldUntil: string;
+}
+
+/** The ports and settings the delivery steps share, resolved once per outbox. */
+interface Delivery {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Outcomes of messages sent at once share a commit where they meet. */
+  outcomes: GroupCommit;
+  retryBaseSeconds: number;
+  retryMaxSeconds: number;
+  leaseSeconds: number;
+  concurrency: number;
+}
+
+/** The outbox's options with their defaults, as the delivery steps take them. */
+function toDelivery(options: OutboxOptions): Delivery {
+  const { store, clock, logger } = options;
+  return {
+    store,
+    clock,
+    logger,
+    outcomes: createGroupCommit(store),
+    retryBaseSeconds: options.retryBaseSeconds ?? 2,
+    retryMaxSeconds: options.retryMaxSeconds ?? 600,
+    leaseSeconds: options.leaseSeconds ?? 120,
+    concurrency: options.concurrency ?? 4,
+  };
+}
+
+/** How many due ids one read of the due index takes. */
+const DUE_BATCH_SIZE = 64;
+
+/** Adds messages to `operation` as new entries, due at once. */
+function addEntries(
+  operation: AtomicOperation,
+  messages: Array<{ topic: string; recordId: string; mail: OutgoingMail }>,
+  clock: Clock,
+): string[] {
+  const createdAt = clock.now().toString();
+  return messages.map(({ topic, recordId, mail }) => {
+    const id = createId(clock.now().epochMilliseconds);
+    const entry: OutboxEntry = {
+      id,
+      topic,
+      recordId,
+      mail: toStoredMail(mail),
+      createdAt,
+      attempts: 0,
+      nextAttemptAt: createdAt,
+    };
+    operation.set([...OUTBOX_PREFIX, id], entry).set(dueKey(createdAt, id), id);
+    return id;
+  });
+}
+
+function addLease(operation: AtomicOperation, entry: KvEntry<OutboxEntry>, heldUntil: string) {
+  const id = entry.value.id;
+  return operation.check(entry)
+    .delete(dueKey(entry.value.nextAttemptAt, id))
+    .set(entry.key, { ...entry.value, nextAttemptAt: heldUntil })
+    .set(dueKey(heldUntil, id), id);
+}
+
 /**
- * Creates the outbox over a store.
- *
- * @param options The store, mailer, clock, logger and retry settings.
+ * Reads due messages and takes a lease on each, all in one commit; when another process took
+ * one of them meanwhile, the rest are leased one by one. A message held by another process,
+ * or rescheduled since the due index was read, is skipped.
  */
-export function createOutbox(options: OutboxOptions): Outbox {
-  const { store, mailer, clock, logger } = options;
-  const retryBaseSeconds = options.retryBaseSeconds ?? 2;
-  const retryMaxSeconds = options.retryMaxSeconds ?? 600;
-  const pollMilliseconds = (options.pollSeconds ?? 5) * 1000;
-  const leaseSeconds = options.leaseSeconds ?? 120;
-  const concurrency = options.concurrency ?? 4;
-  const batchSize = 64;
-  // Outcomes of messages sent at once share a commit where they meet.
-  const outcomes = createGroupCommit(store);
-  let toldNoMailer = false;
+async function lease(
+  delivery: Delivery,
+  ids: readonly string[],
+  report: DeliveryReport,
+): Promise<Leased[]> {
+  const { store, clock } = delivery;
+  const entries = await Promise.all(
+    ids.map((id) =>
+      retry(() => store.get<OutboxEntry>([...OUTBOX_PREFIX, id]), STORE_CONTENTION_RETRY)
+    ),
+  );
+  const now = clock.now();
+  const heldUntil = now.add({ seconds: delivery.leaseSeconds }).toString();
+  const due: KvEntry<OutboxEntry>[] = [];
+  for (const entry of entries) {
+    if (entry.value === null) continue; // Delivered meanwhile by another process.
+    if (Temporal.Instant.compare(Temporal.Instant.from(entry.value.nextAttemptAt), now) > 0) {
+      report.skipped++; // Leased (or rescheduled) by another process since the index was read.
+      continue;
+    }
+    due.push(entry);
+  }
+  const toLeased = (entry: KvEntry<OutboxEntry>): Leased => ({
+    id: entry.value.id,
+    key: entry.key,
+    waiting: entry.value,
+    heldUntil,
+  });
+  if (due.length > 1) {
+    const together = store.atomic();
+    for (const entry of due) addLease(together, entry, heldUntil);
+    if ((await retry(() => together.commit(), STORE_CONTENTION_RETRY)).ok) {
+      return due.map(toLeased);
+    }
+  }
+  const leased = await Promise.all(due.map(async (entry) => {
+    const alone = addLease(store.atomic(), entry, heldUntil);
+    return (await retry(() => alone.commit(), STORE_CONTENTION_RETRY)).ok ? entry : undefined;
+  }));
+  report.skipped += leased.filter((entry) => !entry).length;
+  return leased.flatMap((entry) => entry ? [toLeased(entry)] : []);
+}
+
+/** Reschedules a message whose sending failed, each retry waiting twice as long as the last. */
+async function recordFailure(
+  delivery: Delivery,
+  held: Leased,
+  error: unknown,
+  report: DeliveryReport,
+): Promise<void> {
+  const { id, key, waiting, heldUntil } = held;
+  const attempts = waiting.attempts + 1;
+  const delaySeconds = Math.min(
+    delivery.retryMaxSeconds,
+    delivery.retryBaseSeconds * 2 ** (attempts - 1),
+  );
+  const retryAt = delivery.clock.now().add({ milliseconds: Math.round(delaySeconds * 1000) })
+    .toString();
+  const failure = delivery.outcomes.atomic()
+    .delete(dueKey(heldUntil, id))
+    .set(key, {
+      ...waiting,
+      attempts,
+      nextAttemptAt: retryAt,
+      lastError: describe(error),
+    })
+    .set(dueKey(retryAt, id), id);
+  await retry(() => failure.commit(), STORE_CONTENTION_RETRY);
+  report.failed++;
+  delivery.logger.warn("Mail delivery failed; will retry", {
+    id,
+    topic: waiting.topic,
+    attempts,
+    retryInSeconds: delaySeconds,
+    error: describe(error),
+  });
+}
+
+/** Replaces a message the server accepted with its sent record. */
+async function recordSent(
+  delivery: Delivery,
+  held: Leased,
+  report: DeliveryReport,
+): Promise<void> {
+  const { id, key, waiting, heldUntil } = held;
+  const sent: SentRecord = {
+    id,
+    topic: waiting.topic,
+    recordId: waiting.recordId,
+    to: waiting.mail.to,
+    subject: waiting.mail.subject,
+    sentAt: delivery.clock.now().toString(),
+    attempts: waiting.attempts + 1,
+  };
+  // Recorded even if another process holds the file for a moment: a record lost here would
+  // send the message again once the lease ends.
+  const delivered = delivery.outcomes.atomic().delete(key).delete(dueKey(heldUntil, id))
+    .set([...SENT_PREFIX, id], sent, { expireIn: SENT_RECORD_MILLISECONDS });
+  await retry(() => delivered.commit(), STORE_CONTENTION_RETRY);
+  report.sent++;
+  delivery.logger.info("Mail delivered", { id, topic: waiting.topic, attempts: sent.attempts });
+}
+
+/**
+ * Sends a leased message and records the outcome. Outcomes of messages sent at once are
+ * committed together where they meet ({@linkcode createGroupCommit}).
+ */
+async function deliverOne(
+  delivery: Delivery,
+  held: Leased,
+  report: DeliveryReport,
+  mailer: Mailer,
+): Promise<void> {
+  try {
+    await mailer.send(fromStoredMail(held.waiting.mail));
+  } catch (error) {
+    return recordFailure(delivery, held, error, report);
+  }
+  return recordSent(delivery, held, report);
+}
+
+/** Leases a batch of due messages in one commit, then sends them at once. */
+async function deliverBatch(
+  delivery: Delivery,
+  ids: string[],
+  report: DeliveryReport,
+  mailer: Mailer,
+): Promise<void> {
+  const { logger } = delivery;
+  let leased: Leased[];
+  try {
+    leased = await lease(delivery, ids, report);
+  } catch (error) {
+    for (const id of ids) logger.error("Outbox delivery failed", { id, error: describe(error) });
+    return;
+  }
+  await Promise.all(
+    leased.map((held) =>
+      deliverOne(delivery, held, report, mailer).catch((error) => {
+        logger.error("Outbox delivery failed", { id: held.id, error: describe(error) });
+      })
+    ),
+  );
+}
+
+/**
+ * Delivers what the due index lists, `concurrency` messages at once, until nothing new is due
+ * or the outbox stops; a message that failed in this pass waits for a later one.
+ */
+async function deliverAllDue(
+  delivery: Delivery,
+  mailer: Mailer,
+  report: DeliveryReport,
+  isStopping: () => boolean,
+): Promise<void> {
+  const { store, clock, concurrency } = delivery;
+  const seen = new Set<string>();
+  for (;;) {
+    const now = clock.now().epochMilliseconds;
+    const due: string[] = [];
+    const range = { start: [...DUE_PREFIX], end: [...DUE_PREFIX, now + 1] };
+    for await (const item of store.list<string>(range, { limit: DUE_BATCH_SIZE })) {
+      if (!seen.has(item.value)) due.push(item.value);
+    }
+    if (!due.length || isStopping()) break;
+    for (const id of due) seen.add(id);
+    for (let index = 0; index < due.length && !isStopping(); index += concurrency) {
+      await deliverBatch(delivery, due.slice(index, index + concurrency), report, mailer);
+    }
+  }
+}
+
+/** Logs that mail waits for want of a mailer, if any does; returns whether it logged. */
+async function tellMailWaits(delivery: Delivery): Promise<boolean> {
+  for await (const _ of delivery.store.list({ prefix: OUTBOX_PREFIX }, { limit: 1 })) {
+    delivery.logger.info("STUDIO_SMTP_URL is unset: outgoing mail waits in the outbox");
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Runs delivery passes one at a time: a call while one runs asks for another after it, and while
+ * started a pass follows the last one after `pollMilliseconds`.
+ */
+function createPassScheduler(
+  pass: (isStopping: () => boolean) => Promise<DeliveryReport>,
+  pollMilliseconds: number,
+): Omit<Outbox, "add"> {
   let running: Promise<DeliveryReport> | undefined;
   let again = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let started = false;
   let stopping = false;
-
-  /** A message this process holds until `heldUntil`. */
-  interface Leased {
-    id: string;
-    key: KvKey;
-    waiting: OutboxEntry;
-    heldUntil: string;
-  }
-
-  function addLease(operation: AtomicOperation, entry: KvEntry<OutboxEntry>, heldUntil: string) {
-    const id = entry.value.id;
-    return operation.check(entry)
-      .delete(dueKey(entry.value.nextAttemptAt, id))
-      .set(entry.key, { ...entry.value, nextAttemptAt: heldUntil })
-      .set(dueKey(heldUntil, id), id);
-  }
-
-  /**
-   * Reads due messages and takes a lease on each, all in one commit; when another process took
-   * one of them meanwhile, the rest are leased one by one. A message held by another process,
-   * or rescheduled since the due index was read, is skipped.
-   */
-  async function lease(ids: readonly string[], report: DeliveryReport): Promise<Leased[]> {
-    const entries = await Promise.all(
-      ids.map((id) =>
-        retry(() => store.get<OutboxEntry>([...OUTBOX_PREFIX, id]), STORE_CONTENTION_RETRY)
-      ),
-    );
-    const now = clock.now();
-    const heldUntil = now.add({ seconds: leaseSeconds }).toString();
-    const due: KvEntry<OutboxEntry>[] = [];
-    for (const entry of entries) {
-      if (entry.value === null) continue; // Delivered meanwhile by another process.
-      if (Temporal.Instant.compare(Temporal.Instant.from(entry.value.nextAttemptAt), now) > 0) {
-        report.skipped++; // Leased (or rescheduled) by another process since the index was read.
-        continue;
-      }
-      due.push(entry);
-    }
-    const toLeased = (entry: KvEntry<OutboxEntry>): Leased => ({
-      id: entry.value.id,
-      key: entry.key,
-      waiting: entry.value,
-      heldUntil,
-    });
-    if (due.length > 1) {
-      const together = store.atomic();
-      for (const entry of due) addLease(together, entry, heldUntil);
-      if ((await retry(() => together.commit(), STORE_CONTENTION_RETRY)).ok) {
-        return due.map(toLeased);
-      }
-    }
-    const leased = await Promise.all(due.map(async (entry) => {
-      const alone = addLease(store.atomic(), entry, heldUntil);
-      return (await retry(() => alone.commit(), STORE_CONTENTION_RETRY)).ok ? entry : undefined;
-    }));
-    report.skipped += leased.filter((entry) => !entry).length;
-    return leased.flatMap((entry) => entry ? [toLeased(entry)] : []);
-  }
-
-  /**
-   * Sends a leased message and records the outcome. Outcomes of messages sent at once are
-   * committed together where they meet ({@linkcode createGroupCommit}).
-   */
-  async function deliverOne(held: Leased, report: DeliveryReport, send: Mailer): Promise<void> {
-    const { id, key, waiting, heldUntil } = held;
-    try {
-      await send.send(fromStoredMail(waiting.mail));
-    } catch (error) {
-      const attempts = waiting.attempts + 1;
-      const delaySeconds = Math.min(retryMaxSeconds, retryBaseSeconds * 2 ** (attempts - 1));
-      const retryAt = clock.now().add({ milliseconds: Math.round(delaySeconds * 1000) })
-        .toString();
-      const failure = outcomes.atomic()
-        .delete(dueKey(heldUntil, id))
-        .set(key, {
-          ...waiting,
-          attempts,
-          nextAttemptAt: retryAt,
-          lastError: describe(error),
-        })
-        .set(dueKey(retryAt, id), id);
-      await retry(() => failure.commit(), STORE_CONTENTION_RETRY);
-      report.failed++;
-      logger.warn("Mail delivery failed; will retry", {
-        id,
-        topic: waiting.topic,
-        attempts,
-        retryInSeconds: delaySeconds,
-        error: describe(error),
-      });
-      return;
-    }
-    const sent: SentRecord = {
-      id,
-      topic: waiting.topic,
-      recordId: waiting.recordId,
-      to: waiting.mail.to,
-      subject: waiting.mail.subject,
-      sentAt: clock.now().toString(),
-      attempts: waiting.attempts + 1,
-    };
-    // Recorded even if another process holds the file for a moment: a record lost here would
-    // send the message again once the lease ends.
-    const delivered = outcomes.atomic().delete(key).delete(dueKey(heldUntil, id))
-      .set([...SENT_PREFIX, id], sent, { expireIn: SENT_RECORD_MILLISECONDS });
-    await retry(() => delivered.commit(), STORE_CONTENTION_RETRY);
-    report.sent++;
-    logger.info("Mail delivered", { id, topic: waiting.topic, attempts: sent.attempts });
-  }
-
-  /** Leases a batch of due messages in one commit, then sends them at once. */
-  async function deliverBatch(ids: string[], report: DeliveryReport, send: Mailer) {
-    let leased: Leased[];
-    try {
-      leased = await lease(ids, report);
-    } catch (error) {
-      for (const id of ids) logger.error("Outbox delivery failed", { id, error: describe(error) });
-      return;
-    }
-    await Promise.all(leased.map((held) =>
-      deliverOne(held, report, send).catch((error) => {
-        logger.error("Outbox delivery failed", { id: held.id, error: describe(error) });
-      })
-    ));
-  }
-
-  async function pass(): Promise<DeliveryReport> {
-    const report: DeliveryReport = { sent: 0, failed: 0, skipped: 0 };
-    try {
-      if (!mailer) {
-        if (!toldNoMailer) {
-          for await (const _ of store.list({ prefix: OUTBOX_PREFIX }, { limit: 1 })) {
-            toldNoMailer = true;
-            logger.info("STUDIO_SMTP_URL is unset: outgoing mail waits in the outbox");
-          }
-        }
-        return report;
-      }
-      const seen = new Set<string>();
-      for (;;) {
-        const now = clock.now().epochMilliseconds;
-        const due: string[] = [];
-        const range = { start: [...DUE_PREFIX], end: [...DUE_PREFIX, now + 1] };
-        for await (const item of store.list<string>(range, { limit: batchSize })) {
-          if (!seen.has(item.value)) due.push(item.value);
-        }
-        if (!due.length || stopping) break;
-        for (const id of due) seen.add(id);
-        for (let index = 0; index < due.length && !stopping; index += concurrency) {
-          await deliverBatch(due.slice(index, index + concurrency), report, mailer);
-        }
-      }
-    } catch (error) {
-      logger.error("Outbox delivery pass failed", { error: describe(error) });
-    }
-    return report;
-  }
+  const isStopping = () => stopping;
 
   async function run(): Promise<DeliveryReport> {
-    let report = await pass();
+    let report = await pass(isStopping);
     while (again) {
       again = false;
-      report = await pass();
+      report = await pass(isStopping);
     }
     return report;
   }
@@ -382,27 +473,10 @@ export function createOutbox(options: OutboxOptions): Outbox {
   function schedule(): void {
     if (!started) return;
     clearTimeout(timer);
-    timer = setTimeout(() => outbox.wake(), pollMilliseconds);
+    timer = setTimeout(() => passes.wake(), pollMilliseconds);
   }
 
-  const outbox: Outbox = {
-    add(operation, messages) {
-      const createdAt = clock.now().toString();
-      return messages.map(({ topic, recordId, mail }) => {
-        const id = createId(clock.now().epochMilliseconds);
-        const entry: OutboxEntry = {
-          id,
-          topic,
-          recordId,
-          mail: toStoredMail(mail),
-          createdAt,
-          attempts: 0,
-          nextAttemptAt: createdAt,
-        };
-        operation.set([...OUTBOX_PREFIX, id], entry).set(dueKey(createdAt, id), id);
-        return id;
-      });
-    },
+  const passes: Omit<Outbox, "add"> = {
     deliverDue() {
       if (running) {
         again = true;
@@ -415,30 +489,57 @@ export function createOutbox(options: OutboxOptions): Outbox {
       return running;
     },
     wake() {
-      void outbox.deliverDue();
+      void passes.deliverDue();
     },
     start(firstPassInMilliseconds = 0) {
       if (started) return;
       started = true;
       if (firstPassInMilliseconds > 0) {
         // AbortSignal.timeout rather than setTimeout: Deno's global setTimeout loads Node's timers
-        // module on first use, ~4 ms that a cold start would spend before its first request.
+        // module on first use, which a cold start would load before its first request.
         AbortSignal.timeout(firstPassInMilliseconds).addEventListener("abort", () => {
-          if (started) outbox.wake();
+          if (started) passes.wake();
         });
-      } else outbox.wake();
+      } else passes.wake();
     },
     async stop() {
       // Messages not begun stay due in the store for the next start; those being sent finish.
       stopping = true;
       started = false;
       clearTimeout(timer);
-      await outbox.idle();
+      await passes.idle();
       stopping = false;
     },
     async idle() {
       while (running) await running;
     },
   };
-  return outbox;
+  return passes;
+}
+
+/**
+ * Creates the outbox over a store.
+ *
+ * @param options The store, mailer, clock, logger and retry settings.
+ */
+export function createOutbox(options: OutboxOptions): Outbox {
+  const { mailer } = options;
+  const delivery = toDelivery(options);
+  let toldNoMailer = false;
+
+  async function pass(isStopping: () => boolean): Promise<DeliveryReport> {
+    const report: DeliveryReport = { sent: 0, failed: 0, skipped: 0 };
+    try {
+      if (mailer) await deliverAllDue(delivery, mailer, report, isStopping);
+      else if (!toldNoMailer) toldNoMailer = await tellMailWaits(delivery);
+    } catch (error) {
+      delivery.logger.error("Outbox delivery pass failed", { error: describe(error) });
+    }
+    return report;
+  }
+
+  return {
+    add: (operation, messages) => addEntries(operation, messages, delivery.clock),
+    ...createPassScheduler(pass, (options.pollSeconds ?? 5) * 1000),
+  };
 }

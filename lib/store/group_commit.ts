@@ -1,8 +1,8 @@
 /**
  * Group commit: atomic operations on disjoint keys that are committed while the store is busy
  * with an earlier commit are joined into one commit of the store. A commit's own CPU cost (a
- * transaction, a write to the file and its sync, two thread hand-offs: some 150 µs on a local
- * Deno KV file) is then paid once for the group instead of once per operation, and nothing
+ * transaction, a write to the file and its sync, two thread hand-offs on a local Deno KV file)
+ * is then paid once for the group instead of once per operation, and nothing
  * waits that would not have waited anyway: an operation committed while the store is idle is
  * committed at once, alone.
  *

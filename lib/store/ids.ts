@@ -4,8 +4,8 @@
  * they were made.
  *
  * The encoding is written here rather than imported: the `ulid` package's entry for Deno and Node
- * imports `node:crypto`, which starts Deno's Node compatibility layer, ~15 ms of every cold start
- * (issue 15). The tests check these ids against the `ulid` package's own `isValid` and
+ * imports `node:crypto`, which starts Deno's Node compatibility layer and so lengthens every cold
+ * start. The tests check these ids against the `ulid` package's own `isValid` and
  * `decodeTime`.
  *
  * @module

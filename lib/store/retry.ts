@@ -135,8 +135,8 @@ export async function retry<T>(fn: () => Promise<T> | T, options: RetryOptions =
  * attempts, after 10 ms, then doubling up to 250 ms (under a second in all), each wait between
  * half and the whole of its backoff so that contenders spread out; only after
  * {@linkcode isStoreContention}. SQLite answers "database is locked" before it writes anything, so
- * a read and a commit are alike safe to repeat. (Three attempts over 75 ms still let one in about
- * six runs of the two-process test answer 500; issue 16, defect 3.)
+ * a read and a commit are alike safe to repeat. (Fewer attempts over a shorter time still let the
+ * two-process test answer 500 now and then.)
  */
 export const STORE_CONTENTION_RETRY: Readonly<RetryOptions> = Object.freeze({
   maxAttempts: 8,
