@@ -1,15 +1,15 @@
 /**
- * The fetch handler of the studio's website and API v1: options resolved once, the route table
- * of `routes/`, and the pipeline of `lib/http/` (match → count → answer → finish, one catch).
+ * The fetch handler of the studio's website and API v1: options resolved once, the one route
+ * table of `routes/`, and the pipeline of `lib/http/` (match → count → answer → finish, one
+ * catch).
  *
  * @module
  */
 import { DEFAULT_SCHEDULE } from "./content/schedule.ts";
+import { SITE_INDEX } from "./build/site_index.generated.ts";
 import { createPipeline, type Handler } from "./lib/http/create_pipeline.ts";
 import { type HandlerOptions, resolveServices } from "./lib/resolve_services.ts";
-import type { SiteServices } from "./lib/services.ts";
-import { loadOnce } from "./lib/load_once.ts";
-import { answerFallback, buildRouteTable, buildSiteRouteTable } from "./routes/mod.ts";
+import { buildRouteTable } from "./routes/mod.ts";
 
 export type { FallbackHandler, Handler, HandlerInfo } from "./lib/http/create_pipeline.ts";
 export {
@@ -45,19 +45,14 @@ export {
  */
 export function createHandler(options: HandlerOptions = {}): Handler {
   const services = resolveServices(options, {
-    // The studio's corpus is imported by the site's first request, not at start-up (issue 15).
-    content: async () => (await import("./content/corpus.generated.ts")).CORPUS,
+    // The studio's corpus is a large module: the site's first request imports it, not start-up,
+    // while the route table is built from its small index.
+    content: {
+      index: SITE_INDEX,
+      load: async () => (await import("./content/corpus.generated.ts")).CORPUS,
+    },
     schedule: DEFAULT_SCHEDULE,
   });
-  const siteServices = loadOnce(async (): Promise<SiteServices> => ({
-    ...services,
-    content: await services.loadContent(),
-  }));
-  return createPipeline({
-    ...services,
-    table: buildRouteTable(services),
-    loadTable: async () => buildSiteRouteTable(await siteServices()),
-    fallback: async (request, context, allow) =>
-      answerFallback(await siteServices(), request, context, allow),
-  });
+  const { table, fallback } = buildRouteTable(services);
+  return createPipeline({ ...services, table, fallback });
 }

@@ -25,6 +25,7 @@ import { createOutbox, type Outbox } from "./mail/outbox.ts";
 import type { Clock, Logger } from "./ports.ts";
 import type { Services } from "./services.ts";
 import { checkCorpus, type Corpus } from "./site/corpus.ts";
+import { buildSiteIndex, type SiteIndex } from "./site/site_index.ts";
 import { loadOnce } from "./load_once.ts";
 import { createFormatNegotiator } from "./http/negotiate_format.ts";
 import { createMemoryStore } from "./store/memory_store.ts";
@@ -110,8 +111,11 @@ export interface HandlerOptions {
 
 /** What a handler uses where its options say nothing and the library cannot decide alone. */
 export interface ServiceDefaults {
-  /** The site's content, or what loads it (once, with the site's first request). */
-  content: Corpus | (() => Promise<Corpus>);
+  /**
+   * The site's content: its index (the paths the route table is built from) and what loads the
+   * corpus, once, with the site's first request.
+   */
+  content: { index: SiteIndex; load: () => Promise<Corpus> };
   /** The booking schedule, already checked. */
   schedule: ScheduleSettings;
 }
@@ -189,8 +193,8 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
   const logger = options.logger ?? CONSOLE_LOGGER;
   const schedule = options.schedule ? readSchedule(options.schedule) : defaults.schedule;
   const busyCalendar = options.busyCalendar ?? NO_BUSY_CALENDAR;
-  const given = options.content ? checkCorpus(options.content) : defaults.content;
-  const loadContent = typeof given === "function" ? loadOnce(given) : () => Promise.resolve(given);
+  const given = options.content && checkCorpus(options.content);
+  const loadContent = given ? () => Promise.resolve(given) : loadOnce(defaults.content.load);
   return Object.freeze({
     baseUrl,
     docsUrl: baseUrl + OPENAPI_PATH,
@@ -219,6 +223,7 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     policies: Object.freeze(resolvePolicies(options.rateLimits)),
     trustProxy: options.trustProxy,
     versionHeaders: Object.freeze(buildVersionHeaders(options.deprecation)),
+    siteIndex: given ? buildSiteIndex(given) : defaults.content.index,
     loadContent,
     site: loadOnce(async () => {
       const [{ buildSite }, content] = await Promise.all([

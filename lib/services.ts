@@ -14,6 +14,7 @@ import type { Outbox } from "./mail/outbox.ts";
 import type { MailAddresses } from "./mail/mail.ts";
 import type { Corpus } from "./site/corpus.ts";
 import type { Site } from "./site/site.ts";
+import type { SiteIndex } from "./site/site_index.ts";
 import type { ContentFormat } from "./http/negotiate_format.ts";
 import type { ScheduleSettings } from "./availability/schedule.ts";
 import type { BusyCalendar } from "./availability/busy_calendar.ts";
@@ -73,6 +74,8 @@ export interface Services {
    * `SiteServices.content`.
    */
   loadContent(): Promise<Corpus>;
+  /** The site's paths (its pages and root assets), which the route table is built from. */
+  siteIndex: SiteIndex;
   /**
    * The site built from the content, on first use and kept for the handler's lifetime (the content
    * routes, the contact form, the booking links and the not-found fallback share it). Building
@@ -84,7 +87,7 @@ export interface Services {
   negotiateFormat(accept: string | null): Promise<ContentFormat>;
 }
 
-/** The services of the site's routes (`routes/site.ts`): the services, the content loaded. */
+/** The services of the site's routes: the services, with the content loaded. */
 export interface SiteServices extends Services {
   /** The site's content: pages of both languages, settings and assets. */
   readonly content: Corpus;

@@ -7,14 +7,9 @@
  * @module
  */
 import {
-  AGENT_SKILLS_INDEX_PATH,
   AGENT_SKILLS_PATH,
-  AI_CATALOG_PATH,
   AI_CATALOG_TYPE,
-  MCP_SERVER_CARD_PATH,
   MCP_SERVER_CARD_TYPE,
-  MCP_WELL_KNOWN_PATHS,
-  WELL_KNOWN_LLMS_PATH,
 } from "../lib/contract/contract.ts";
 import { JSON_TYPE } from "../lib/http/json_response.ts";
 import {
@@ -24,7 +19,7 @@ import {
   respond,
   toRepresentation,
 } from "../lib/http/representation.ts";
-import type { RouteDefinition } from "../lib/http/route.ts";
+import type { RouteHandler, RouteHandlers } from "../lib/http/route.ts";
 import {
   buildAiCatalog,
   buildServerCard,
@@ -33,8 +28,7 @@ import {
 import { buildSkillsIndex, toSkillText } from "../lib/site/build_skills_index.ts";
 import { MARKDOWN_TYPE } from "../lib/site/site.ts";
 import type { SiteServices } from "../lib/services.ts";
-import { once } from "../lib/load_once.ts";
-import { answerSiteFallback } from "./content.ts";
+import { loadOnce, once } from "../lib/load_once.ts";
 
 /** An hour: the documents change only with a deployment. */
 
@@ -48,11 +42,36 @@ function toDocument(value: unknown, type: string): Representation {
   ]);
 }
 
-/** The routes of the agents' discovery documents. */
-export function agentDiscoveryRoutes(services: SiteServices): RouteDefinition[] {
+/** The handlers of the agents' discovery documents, by document. */
+export interface AgentDiscovery {
+  /** The MCP server card (`/mcp/server-card`). */
+  serverCard: RouteHandlers;
+  /** The card's well-known copies (`/.well-known/mcp/server-card.json`, `/.well-known/mcp.json`). */
+  wellKnownCard: RouteHandlers;
+  /** The AI catalog (`/.well-known/ai-catalog.json`). */
+  aiCatalog: RouteHandlers;
+  /** The Agent Skills index (`/.well-known/agent-skills/index.json`). */
+  skillsIndex: RouteHandlers;
+  /** A skill's `SKILL.md`. */
+  skill: RouteHandlers;
+  /** `/.well-known/llms.txt`: the Portuguese llms.txt. */
+  llms: RouteHandlers;
+}
+
+/**
+ * The handlers of the agents' discovery documents (their routes are entries of `routes/mod.ts`,
+ * readable from every origin). Each document is prepared by the first request for it.
+ *
+ * @param services The site's services.
+ * @param answerNotFound Answers a skill that does not exist (the site's 404).
+ * @returns The handlers, by document.
+ */
+export function createAgentDiscovery(
+  services: SiteServices,
+  answerNotFound: RouteHandler,
+): AgentDiscovery {
   const { baseUrl } = services;
   const skills = services.content.skills ?? [];
-  // Each document is prepared by the first request for it, not at start-up, which stays short.
   const card = once(() => buildServerCard(baseUrl, services.content.name));
   const cardDocument = once(() => toDocument(card(), MCP_SERVER_CARD_TYPE));
   const wellKnownCard = once(() => toDocument(buildWellKnownCard(card()), JSON_TYPE));
@@ -64,42 +83,25 @@ export function agentDiscoveryRoutes(services: SiteServices): RouteDefinition[] 
     ]))
   );
   // Web Crypto digests are asynchronous: the index is built on its first request and kept.
-  let index: Promise<Representation> | undefined;
-  const serve = (path: string, representation: () => Representation): RouteDefinition => ({
-    method: "GET",
-    path,
-    cors: true,
+  const index = loadOnce(async () =>
+    toDocument(await buildSkillsIndex(skills, baseUrl), JSON_TYPE)
+  );
+  const serve = (representation: () => Representation): RouteHandlers => ({
     handle: (request) => respond(request, representation()),
   });
-  return [
-    serve(MCP_SERVER_CARD_PATH, cardDocument),
-    ...MCP_WELL_KNOWN_PATHS.map((path) => serve(path, wellKnownCard)),
-    serve(AI_CATALOG_PATH, catalog),
-    {
-      method: "GET",
-      path: AGENT_SKILLS_INDEX_PATH,
-      cors: true,
-      async handle(request) {
-        index ??= buildSkillsIndex(skills, baseUrl).then((value) => toDocument(value, JSON_TYPE));
-        return respond(request, await index);
-      },
-    },
-    {
-      method: "GET",
-      path: `${AGENT_SKILLS_PATH}/:name/SKILL.md`,
-      cors: true,
+  return {
+    serverCard: serve(cardDocument),
+    wellKnownCard: serve(wellKnownCard),
+    aiCatalog: serve(catalog),
+    skillsIndex: { handle: async (request) => respond(request, await index()) },
+    skill: {
       handle(request, context) {
         const name = context.pathname.slice(AGENT_SKILLS_PATH.length + 1, -"/SKILL.md".length);
         const file = skillFiles().get(name);
-        if (!file) return answerSiteFallback(services, request, context, "");
+        if (!file) return answerNotFound(request, context);
         return respond(request, file);
       },
     },
-    {
-      method: "GET",
-      path: WELL_KNOWN_LLMS_PATH,
-      cors: true,
-      handle: async (request) => respond(request, (await services.site()).llms.pt),
-    },
-  ];
+    llms: { handle: async (request) => respond(request, (await services.site()).llms.pt) },
+  };
 }

@@ -8,14 +8,18 @@
  *
  * @module
  */
-import { API_REFERENCE_PATHS, OPENAPI_PATH } from "../lib/contract/contract.ts";
+import {
+  API_REFERENCE_ASSETS_PATH,
+  API_REFERENCE_PATHS,
+  OPENAPI_PATH,
+} from "../lib/contract/contract.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
-import { type Representation, respond, toRepresentation } from "../lib/http/representation.ts";
-import type { RouteDefinition } from "../lib/http/route.ts";
+import { respond, toRepresentation } from "../lib/http/representation.ts";
+import type { RouteHandlers } from "../lib/http/route.ts";
 import type { SiteServices } from "../lib/services.ts";
+import { loadOnce } from "../lib/load_once.ts";
 
-/** Where the renderer and its start script are served. */
-const ASSETS = "/assets/api-reference";
+const ASSETS = API_REFERENCE_ASSETS_PATH;
 
 /** The reference page's policy: the site's, with inline styles allowed (and fonts from data:). */
 export const API_REFERENCE_POLICY = "default-src 'self'; script-src 'self'; " +
@@ -62,25 +66,41 @@ const WORDS = {
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
-/** The routes of the API reference pages and their scripts. */
-export function apiReferenceRoutes(services: SiteServices): RouteDefinition[] {
-  let script: Promise<{ version: string; representation: Representation }> | undefined;
-  const loadScript = () =>
-    script ??= import("../lib/site/api_reference_bundle.generated.ts").then((bundle) => ({
+/** The handlers of the API reference: its page in each language, and its two scripts. */
+export interface ApiReference {
+  /** The page in a language (`/en/api-reference`, `/referencia-api`). */
+  page(language: "en" | "pt"): RouteHandlers;
+  /** The vendored renderer's script (`standalone.js`, kept a year: its URL names its version). */
+  script: RouteHandlers;
+  /** The script that starts the renderer on the page (`start.js`). */
+  start: RouteHandlers;
+}
+
+/**
+ * The handlers of the API reference pages and their scripts (their routes are entries of
+ * `routes/mod.ts`).
+ *
+ * @param services The site's services.
+ * @returns The handlers.
+ */
+export function createApiReference(services: SiteServices): ApiReference {
+  const loadScript = loadOnce(async () => {
+    const bundle = await import("../lib/site/api_reference_bundle.generated.ts");
+    return {
       version: bundle.API_REFERENCE_VERSION,
       representation: toRepresentation(bundle.API_REFERENCE_SCRIPT, [
         ["Content-Type", "text/javascript; charset=utf-8"],
         ["Cache-Control", IMMUTABLE],
       ]),
-    }));
+    };
+  });
   const start = toRepresentation(START_SCRIPT, [
     ["Content-Type", "text/javascript; charset=utf-8"],
     ["Cache-Control", "public, max-age=3600"],
   ]);
 
-  const page = (language: "en" | "pt"): RouteDefinition => {
-    let built: Promise<Representation> | undefined;
-    const build = async () => {
+  const page = (language: "en" | "pt"): RouteHandlers => {
+    const built = loadOnce(async () => {
       const { version } = await loadScript();
       const words = WORDS[language];
       const other = language === "en" ? "pt" : "en";
@@ -115,22 +135,13 @@ export function apiReferenceRoutes(services: SiteServices): RouteDefinition[] {
         ["Cache-Control", "public, max-age=300"],
         ["Content-Security-Policy", API_REFERENCE_POLICY],
       ]);
-    };
-    return {
-      method: "GET",
-      path: API_REFERENCE_PATHS[language],
-      handle: async (request) => respond(request, await (built ??= build())),
-    };
+    });
+    return { handle: async (request) => respond(request, await built()) };
   };
-
-  return [
-    page("en"),
-    page("pt"),
-    {
-      method: "GET",
-      path: `${ASSETS}/standalone.js`,
-      handle: async (request) => respond(request, (await loadScript()).representation),
-    },
-    { method: "GET", path: `${ASSETS}/start.js`, handle: (request) => respond(request, start) },
-  ];
+  const pages = { en: page("en"), pt: page("pt") };
+  return {
+    page: (language) => pages[language],
+    script: { handle: async (request) => respond(request, (await loadScript()).representation) },
+    start: { handle: (request) => respond(request, start) },
+  };
 }

@@ -9,15 +9,10 @@ import { BOOKING_PREFIX } from "../lib/booking/booking_store.ts";
 import type { BookingRecord } from "../lib/booking/booking_mail.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
 import { respond } from "../lib/http/representation.ts";
-import type { RouteDefinition } from "../lib/http/route.ts";
+import type { RouteHandlers } from "../lib/http/route.ts";
 import { buildDocumentPage } from "../lib/site/site.ts";
 import type { SiteServices } from "../lib/services.ts";
-import {
-  ACTION_PATH_PREFIX,
-  BOOKING_ACTIONS,
-  type BookingAction,
-  type LinkSigner,
-} from "../lib/booking/signed_links.ts";
+import type { BookingAction, LinkSigner } from "../lib/booking/signed_links.ts";
 import type { Store } from "../lib/store/store.ts";
 
 type Locale = "pt" | "en";
@@ -255,10 +250,15 @@ async function answerAction(
 }
 
 /**
- * The routes of the booking action pages: a GET and a POST per action. The POST, which changes
- * a booking, counts against the write quota.
+ * The handlers of the booking action pages (their routes are entries of `routes/mod.ts`): a GET
+ * and a POST per action. The POST changes a booking; the table counts it against the write quota.
+ *
+ * @param services The site's services.
+ * @returns A function giving the handlers of one method and action.
  */
-export function bookingActionRoutes(services: SiteServices): RouteDefinition[] {
+export function createBookingActions(
+  services: SiteServices,
+): (method: "GET" | "POST", action: BookingAction) => RouteHandlers {
   const pages: ActionPages = {
     services,
     async page(request, locale, status, title, body) {
@@ -269,14 +269,8 @@ export function bookingActionRoutes(services: SiteServices): RouteDefinition[] {
       return respond(request, document, { status });
     },
   };
-  const buildRoute = (method: "GET" | "POST", action: BookingAction): RouteDefinition => ({
-    method,
-    path: ACTION_PATH_PREFIX + action,
-    policies: method === "POST" ? ["write"] : undefined,
+  return (method, action) => ({
     answerRateLimited: (request) => answerRateLimited(pages, request, action),
     handle: (request) => answerAction(pages, method, action, request),
   });
-  return BOOKING_ACTIONS.flatMap((
-    action,
-  ) => [buildRoute("GET", action), buildRoute("POST", action)]);
 }

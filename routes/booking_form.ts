@@ -20,7 +20,7 @@ import type { BookingFormState } from "../lib/site/render_booking_widget.ts";
 /** The booking form's renderer, loaded by the first booking page (not at start-up: issue 15). */
 const loadWidget = loadOnce(() => import("../lib/site/render_booking_widget.ts"));
 import { type HeaderPair, respond, toRepresentation } from "../lib/http/representation.ts";
-import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
+import type { RequestContext, RouteHandlers } from "../lib/http/route.ts";
 import type { SiteServices } from "../lib/services.ts";
 import { checkMonth, listSlots, loadBookings, MONTHS_AHEAD } from "./booking.ts";
 import { loadOnce } from "../lib/load_once.ts";
@@ -265,42 +265,43 @@ async function submitBookingForm(
 }
 
 /**
- * The routes of the booking form: one `POST` per page whose layout is `booking`, counted against
- * the write and booking quotas like `POST /api/v1/booking`; every answer is a page in the form's
- * language.
+ * The handlers of the booking form's `POST` on a page whose layout is `booking` (their routes are
+ * entries of `routes/mod.ts`, counted against the write and booking quotas like
+ * `POST /api/v1/booking`); every answer is a page in the form's language.
+ *
+ * @param services The site's services.
+ * @returns The handlers of the form on the page at a path.
+ * @throws {Error} When no page has that path.
  */
-export function bookingFormRoutes(services: SiteServices): RouteDefinition[] {
-  return services.content.pages
-    .filter((page) => page.layout === "booking")
-    .map((page) => {
-      const prepare = async () => {
-        const site = await services.site();
-        const entry = site.pages.get(page.path);
-        if (!entry) throw new Error(`No prepared page at "${page.path}"`);
-        return { site, entry };
-      };
-      return {
-        method: "POST",
-        path: page.path,
-        policies: ["write", "booking"],
-        answerRateLimited: async (request, _context, retryAfterSeconds) => {
-          discardBody(request);
-          const { site } = await prepare();
-          const seconds = String(retryAfterSeconds);
-          const text = site.corpus.languages[page.language].booking.rateLimited;
-          return respond(
-            request,
-            buildNoticePage(site, page.language, {
-              title: page.title,
-              text: text.replace("{seconds}", seconds),
-            }),
-            { status: 429, headers: [["Retry-After", seconds]] },
-          );
-        },
-        handle: async (request, context) => {
-          const { site, entry } = await prepare();
-          return submitBookingForm(services, site, entry, request, context);
-        },
-      };
-    });
+export function createBookingForm(services: SiteServices): (path: string) => RouteHandlers {
+  return (path) => {
+    const page = services.content.pages.find((candidate) => candidate.path === path);
+    if (!page) throw new Error(`No page at "${path}"`);
+    const prepare = async () => {
+      const site = await services.site();
+      const entry = site.pages.get(page.path);
+      if (!entry) throw new Error(`No prepared page at "${page.path}"`);
+      return { site, entry };
+    };
+    return {
+      answerRateLimited: async (request, _context, retryAfterSeconds) => {
+        discardBody(request);
+        const { site } = await prepare();
+        const seconds = String(retryAfterSeconds);
+        const text = site.corpus.languages[page.language].booking.rateLimited;
+        return respond(
+          request,
+          buildNoticePage(site, page.language, {
+            title: page.title,
+            text: text.replace("{seconds}", seconds),
+          }),
+          { status: 429, headers: [["Retry-After", seconds]] },
+        );
+      },
+      handle: async (request, context) => {
+        const { site, entry } = await prepare();
+        return submitBookingForm(services, site, entry, request, context);
+      },
+    };
+  };
 }

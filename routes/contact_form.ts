@@ -16,7 +16,7 @@ import { ATTRIBUTION_FIELDS } from "../lib/contract/contract.ts";
 import { loadInquiries } from "./contact.ts";
 import { type ContactFormState, renderContactForm } from "../lib/site/render_contact_form.ts";
 import { respond, toRepresentation } from "../lib/http/representation.ts";
-import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
+import type { RequestContext, RouteHandlers } from "../lib/http/route.ts";
 import type { SiteServices } from "../lib/services.ts";
 import { discardBody } from "../lib/http/read_body.ts";
 
@@ -119,37 +119,39 @@ async function submitContactForm(
 }
 
 /**
- * The routes of the contact form: one `POST` per page whose layout is `contact`, counted against
- * the write quota like `POST /api/v1/contact`; a refusal is a page in the form's language.
+ * The handlers of the contact form's `POST` on a page whose layout is `contact` (their routes are
+ * entries of `routes/mod.ts`, counted against the write quota like `POST /api/v1/contact`); a
+ * refusal is a page in the form's language.
+ *
+ * @param services The site's services.
+ * @returns The handlers of the form on the page at a path.
+ * @throws {Error} When no page has that path.
  */
-export function contactFormRoutes(services: SiteServices): RouteDefinition[] {
-  return services.content.pages
-    .filter((page) => page.layout === "contact")
-    .map((page) => {
-      const prepare = async () => {
-        const site = await services.site();
-        const entry = site.pages.get(page.path);
-        if (!entry) throw new Error(`No prepared page at "${page.path}"`);
-        return { site, entry };
-      };
-      return {
-        method: "POST",
-        path: page.path,
-        policies: ["write"],
-        answerRateLimited: async (request, _context, retryAfterSeconds) => {
-          discardBody(request);
-          const { site } = await prepare();
-          const seconds = String(retryAfterSeconds);
-          const notice = site.corpus.languages[page.language].form.rateLimited;
-          return respond(request, buildNoticePage(site, page.language, notice, { seconds }), {
-            status: 429,
-            headers: [["Retry-After", seconds]],
-          });
-        },
-        handle: async (request, context) => {
-          const { site, entry } = await prepare();
-          return submitContactForm(services, site, entry, request, context);
-        },
-      };
-    });
+export function createContactForm(services: SiteServices): (path: string) => RouteHandlers {
+  return (path) => {
+    const page = services.content.pages.find((candidate) => candidate.path === path);
+    if (!page) throw new Error(`No page at "${path}"`);
+    const prepare = async () => {
+      const site = await services.site();
+      const entry = site.pages.get(page.path);
+      if (!entry) throw new Error(`No prepared page at "${page.path}"`);
+      return { site, entry };
+    };
+    return {
+      answerRateLimited: async (request, _context, retryAfterSeconds) => {
+        discardBody(request);
+        const { site } = await prepare();
+        const seconds = String(retryAfterSeconds);
+        const notice = site.corpus.languages[page.language].form.rateLimited;
+        return respond(request, buildNoticePage(site, page.language, notice, { seconds }), {
+          status: 429,
+          headers: [["Retry-After", seconds]],
+        });
+      },
+      handle: async (request, context) => {
+        const { site, entry } = await prepare();
+        return submitContactForm(services, site, entry, request, context);
+      },
+    };
+  };
 }

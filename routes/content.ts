@@ -8,7 +8,6 @@
  *
  * @module
  */
-import { LLMS_FULL_PATH, toLlmsPath } from "../lib/site/site.ts";
 import {
   buildNoticePage,
   type Site,
@@ -21,7 +20,6 @@ import {
   readFirstTouch,
   readQueryAttribution,
 } from "../lib/contact/first_touch.ts";
-import { LLMS_PATH } from "../lib/contract/contract.ts";
 import { renderContactForm } from "../lib/site/render_contact_form.ts";
 import {
   type HeaderPair,
@@ -29,14 +27,13 @@ import {
   respond,
   toRepresentation,
 } from "../lib/http/representation.ts";
-import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
+import type { RequestContext, RouteHandlers } from "../lib/http/route.ts";
+import type { FallbackHandler } from "../lib/http/create_pipeline.ts";
+import type { Language } from "../lib/site/corpus.ts";
 import type { SiteServices } from "../lib/services.ts";
 import { answerBookingPage } from "./booking_form.ts";
 
-/** Assets also served at the root, where browsers look for them unasked. */
-const ROOT_ASSETS = ["favicon.ico", "apple-touch-icon.png"] as const;
-
-/** A page's Markdown sent to a client that asked for plain text (issue 14). */
+/** A page's Markdown sent to a client that asked for plain text. */
 const AS_TEXT: readonly HeaderPair[] = [["Content-Type", "text/plain; charset=utf-8"]];
 
 /** Headers of an answer that depends on the visitor (a cookie set or read). */
@@ -145,34 +142,52 @@ export async function answerSiteFallback(
   return respond(request, site.notFound[language][format], { status: 404 });
 }
 
+/** The handlers of the site's content, by document. */
+export interface Content {
+  /** A page at its path: HTML, or Markdown when `Accept` prefers it. */
+  page(path: string): RouteHandlers;
+  /** A page's Markdown twin under `/md/`. */
+  markdown: RouteHandlers;
+  /** `/llms.txt` (Portuguese) and `/en/llms.txt`. */
+  llms(language: Language): RouteHandlers;
+  /** `/llms-full.txt`. */
+  llmsFull: RouteHandlers;
+  /** `/sitemap.xml`. */
+  sitemap: RouteHandlers;
+  /** `/robots.txt`. */
+  robots: RouteHandlers;
+  /** A file under `/assets/`. */
+  asset: RouteHandlers;
+  /** An asset also served at the root (`/favicon.ico`). */
+  rootAsset(name: string): RouteHandlers;
+  /** The answer to an unknown path: the 404 page, or the 405 page with `Allow`. */
+  fallback: FallbackHandler;
+}
+
 /**
- * The routes of the site's content. The paths come from the corpus; the site itself is rendered
- * on the first content request and kept (see `Services.site`), so a handler that only serves the API
- * never pays for it.
+ * The handlers of the site's content (their routes are entries of `routes/mod.ts`). The site
+ * itself is rendered on the first content request and kept (see `Services.site`), so a handler
+ * that only serves the API never pays for it.
+ *
+ * @param services The site's services.
+ * @returns The handlers, by document.
  */
-export function contentRoutes(services: SiteServices): RouteDefinition[] {
-  const routes: RouteDefinition[] = services.content.pages.map((page) => ({
-    method: "GET",
-    path: page.path,
-    handle: async (request, context) => {
-      const site = await services.site();
-      const entry = site.pages.get(page.path);
-      if (!entry) return answerSiteFallback(services, request, context, "");
-      return servePage(services, site, entry, request, context);
-    },
-  }));
-  // The documents for software are readable from every origin; the pages are not needed there.
-  const serve = (path: string, pick: (site: Site) => Representation): RouteDefinition => ({
-    method: "GET",
-    path,
-    cors: true,
+export function createContent(services: SiteServices): Content {
+  const fallback: FallbackHandler = (request, context, allow) =>
+    answerSiteFallback(services, request, context, allow);
+  const serve = (pick: (site: Site) => Representation): RouteHandlers => ({
     handle: async (request) => respond(request, pick(await services.site())),
   });
-  routes.push(
-    {
-      method: "GET",
-      path: "/md/*",
-      cors: true,
+  return {
+    page: (path) => ({
+      handle: async (request, context) => {
+        const site = await services.site();
+        const entry = site.pages.get(path);
+        if (!entry) return fallback(request, context, "");
+        return servePage(services, site, entry, request, context);
+      },
+    }),
+    markdown: {
       handle: async (request, context) => {
         const site = await services.site();
         const path = toPagePath(context.pathname);
@@ -183,42 +198,31 @@ export function contentRoutes(services: SiteServices): RouteDefinition[] {
         });
       },
     },
-    serve(LLMS_PATH, (site) => site.llms.pt),
-    serve(toLlmsPath("en"), (site) => site.llms.en),
-    serve(LLMS_FULL_PATH, (site) => site.llmsFull),
-    {
-      method: "GET",
-      path: "/sitemap.xml",
+    llms: (language) => serve((site) => site.llms[language]),
+    llmsFull: serve((site) => site.llmsFull),
+    sitemap: {
       handle: async (request) => respond(request, await (await services.site()).sitemap()),
     },
-    serve("/robots.txt", (site) => site.robots),
-    {
-      method: "GET",
-      path: "/assets/:name",
+    robots: serve((site) => site.robots),
+    asset: {
       handle: async (request, context) => {
         const site = await services.site();
         const name = context.pathname.slice("/assets/".length);
         // A picture's rendition or a sharing card: its module is imported on first request.
         const file = site.assets.has(name) ? undefined : site.files.get(name);
         const asset = site.assets.get(name) ?? await file?.load();
-        if (!asset) return answerSiteFallback(services, request, context, "");
+        if (!asset) return fallback(request, context, "");
         const pinned = request.url.endsWith(`?v=${asset.version}`);
         return respond(request, pinned ? asset.pinned : asset.current);
       },
     },
-  );
-  // Browsers and chat apps ask for these at the root whatever the page links to.
-  for (const name of ROOT_ASSETS) {
-    if (!(name in services.content.assets)) continue;
-    routes.push({
-      method: "GET",
-      path: `/${name}`,
+    rootAsset: (name) => ({
       handle: async (request) => {
         const asset = (await services.site()).assets.get(name);
         if (!asset) throw new Error(`No prepared asset "${name}"`);
         return respond(request, asset.current);
       },
-    });
-  }
-  return routes;
+    }),
+    fallback,
+  };
 }

@@ -18,8 +18,8 @@ import {
   OPENAPI_TYPE,
 } from "../lib/contract/contract.ts";
 import { DISCOVERY_CACHE, respond, toRepresentation } from "../lib/http/representation.ts";
-import type { RouteDefinition } from "../lib/http/route.ts";
-import type { SiteServices } from "../lib/services.ts";
+import type { RouteHandlers } from "../lib/http/route.ts";
+import type { Services } from "../lib/services.ts";
 import { formatLink } from "../lib/http/versioning.ts";
 import { loadOnce, once } from "../lib/load_once.ts";
 
@@ -51,8 +51,16 @@ export function buildApiCatalog(baseUrl: string): Record<string, unknown> {
   };
 }
 
-/** The routes of the discovery documents; both are built once and served from memory. */
-export function discoveryRoutes(services: SiteServices): RouteDefinition[] {
+/**
+ * The handlers of the discovery documents (`/openapi.json` and the API catalog, entries of
+ * `routes/mod.ts`); both are built once and served from memory.
+ *
+ * @param services The resolved services.
+ * @returns The handlers of the OpenAPI document and of the API catalog.
+ */
+export function createDiscovery(
+  services: Services,
+): { openApi: RouteHandlers; apiCatalog: RouteHandlers } {
   // Prepared once, by the first request for it (not at start-up, which stays short), with a
   // strong ETag (304 on If-None-Match) and an hour of caching, like every other document;
   // readable from every origin.
@@ -75,18 +83,8 @@ export function discoveryRoutes(services: SiteServices): RouteDefinition[] {
       ["Link", formatLink(services.baseUrl + API_CATALOG_PATH, "api-catalog")],
     ])
   );
-  return [
-    {
-      method: "GET",
-      path: OPENAPI_PATH,
-      cors: true,
-      handle: async (request) => respond(request, await document()),
-    },
-    {
-      method: "GET",
-      path: API_CATALOG_PATH,
-      cors: true,
-      handle: (request) => respond(request, catalog()),
-    },
-  ];
+  return {
+    openApi: { handle: async (request) => respond(request, await document()) },
+    apiCatalog: { handle: (request) => respond(request, catalog()) },
+  };
 }

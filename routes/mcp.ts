@@ -16,9 +16,10 @@
  *
  * @module
  */
-import { MAX_BODY_BYTES, MCP_PATH } from "../lib/contract/contract.ts";
+import { MAX_BODY_BYTES } from "../lib/contract/contract.ts";
 import { discardBody } from "../lib/http/read_body.ts";
-import type { RouteDefinition } from "../lib/http/route.ts";
+import type { RouteHandlers } from "../lib/http/route.ts";
+import { loadOnce } from "../lib/load_once.ts";
 import type { SiteServices } from "../lib/services.ts";
 import type { McpSdk } from "./_mcp_server.ts";
 
@@ -107,13 +108,15 @@ async function createEndpoint(services: SiteServices): Promise<McpEndpoint> {
   };
 }
 
-/** The route of the MCP endpoint. */
-export function mcpRoutes(services: SiteServices): RouteDefinition[] {
-  let endpoint: Promise<McpEndpoint> | undefined;
-  return [{
-    method: "POST",
-    path: MCP_PATH,
-    policies: ["read"],
+/**
+ * The handlers of the MCP endpoint (its route, `POST /mcp`, is an entry of `routes/mod.ts`).
+ *
+ * @param services The site's services.
+ * @returns The handlers: the endpoint, and its JSON-RPC 429.
+ */
+export function createMcpEndpoint(services: SiteServices): RouteHandlers {
+  const endpoint = loadOnce(() => createEndpoint(services));
+  return {
     answerRateLimited(request, _context, retryAfterSeconds) {
       discardBody(request);
       return buildJsonRpcError(
@@ -123,11 +126,7 @@ export function mcpRoutes(services: SiteServices): RouteDefinition[] {
       );
     },
     async handle(request, context) {
-      endpoint ??= createEndpoint(services).catch((error) => {
-        endpoint = undefined; // Try again on the next request.
-        throw error;
-      });
-      return await (await endpoint).fetch(request, context.clientKey);
+      return await (await endpoint()).fetch(request, context.clientKey);
     },
-  }];
+  };
 }

@@ -1,65 +1,167 @@
 /**
- * The route table: every resource's routes, in the order they are tried, assembled from the
- * route factories of this folder. One array drives registration, rate limiting, the API index
- * and `Allow` on 405. The API's routes are built with the handler; the site's (`site.ts`) with
- * the first request that none of them matches, so a cold start that answers the API loads none
- * of the site's modules (issue 15).
+ * The route table: every route of the API and of the site, in the order they are tried, as one
+ * array that drives matching, rate limiting, the API index, `Allow` on 405 and CORS preflights.
+ * The API's operations are built with the handler (a health check must not wait for a module);
+ * every other route loads its handler module with its first request (`load`), so a cold start
+ * that answers the API loads none of the site's modules, and the site's first page loads only
+ * what that page needs. The handlers themselves live in one file per resource.
  *
  * @module
  */
-import type { RequestContext, RouteDefinition } from "../lib/http/route.ts";
+import {
+  AGENT_SKILLS_INDEX_PATH,
+  AGENT_SKILLS_PATH,
+  AI_CATALOG_PATH,
+  API_CATALOG_PATH,
+  API_REFERENCE_ASSETS_PATH,
+  API_REFERENCE_PATHS,
+  LLMS_PATH,
+  MCP_PATH,
+  MCP_SERVER_CARD_PATH,
+  MCP_WELL_KNOWN_PATHS,
+  OPENAPI_PATH,
+  WELL_KNOWN_LLMS_PATH,
+} from "../lib/contract/contract.ts";
+import { ACTION_PATH_PREFIX, BOOKING_ACTIONS } from "../lib/booking/signed_links.ts";
+import type { FallbackHandler } from "../lib/http/create_pipeline.ts";
+import type { RouteDefinition, RouteEntry, RouteHandlers } from "../lib/http/route.ts";
 import type { Services, SiteServices } from "../lib/services.ts";
+import { LLMS_FULL_PATH, toLlmsPath } from "../lib/site/site.ts";
 import { loadOnce } from "../lib/load_once.ts";
 import { apiIndexRoutes } from "./api_index.ts";
 import { bookingRoutes } from "./booking.ts";
 import { contactRoutes } from "./contact.ts";
 import { healthRoutes } from "./health.ts";
 
-/** The site's routes and fallback (`site.ts`), loaded once by the first request that needs them. */
-export const loadSiteModule = loadOnce(() => import("./site.ts"));
-
-/**
- * Answers a path outside `/api/` that no route serves with this method: the MCP endpoint's
- * JSON-RPC 405, or the site's 404 or 405 page (see `site.ts`).
- *
- * @param services The resolved services.
- * @param request The request.
- * @param context The request's context.
- * @param allow The methods the path accepts, comma-separated, or empty.
- */
-export async function answerFallback(
-  services: SiteServices,
-  request: Request,
-  context: RequestContext,
-  allow: string,
-): Promise<Response> {
-  return await (await loadSiteModule()).answerFallback(services, request, context, allow);
+/** The route table and the answer to what none of its routes serves. */
+export interface RouteTable {
+  /** Every route, in matching order. */
+  table: RouteDefinition[];
+  /** Answers a path outside `/api/` that no route serves with this method. */
+  fallback: FallbackHandler;
 }
 
 /**
- * Builds the API's route table: the index, health, contact and booking operations and their
- * aliases.
+ * Builds the route table: the API's operations and their aliases, then the site's routes (the
+ * booking links, the discovery documents, the MCP endpoint, the agents' documents, the API
+ * reference, the forms and the content), whose paths come from the site's index.
  *
- * @param services The resolved services the routes close over.
- * @returns The routes, in matching order.
+ * @param services The resolved services the routes close over; the site's paths come from its
+ * `siteIndex`.
+ * @returns The table and the fallback.
  */
-export function buildRouteTable(services: Services): RouteDefinition[] {
+export function buildRouteTable(services: Services): RouteTable {
+  const index = services.siteIndex;
   const table: RouteDefinition[] = [];
+  const site = loadOnce(async (): Promise<SiteServices> => ({
+    ...services,
+    content: await services.loadContent(),
+  }));
+  // Each resource's handlers are made once, by the first request of any of its routes.
+  const onSite = <T>(create: (services: SiteServices) => T | Promise<T>) =>
+    loadOnce(async () => await create(await site()));
+  const bookingActions = onSite(async (s) =>
+    (await import("./booking_actions.ts")).createBookingActions(s)
+  );
+  const discovery = loadOnce(async () =>
+    (await import("./discovery.ts")).createDiscovery(services)
+  );
+  const mcpModule = loadOnce(() => import("./mcp.ts"));
+  const mcp = onSite(async (s) => (await mcpModule()).createMcpEndpoint(s));
+  const content = onSite(async (s) => (await import("./content.ts")).createContent(s));
+  const agents = onSite(async (s) =>
+    (await import("./agent_discovery.ts")).createAgentDiscovery(
+      s,
+      async (request, context) => (await content()).fallback(request, context, ""),
+    )
+  );
+  const reference = onSite(async (s) => (await import("./api_reference.ts")).createApiReference(s));
+  const contactForm = onSite(async (s) => (await import("./contact_form.ts")).createContactForm(s));
+  const bookingForm = onSite(async (s) => (await import("./booking_form.ts")).createBookingForm(s));
+
+  /** A GET route whose handlers come from a resource. */
+  const get = (
+    path: string,
+    load: () => Promise<RouteHandlers>,
+    entry: Omit<RouteEntry, "method" | "path"> = {},
+  ): RouteDefinition => ({ method: "GET", path, ...entry, load });
+  /** A public document: readable from every origin. */
+  const document = (path: string, load: () => Promise<RouteHandlers>) =>
+    get(path, load, { cors: true });
+
   table.push(
     ...apiIndexRoutes(services, table),
     ...healthRoutes(services),
     ...contactRoutes(services),
     ...bookingRoutes(services),
   );
-  return table;
-}
+  for (const action of BOOKING_ACTIONS) {
+    const path = ACTION_PATH_PREFIX + action;
+    table.push(
+      get(path, async () => (await bookingActions())("GET", action)),
+      {
+        method: "POST",
+        path,
+        policies: ["write"],
+        load: async () => (await bookingActions())("POST", action),
+      },
+    );
+  }
+  table.push(
+    document(OPENAPI_PATH, async () => (await discovery()).openApi),
+    document(API_CATALOG_PATH, async () => (await discovery()).apiCatalog),
+    // Counted once against the read quota; each tool call is counted again by its operation.
+    { method: "POST", path: MCP_PATH, policies: ["read"], load: mcp },
+    document(MCP_SERVER_CARD_PATH, async () => (await agents()).serverCard),
+    ...MCP_WELL_KNOWN_PATHS.map((path) =>
+      document(path, async () => (await agents()).wellKnownCard)
+    ),
+    document(AI_CATALOG_PATH, async () => (await agents()).aiCatalog),
+    document(AGENT_SKILLS_INDEX_PATH, async () => (await agents()).skillsIndex),
+    document(`${AGENT_SKILLS_PATH}/:name/SKILL.md`, async () => (await agents()).skill),
+    document(WELL_KNOWN_LLMS_PATH, async () => (await agents()).llms),
+    get(API_REFERENCE_PATHS.en, async () => (await reference()).page("en")),
+    get(API_REFERENCE_PATHS.pt, async () => (await reference()).page("pt")),
+    get(`${API_REFERENCE_ASSETS_PATH}/standalone.js`, async () => (await reference()).script),
+    get(`${API_REFERENCE_ASSETS_PATH}/start.js`, async () => (await reference()).start),
+  );
+  for (const { path, layout } of index.pages) {
+    if (layout === "contact") {
+      table.push({
+        method: "POST",
+        path,
+        policies: ["write"],
+        load: async () => (await contactForm())(path),
+      });
+    } else if (layout === "booking") {
+      table.push({
+        method: "POST",
+        path,
+        policies: ["write", "booking"],
+        load: async () => (await bookingForm())(path),
+      });
+    }
+  }
+  table.push(...index.pages.map(({ path }) => get(path, async () => (await content()).page(path))));
+  table.push(
+    document("/md/*", async () => (await content()).markdown),
+    document(LLMS_PATH, async () => (await content()).llms("pt")),
+    document(toLlmsPath("en"), async () => (await content()).llms("en")),
+    document(LLMS_FULL_PATH, async () => (await content()).llmsFull),
+    get("/sitemap.xml", async () => (await content()).sitemap),
+    document("/robots.txt", async () => (await content()).robots),
+    get("/assets/:name", async () => (await content()).asset),
+    // Browsers and chat apps ask for these at the root whatever the page links to.
+    ...index.rootAssets.map((name) =>
+      get(`/${name}`, async () => (await content()).rootAsset(name))
+    ),
+  );
 
-/**
- * Builds the site's routes, which come after the API's (`site.ts`), loading their modules.
- *
- * @param services The resolved services the routes close over.
- * @returns The routes, in matching order.
- */
-export async function buildSiteRouteTable(services: SiteServices): Promise<RouteDefinition[]> {
-  return (await loadSiteModule()).buildSiteRoutes(services);
+  const fallback: FallbackHandler = async (request, context, allow) => {
+    if (context.pathname === MCP_PATH) {
+      return (await mcpModule()).answerMcpMethodNotAllowed(request, allow);
+    }
+    return await (await content()).fallback(request, context, allow);
+  };
+  return { table, fallback };
 }

@@ -27,6 +27,7 @@
  *
  * @module
  */
+import { renderSiteIndexModule, SITE_INDEX_MODULE_PATH } from "./build_site_index.ts";
 import { writeGeneratedModule } from "./_generated_module.ts";
 import { readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -545,4 +546,9 @@ if (import.meta.main) {
   // The files first: the corpus names them, so it is written once they are there.
   await writeFileModules(modules);
   await writeGeneratedModule(CORPUS_MODULE_PATH, renderCorpusModule(corpus), "build:content");
+  await writeGeneratedModule(
+    SITE_INDEX_MODULE_PATH,
+    renderSiteIndexModule(corpus),
+    "build:content",
+  );
 }

@@ -128,3 +128,19 @@ test("the import test reads the graph it claims to read", SOURCE_ONLY, () => {
   assert.ok(GRAPH.get("routes/mod.ts")?.includes("routes/health.ts"));
   assert.ok(GRAPH.get("lib/http/create_pipeline.ts")?.includes("lib/http/route.ts"));
 });
+
+test(
+  "routes are entries of one table: no module of routes/ but mod.ts writes a route",
+  SOURCE_ONLY,
+  () => {
+    // A route entry names its method; the API's operations come from the contract through
+    // buildOperationRoutes, every other route is written in routes/mod.ts.
+    const writers = [...GRAPH.keys()].filter((path) =>
+      path.startsWith("routes/") && path !== "routes/mod.ts" &&
+      /\bmethod:\s*"(?:GET|POST)"\s*[,}]/.test(stripComments(readFileSync(join(ROOT, path), "utf8")))
+    );
+    assert.deepEqual(writers, []);
+    const table = stripComments(readFileSync(join(ROOT, "routes/mod.ts"), "utf8"));
+    assert.match(table, /\bmethod:\s*"POST"/, "the check reads the table's entries");
+  },
+);

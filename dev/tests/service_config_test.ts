@@ -137,8 +137,14 @@ test(
           "lib/site/build_site.ts",
           "lib/booking/bookings.ts",
           "routes/_mcp_server.ts",
-          "routes/site.ts",
+          "routes/mcp.ts",
           "routes/content.ts",
+          "routes/booking_form.ts",
+          "routes/contact_form.ts",
+          "routes/booking_actions.ts",
+          "routes/agent_discovery.ts",
+          "routes/api_reference.ts",
+          "routes/discovery.ts",
           "content/corpus.generated.ts",
         ]
       ) {

@@ -51,6 +51,9 @@ export const API_DOCS_PATH = "/en/agents";
  */
 export const API_REFERENCE_PATHS = { en: "/en/api-reference", pt: "/referencia-api" } as const;
 
+/** Where the API reference's renderer and its start script are served. */
+export const API_REFERENCE_ASSETS_PATH = "/assets/api-reference";
+
 /** The largest accepted contact body, in bytes. */
 const CONTACT_MAX_BODY_BYTES = 64 * 1024;
 

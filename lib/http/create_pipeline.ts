@@ -1,8 +1,9 @@
 /**
  * The request pipeline, itty-router's model with its stages as data: match → count → check the
  * Origin of a POST → answer → finish, and one catch (a CORS preflight for a public read is
- * answered before counting). Every route of the table is prepared once into a stage function, so a
- * request answered synchronously (health, the index) awaits nothing on the way.
+ * answered before counting). Every route of the one table is prepared once into a stage function,
+ * so a request answered synchronously (health, the index) awaits nothing on the way; a lazy
+ * route's module is loaded by its first request, after counting.
  *
  * @module
  */
@@ -25,10 +26,15 @@ import {
   toRateLimitedError,
   toRetryAfterSeconds,
 } from "./create_request_counter.ts";
-import { createRouteMatcher, type RouteMatcher } from "./create_route_matcher.ts";
+import { createRouteMatcher } from "./create_route_matcher.ts";
 import { loadOnce } from "../load_once.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate_limit.ts";
-import { readPathname, type RequestContext, type RouteDefinition } from "./route.ts";
+import {
+  readPathname,
+  type RequestContext,
+  type RouteDefinition,
+  type RouteHandlers,
+} from "./route.ts";
 
 /** Connection details a server passes with each request (as `Deno.ServeHandlerInfo` does). */
 export type HandlerInfo = ConnectionInfo;
@@ -48,14 +54,8 @@ export type FallbackHandler = (
 
 /** What the pipeline is built from: the route table and the services its stages use. */
 export interface PipelineOptions {
-  /** The routes, in the order they are tried. */
+  /** The route table: every route of the API and the site, in the order they are tried. */
   table: readonly RouteDefinition[];
-  /**
-   * Loads the routes tried after `table`'s, whose paths are never under `/api/` (the site's): by
-   * the first request outside `/api/` that `table` does not match, so that a start-up which
-   * answers the API loads none of their modules (issue 15).
-   */
-  loadTable?: () => Promise<readonly RouteDefinition[]>;
   /** Answers unmatched paths outside `/api/`. */
   fallback: FallbackHandler;
   /** Keeps the rate-limit counters. */
@@ -78,12 +78,23 @@ export interface PipelineOptions {
 
 type Stage = (request: Request, context: RequestContext) => Response | Promise<Response>;
 
-/** A route with its prepared stage, as the matcher holds it. */
-interface PreparedRoute {
-  method: "GET" | "POST";
-  path: string;
-  route: RouteDefinition;
-  stage: Stage;
+/**
+ * The handlers of a lazy route: its module is loaded by the route's first request (and again by
+ * the next one if that load failed), then every request goes straight to the loaded handlers.
+ */
+function toLazyHandlers(load: () => Promise<RouteHandlers>): RouteHandlers {
+  const loaded = loadOnce(load);
+  let ready: RouteHandlers | undefined;
+  const settle = async () => ready ??= await loaded();
+  return {
+    handle: (request, context) =>
+      ready ? ready.handle(request, context) : settle().then((h) => h.handle(request, context)),
+    answerRateLimited: async (request, context, retryAfterSeconds) => {
+      const handlers = await settle();
+      if (!handlers.answerRateLimited) throw toRateLimitedError();
+      return await handlers.answerRateLimited(request, context, retryAfterSeconds);
+    },
+  };
 }
 
 /**
@@ -110,7 +121,8 @@ export function createPipeline(options: PipelineOptions): Handler {
 
   /** Count (when the route has policies) → check the Origin of a POST → answer → finish. */
   function prepare(route: RouteDefinition): Stage {
-    const { handle, answerRateLimited } = route;
+    const handlers = route.load ? toLazyHandlers(route.load) : route;
+    const { handle, answerRateLimited } = handlers;
     const answer: Stage = route.method === "POST"
       ? (request, context) => {
         checkOrigin(request);
@@ -164,13 +176,9 @@ export function createPipeline(options: PipelineOptions): Handler {
   const answerUnmatched = (
     request: Request,
     context: RequestContext,
-    later?: RouteMatcher<PreparedRoute>,
   ): Response | Promise<Response> => {
     const allowed = new Set<string>();
-    const matches = [
-      ...matcher.matchAll(context.pathname),
-      ...(later?.matchAll(context.pathname) ?? []),
-    ];
+    const matches = matcher.matchAll(context.pathname);
     // A page on another origin asking to read a public read: granted, and counted nowhere.
     if (isReadPreflight(request) && matches.some(({ route }) => route.cors)) {
       return responder.secure(answerPreflight(request));
@@ -189,29 +197,12 @@ export function createPipeline(options: PipelineOptions): Handler {
     return refuse(request, context, allow, safe ? readQuota : writeQuota);
   };
 
-  const toMatcher = (routes: readonly RouteDefinition[]) =>
-    createRouteMatcher(routes.map((route) => ({
-      method: route.method,
-      path: route.path,
-      route,
-      stage: prepare(route),
-    })));
-  const matcher = toMatcher(table);
-  const { loadTable } = options;
-  const loadMatcher = loadTable && loadOnce(async () => toMatcher(await loadTable()));
-
-  /** A request outside `/api/` that `table` does not match: tried against the later routes. */
-  const answerLater = async (
-    load: () => Promise<RouteMatcher<PreparedRoute>>,
-    request: Request,
-    context: RequestContext,
-  ): Promise<Response> => {
-    const later = await load();
-    const matched = later.match(request.method, context.pathname);
-    return await (matched
-      ? matched.stage(request, context)
-      : answerUnmatched(request, context, later));
-  };
+  const matcher = createRouteMatcher(table.map((route) => ({
+    method: route.method,
+    path: route.path,
+    route,
+    stage: prepare(route),
+  })));
 
   return (request, info) => {
     let context: RequestContext | undefined;
@@ -221,11 +212,7 @@ export function createPipeline(options: PipelineOptions): Handler {
         clientKey: readClientKey(request, info),
       };
       const matched = matcher.match(request.method, context.pathname);
-      const result = matched
-        ? matched.stage(request, context)
-        : loadMatcher && !isApiPath(context.pathname)
-        ? answerLater(loadMatcher, request, context)
-        : answerUnmatched(request, context);
+      const result = matched ? matched.stage(request, context) : answerUnmatched(request, context);
       if (!(result instanceof Promise)) return Promise.resolve(result);
       const settledContext = context;
       return result.then(undefined, (error) => errors.recover(error, request, settledContext));

@@ -63,8 +63,20 @@ export type OperationHandler = (
   context: RequestContext,
 ) => JsonAnswer | Promise<JsonAnswer>;
 
-/** One entry of the route table. */
-export interface RouteDefinition {
+/** What answers the requests of a route. */
+export interface RouteHandlers {
+  /** The handler. */
+  handle: RouteHandler;
+  /**
+   * Answers a request refused by a policy, for routes that answer people rather than the API
+   * (a page in the route's language); without it, the refusal is the API's 429 ErrorResponse.
+   * The request's body has not been read.
+   */
+  answerRateLimited?: RateLimitedHandler;
+}
+
+/** What the table knows of a route before its handler is loaded. */
+export interface RouteEntry {
   /** The method; every GET route also answers HEAD. */
   method: "GET" | "POST";
   /** The path pattern, in itty-router syntax (`/api/v1/health`, `/md/*`). */
@@ -79,20 +91,36 @@ export interface RouteDefinition {
    */
   policies?: readonly PolicyName[];
   /**
-   * Answers a request refused by a policy, for routes that answer people rather than the API
-   * (a page in the route's language); without it, the refusal is the API's 429 ErrorResponse.
-   * The request's body has not been read.
-   */
-  answerRateLimited?: RateLimitedHandler;
-  /**
    * Whether pages on any origin may read it (CORS `Access-Control-Allow-Origin: *`): the read
-   * operations and the public documents. Only GET routes; their preflights are
-   * answered 204 and counted against no quota.
+   * operations and the public documents. Only GET routes; their preflights are answered 204 and
+   * counted against no quota.
    */
   cors?: boolean;
-  /** The handler. */
-  handle: RouteHandler;
 }
+
+/**
+ * A route whose handler module is imported with its first request: `load` resolves to its
+ * handlers, once (the pipeline wraps it in `loadOnce`, so a failed load is tried again by the
+ * next request). The request is counted against the route's policies before the load.
+ */
+export interface LazyRouteDefinition extends RouteEntry {
+  /** Imports the handler's module and builds the handlers. */
+  load: () => Promise<RouteHandlers>;
+  handle?: never;
+  answerRateLimited?: never;
+}
+
+/** A route whose handler is ready when the table is built. */
+export interface EagerRouteDefinition extends RouteEntry, RouteHandlers {
+  load?: never;
+}
+
+/**
+ * One entry of the route table: the one table of the API and the site, whose entries drive
+ * matching, rate limiting, the API index, `Allow` on 405 and CORS preflights. Laziness is a
+ * property of an entry: `load` instead of `handle`.
+ */
+export type RouteDefinition = EagerRouteDefinition | LazyRouteDefinition;
 
 /**
  * Answers a request that a rate-limit policy refused.
