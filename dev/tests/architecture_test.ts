@@ -137,7 +137,9 @@ test(
     // buildOperationRoutes, every other route is written in routes/mod.ts.
     const writers = [...GRAPH.keys()].filter((path) =>
       path.startsWith("routes/") && path !== "routes/mod.ts" &&
-      /\bmethod:\s*"(?:GET|POST)"\s*[,}]/.test(stripComments(readFileSync(join(ROOT, path), "utf8")))
+      /\bmethod:\s*"(?:GET|POST)"\s*[,}]/.test(
+        stripComments(readFileSync(join(ROOT, path), "utf8")),
+      )
     );
     assert.deepEqual(writers, []);
     const table = stripComments(readFileSync(join(ROOT, "routes/mod.ts"), "utf8"));
