@@ -54,8 +54,8 @@ import {
   string,
   StructError,
 } from "superstruct";
+import { checkCorpus } from "../../lib/site/check_corpus.ts";
 import {
-  checkCorpus,
   type Corpus,
   type CorpusFile,
   type CorpusPage,
