@@ -24,6 +24,7 @@ import { createLazyStore } from "./lib/store/lazy_store.ts";
 import type { AppHost, AppRuntime, Listening, ServeOptions } from "./lib/host.ts";
 
 export type { AppHost, AppRuntime, Listening, OpenStore, ServeOptions } from "./lib/host.ts";
+export type { Config, Environment } from "./lib/config.ts";
 
 /** A started application: the handler and what it holds. */
 export interface App {

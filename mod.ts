@@ -38,16 +38,51 @@ export type {
   Store,
 } from "./lib/store/store.ts";
 export type { DeprecationNotice } from "./lib/http/versioning.ts";
-export type { TrustedProxyHeader } from "./lib/http/client_address.ts";
+export { TRUSTED_PROXY_HEADERS, type TrustedProxyHeader } from "./lib/http/client_address.ts";
+export type { PolicyName, RateLimitPolicy } from "./lib/contract/contract.ts";
 export {
   createRateLimiter,
   type LocalRateLimiter,
+  type PolicyState,
   type RateLimitDecision,
   type RateLimiter,
   type RateLimiterOptions,
 } from "./lib/http/rate_limit.ts";
 export { createKvRateLimiter, type KvRateLimiterOptions } from "./lib/http/kv_rate_limit.ts";
 export type { MailAttachment, Mailer, OutgoingMail } from "./lib/mail/mail.ts";
+export type { DeliveryReport, Outbox } from "./lib/mail/outbox.ts";
+export {
+  type OpeningInterval,
+  type ScheduleSettings,
+  WEEKDAYS,
+} from "./lib/availability/schedule.ts";
+export type { BusyCalendar } from "./lib/availability/busy_calendar.ts";
+export type { BusyInterval } from "./lib/availability/availability.ts";
 
-export { buildOpenApiDocument } from "./lib/contract/openapi.ts";
-export type { Corpus, CorpusPage, LanguageSettings, PageText } from "./lib/site/corpus.ts";
+export { buildOpenApiDocument, type OpenApiOptions } from "./lib/contract/openapi.ts";
+export {
+  type BookingText,
+  type ContactFormText,
+  type Corpus,
+  type CorpusAsset,
+  type CorpusDesign,
+  type CorpusFile,
+  type CorpusPage,
+  type CorpusPicture,
+  type CorpusProject,
+  type CorpusRendition,
+  type CorpusSkill,
+  type Language,
+  LANGUAGES,
+  type LanguageSettings,
+  type LoadFiles,
+  type Notice,
+  PAGE_LAYOUTS,
+  PAGE_SECTIONS,
+  type PageLayout,
+  type PageSection,
+  type PageText,
+  PICTURE_TYPES,
+  type PictureType,
+  type WorkText,
+} from "./lib/site/corpus.ts";

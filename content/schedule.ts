@@ -6,7 +6,8 @@
  * @module
  */
 import schedule from "./schedule.json" with { type: "json" };
-import { readSchedule, type ScheduleSettings } from "../lib/availability/schedule.ts";
+import type { ScheduleSettings } from "../lib/availability/schedule.ts";
+import { readSchedule } from "../lib/availability/read_schedule.ts";
 
 /** The schedule of `content/schedule.json`. */
 export const DEFAULT_SCHEDULE: ScheduleSettings = readSchedule(schedule);

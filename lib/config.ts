@@ -180,7 +180,10 @@ export class ConfigError extends Error {
   }
 }
 
-/** The checked configuration. */
+/**
+ * The service's configuration, read from environment variables (`STUDIO_*`, `PORT`, `HOST`) and
+ * checked by `readConfig`.
+ */
 export interface Config {
   /** TCP port, 0 to 65535. */
   port: number;

@@ -55,8 +55,8 @@ import {
   string,
   StructError,
 } from "superstruct";
+import { checkCorpus } from "../../lib/site/check_corpus.ts";
 import {
-  checkCorpus,
   type Corpus,
   type CorpusFile,
   type CorpusPage,

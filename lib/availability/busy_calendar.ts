@@ -22,7 +22,10 @@ export class CalendarUnavailableError extends Error {
   }
 }
 
-/** A source of busy time. */
+/**
+ * A source of busy time, such as the studio's calendars: its events block the booking slots they
+ * overlap. {@linkcode createIcsCalendar} reads iCalendar feeds (RFC 5545).
+ */
 export interface BusyCalendar {
   /**
    * Reads the busy time that overlaps `span`.

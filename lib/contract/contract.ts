@@ -176,7 +176,7 @@ export type ErrorStatus<C extends ErrorCode = ErrorCode> = Extract<
  */
 export const RETENTION_DAYS = 730;
 
-/** Names of the rate-limit policies (spec, Limits). */
+/** The name of a rate-limit policy (spec, Limits). */
 export type PolicyName = "read" | "write" | "booking";
 
 /** A fixed-window rate-limit policy: `limit` requests per client per `windowSeconds`. */

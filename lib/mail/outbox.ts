@@ -114,7 +114,10 @@ export interface DeliveryReport {
  */
 export const OUTBOX_START_DELAY_MILLISECONDS = 1000;
 
-/** The outbox of a service. */
+/**
+ * The outbox of a service: outgoing e-mail, committed with the record it belongs to and delivered
+ * from the store with retries (see {@linkcode createOutbox}).
+ */
 export interface Outbox {
   /**
    * Adds messages to an atomic operation, so they commit with the record they belong to.

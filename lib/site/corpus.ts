@@ -1,28 +1,16 @@
 /**
  * The site's content as data: the Markdown pages of both languages, the studio's facts and the
- * interface text, as `scripts/build_content.ts` compiles them from `content/` into
+ * interface text, as `dev/scripts/build_content.ts` compiles them from `content/` into
  * `content/corpus.generated.ts`. A library user may pass a corpus of their own to
- * `createHandler({ content })`; it is checked once, when the handler is created.
+ * `createHandler({ content })`; `checkCorpus` (`check_corpus.ts`) checks it once, when the handler
+ * is created.
+ *
+ * This module is the corpus's shape only: its validators, which share the interfaces' names, live
+ * in `check_corpus.ts`, because a value and a type of one name in one module are one symbol to
+ * `deno doc`, which would publish each struct (and superstruct's types) with its interface.
  *
  * @module
  */
-import {
-  array,
-  assert,
-  boolean,
-  define,
-  type Describe,
-  enums,
-  nonempty,
-  number,
-  object,
-  optional,
-  pattern,
-  record,
-  size,
-  string,
-  type Struct,
-} from "superstruct";
 
 /** The site's languages: Portuguese (PT-PT) at bare paths, English under `/en`. */
 export const LANGUAGES = ["pt", "en"] as const;
@@ -45,13 +33,6 @@ export const PAGE_LAYOUTS = ["page", "contact", "booking", "home", "work", "case
 /** A page layout. */
 export type PageLayout = typeof PAGE_LAYOUTS[number];
 
-const PATH: Struct<string, null> = pattern(
-  string(),
-  /^\/(?:[a-z0-9]+(?:-[a-z0-9]+)*(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)*)?$/,
-);
-const DATE: Struct<string, null> = pattern(string(), /^\d{4}-\d{2}-\d{2}$/);
-const TEXT: Struct<string, null> = nonempty(string());
-
 /** The formats a picture is encoded in, best first: `<picture>` offers them in this order. */
 export const PICTURE_TYPES = ["image/avif", "image/webp"] as const;
 
@@ -73,14 +54,6 @@ export interface CorpusRendition {
   height: number;
 }
 
-/** The validator of {@linkcode CorpusRendition}. */
-export const CorpusRendition: Describe<CorpusRendition> = object({
-  name: TEXT,
-  type: enums(PICTURE_TYPES),
-  width: number(),
-  height: number(),
-});
-
 /** A picture of the corpus: an SVG asset, its intrinsic size and its text alternative. */
 export interface CorpusPicture {
   /** The asset's file name, e.g. `work-mare-alta-cover.svg`. */
@@ -96,16 +69,6 @@ export interface CorpusPicture {
   /** Its raster renditions (AVIF and WebP at a few widths), served through `<picture>`. */
   renditions?: CorpusRendition[];
 }
-
-/** The validator of {@linkcode CorpusPicture}. */
-export const CorpusPicture: Describe<CorpusPicture> = object({
-  src: TEXT,
-  alt: TEXT,
-  width: number(),
-  height: number(),
-  caption: optional(string()),
-  renditions: optional(array(CorpusRendition)),
-});
 
 /** The facts of a case study (front matter `project` of a page whose layout is `case`). */
 export interface CorpusProject {
@@ -124,17 +87,6 @@ export interface CorpusProject {
   /** The gallery. */
   gallery: CorpusPicture[];
 }
-
-/** The validator of {@linkcode CorpusProject}. */
-export const CorpusProject: Describe<CorpusProject> = object({
-  client: TEXT,
-  year: TEXT,
-  tags: array(string()),
-  summary: TEXT,
-  selected: boolean(),
-  cover: CorpusPicture,
-  gallery: array(CorpusPicture),
-});
 
 /** One page in one language. */
 export interface CorpusPage {
@@ -168,24 +120,6 @@ export interface CorpusPage {
   card?: string;
 }
 
-/** The validator of {@linkcode CorpusPage}. */
-export const CorpusPage: Describe<CorpusPage> = object({
-  id: TEXT,
-  language: enums(LANGUAGES),
-  path: PATH,
-  title: TEXT,
-  label: TEXT,
-  description: TEXT,
-  updated: DATE,
-  order: number(),
-  section: enums(PAGE_SECTIONS),
-  layout: enums(PAGE_LAYOUTS),
-  indexed: boolean(),
-  markdown: TEXT,
-  project: optional(CorpusProject),
-  card: optional(TEXT),
-});
-
 /** The text of a page that has no path of its own (the 404 page). */
 export interface PageText {
   /** The `<title>`. */
@@ -196,13 +130,6 @@ export interface PageText {
   markdown: string;
 }
 
-/** The validator of {@linkcode PageText}. */
-export const PageText: Describe<PageText> = object({
-  title: TEXT,
-  description: TEXT,
-  markdown: TEXT,
-});
-
 /** A titled message shown to people, its text in inline Markdown. */
 export interface Notice {
   /** The page's title and H1. */
@@ -211,25 +138,31 @@ export interface Notice {
   text: string;
 }
 
-const Notice: Describe<Notice> = object({ title: TEXT, text: TEXT });
-
 /** The contact form's labels and messages. */
 export interface ContactFormText {
   /** The id of the page a person sees after sending the form. */
   thanksPage: string;
+  /** The form's `<legend>`. */
   legend: string;
+  /** The label of the first `Name` field (the first name; the form posts two `Name` fields). */
   firstName: string;
+  /** The label of the second `Name` field (the last name, optional). */
   lastName: string;
+  /** The label of `Email`. */
   email: string;
+  /** The label of `Category`, the kind of work. */
   category: string;
   /** The label of the empty choice of `Category`. */
   categoryNone: string;
   /** The choices of `Category`: the value sent and its label. */
   categories: Array<{ value: string; label: string }>;
+  /** The label of `Message`. */
   message: string;
+  /** The hint under `Message`: what to write. */
   messageHint: string;
   /** The word after a required field's label. */
   required: string;
+  /** The send button's words. */
   submit: string;
   /** Inline Markdown under the form. */
   privacy: string;
@@ -245,41 +178,17 @@ export interface ContactFormText {
   noBackend: Notice;
 }
 
-/** The validator of {@linkcode ContactFormText}. */
-export const ContactFormText: Describe<ContactFormText> = object({
-  thanksPage: string(),
-  legend: string(),
-  firstName: string(),
-  lastName: string(),
-  email: string(),
-  category: string(),
-  categoryNone: string(),
-  categories: array(object({ value: string(), label: string() })),
-  message: string(),
-  messageHint: string(),
-  required: string(),
-  submit: string(),
-  privacy: string(),
-  errorSummary: string(),
-  problems: object({
-    missing: string(),
-    type: string(),
-    length: string(),
-    format: string(),
-    enum: string(),
-  }),
-  badForm: Notice,
-  rateLimited: Notice,
-  noBackend: Notice,
-});
-
 /** The booking widget's labels and messages (its script reads them from a JSON data block). */
 export interface BookingText {
   /** While a month's free times load. */
   loading: string;
+  /** The name of the month bar (its `aria-label`). */
   month: string;
+  /** The link to the previous month. */
   previousMonth: string;
+  /** The link to the next month. */
   nextMonth: string;
+  /** The `<legend>` of the month's free times, grouped by day. */
   days: string;
   /** A month without free times. */
   noSlots: string;
@@ -289,14 +198,21 @@ export interface BookingText {
   chooseTime: string;
   /** The note that times are Lisbon's. */
   timeZone: string;
+  /** The label of the attendee's name. */
   name: string;
+  /** The label of the attendee's e-mail address, where the invitation goes. */
   email: string;
+  /** The label of the company (optional). */
   company: string;
+  /** The label of the topic: what the conversation is about. */
   topic: string;
+  /** The hint under the topic: what to write, and how much (at least 10 characters). */
   topicHint: string;
   /** The word after an optional field's label. */
   optional: string;
+  /** The booking button's words. */
   submit: string;
+  /** Shown while the booking is sent. */
   sending: string;
   /** 201 `accepted`; `{time}` and `{attendee}` are filled in. */
   accepted: string;
@@ -318,63 +234,25 @@ export interface BookingText {
   missingTime: string;
 }
 
-/** The validator of {@linkcode BookingText}. */
-export const BookingText: Describe<BookingText> = object({
-  loading: string(),
-  month: string(),
-  previousMonth: string(),
-  nextMonth: string(),
-  days: string(),
-  noSlots: string(),
-  slotsFailed: string(),
-  chooseTime: string(),
-  timeZone: string(),
-  name: string(),
-  email: string(),
-  company: string(),
-  topic: string(),
-  topicHint: string(),
-  optional: string(),
-  submit: string(),
-  sending: string(),
-  accepted: string(),
-  pending: string(),
-  conflict: string(),
-  uncertain: string(),
-  invalid: string(),
-  originRejected: string(),
-  rateLimited: string(),
-  failed: string(),
-  missingTime: string(),
-});
-
 /** The labels of the case studies and of the work cards. */
 export interface WorkText {
-  /** The facts' terms. */
+  /** The term of a case study's client, among its facts. */
   client: string;
+  /** The term of the year or years of the work. */
   year: string;
+  /** The term of what the studio did (the project's tags). */
   services: string;
   /** The gallery's heading. */
   gallery: string;
   /** The heading above the next project's card. */
   next: string;
-  /** The call to book at the end of a case study: heading, text and the link's words. */
+  /** The heading of the call to book at the end of a case study. */
   callTitle: string;
+  /** The call's text. */
   callText: string;
+  /** The words of the call's link to the booking page. */
   callLink: string;
 }
-
-/** The validator of {@linkcode WorkText}. */
-export const WorkText: Describe<WorkText> = object({
-  client: TEXT,
-  year: TEXT,
-  services: TEXT,
-  gallery: TEXT,
-  next: TEXT,
-  callTitle: TEXT,
-  callText: TEXT,
-  callLink: TEXT,
-});
 
 /** Everything the site says in one language besides its pages. */
 export interface LanguageSettings {
@@ -424,54 +302,6 @@ export interface LanguageSettings {
   notFound: PageText;
 }
 
-/** The validator of {@linkcode LanguageSettings}. */
-export const LanguageSettings: Describe<LanguageSettings> = object({
-  tag: TEXT,
-  label: TEXT,
-  tagline: TEXT,
-  summary: TEXT,
-  nav: array(string()),
-  callToAction: string(),
-  footer: array(string()),
-  text: object({
-    skipLink: string(),
-    navLabel: string(),
-    markdownLink: string(),
-    machineLinks: string(),
-    apiReference: optional(string()),
-    methodNotAllowed: Notice,
-    codeLabel: optional(string()),
-  }),
-  work: optional(WorkText),
-  form: ContactFormText,
-  booking: BookingText,
-  llms: object({
-    intro: TEXT,
-    sections: object({
-      studio: string(),
-      services: string(),
-      contact: string(),
-      agents: string(),
-      optional: string(),
-    }),
-    apiLinks: object({
-      openapi: string(),
-      index: string(),
-      catalog: string(),
-      full: string(),
-      otherLanguage: string(),
-      reference: optional(string()),
-    }),
-    agentInterfaces: object({
-      heading: TEXT,
-      mcp: TEXT,
-      serverCard: TEXT,
-      skills: TEXT,
-    }),
-  }),
-  notFound: PageText,
-});
-
 /**
  * An Agent Skill (agentskills.io): one `SKILL.md`, served under
  * `/.well-known/agent-skills/<name>/SKILL.md` and listed in the skills index with its digest.
@@ -488,13 +318,6 @@ export interface CorpusSkill {
 /** A skill name of the Agent Skills specification. */
 export const SKILL_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-/** The validator of {@linkcode CorpusSkill}. */
-export const CorpusSkill: Describe<CorpusSkill> = object({
-  name: pattern(size(string(), 1, 64), SKILL_NAME_PATTERN),
-  description: size(string(), 1, 1024),
-  markdown: TEXT,
-});
-
 /** A static file: text, or bytes in base64. */
 export interface CorpusAsset {
   /** Its media type. */
@@ -504,13 +327,6 @@ export interface CorpusAsset {
   /** How `body` holds bytes. @default {undefined} (text) */
   encoding?: "base64";
 }
-
-/** The validator of {@linkcode CorpusAsset}. */
-export const CorpusAsset: Describe<CorpusAsset> = object({
-  type: string(),
-  body: string(),
-  encoding: optional(enums(["base64"])),
-});
 
 /**
  * The studio's look as the template needs it (the stylesheet and icons are assets, built from
@@ -533,15 +349,6 @@ export interface CorpusDesign {
   pictureSizes?: { wide: string; card: string; gallery: string[] };
 }
 
-/** The validator of {@linkcode CorpusDesign}. */
-export const CorpusDesign: Describe<CorpusDesign> = object({
-  logoSvg: TEXT,
-  font: TEXT,
-  themeColors: object({ light: TEXT, dark: TEXT }),
-  card: object({ name: TEXT, width: number(), height: number() }),
-  pictureSizes: optional(object({ wide: TEXT, card: TEXT, gallery: array(TEXT) })),
-});
-
 /**
  * A file whose bytes are not part of the corpus (a picture's rendition, a sharing card): the
  * corpus names its type, version and the module that holds it, and
@@ -556,17 +363,8 @@ export interface CorpusFile {
   module: string;
 }
 
-/** The validator of {@linkcode CorpusFile}. */
-export const CorpusFile: Describe<CorpusFile> = object({
-  type: TEXT,
-  version: pattern(string(), /^[0-9a-f]{8,64}$/),
-  module: TEXT,
-});
-
 /** Loads one module of files: their bytes in base64 by file name. */
 export type LoadFiles = (module: string) => Promise<Readonly<Record<string, string>>>;
-
-const LoadFiles = define<LoadFiles>("LoadFiles", (value) => typeof value === "function");
 
 /** The whole corpus: the studio's facts, both languages' settings, every page and the assets. */
 export interface Corpus {
@@ -596,96 +394,4 @@ export interface Corpus {
    * it the site shows the pictures' SVG sources and the site-wide sharing card.
    */
   loadFiles?: LoadFiles;
-}
-
-/** The validator of {@linkcode Corpus}. */
-export const Corpus: Describe<Corpus> = object({
-  name: TEXT,
-  email: TEXT,
-  address: TEXT,
-  languages: object({ pt: LanguageSettings, en: LanguageSettings }),
-  pages: array(CorpusPage),
-  assets: record(string(), CorpusAsset),
-  design: optional(CorpusDesign),
-  skills: optional(array(CorpusSkill)),
-  files: optional(record(string(), CorpusFile)),
-  loadFiles: optional(LoadFiles),
-});
-
-/** Problems with a corpus that its schema cannot see. */
-export class CorpusError extends Error {
-  /** @param message What is wrong. */
-  constructor(message: string) {
-    super(message);
-    this.name = "CorpusError";
-  }
-}
-
-/**
- * Checks a corpus: its shape, then that every page has its translation, paths are unique and in
- * the right language's space (`/en…` for English only), and every page id named by the settings
- * exists in both languages.
- *
- * @param corpus The corpus to check.
- * @returns The same corpus, typed.
- * @throws {CorpusError} On the first problem found.
- */
-export function checkCorpus(corpus: unknown): Corpus {
-  try {
-    assert(corpus, Corpus);
-  } catch (error) {
-    throw new CorpusError(`Invalid corpus: ${error instanceof Error ? error.message : error}`);
-  }
-  const paths = new Set<string>();
-  const ids: Record<Language, Set<string>> = { pt: new Set(), en: new Set() };
-  for (const page of corpus.pages) {
-    if (paths.has(page.path)) throw new CorpusError(`Duplicate path "${page.path}"`);
-    paths.add(page.path);
-    const english = page.path === "/en" || page.path.startsWith("/en/");
-    if (english !== (page.language === "en")) {
-      throw new CorpusError(
-        `Page "${page.id}" (${page.language}) has path "${page.path}" outside its language's space`,
-      );
-    }
-    if (ids[page.language].has(page.id)) {
-      throw new CorpusError(`Duplicate page "${page.id}" in "${page.language}"`);
-    }
-    ids[page.language].add(page.id);
-  }
-  for (const language of LANGUAGES) {
-    const other = language === "pt" ? "en" : "pt";
-    for (const id of ids[language]) {
-      if (!ids[other].has(id)) {
-        throw new CorpusError(`Page "${id}" has no "${other}" translation`);
-      }
-    }
-    const settings = corpus.languages[language];
-    const named = [...settings.nav, settings.callToAction, ...settings.footer];
-    for (const id of [...named, settings.form.thanksPage]) {
-      if (!ids[language].has(id)) {
-        throw new CorpusError(`Settings of "${language}" name page "${id}", which does not exist`);
-      }
-    }
-  }
-  const skills = new Set<string>();
-  for (const skill of corpus.skills ?? []) {
-    if (skills.has(skill.name)) throw new CorpusError(`Duplicate skill "${skill.name}"`);
-    skills.add(skill.name);
-  }
-  for (const page of corpus.pages) {
-    const pictures = page.project ? [page.project.cover, ...page.project.gallery] : [];
-    const names = [
-      ...pictures.flatMap((picture) => picture.renditions ?? []).map((item) => item.name),
-      ...(page.card ? [page.card] : []),
-    ];
-    for (const name of names) {
-      if (!corpus.files?.[name]) {
-        throw new CorpusError(`Page "${page.path}" names file "${name}", which is not in files`);
-      }
-    }
-  }
-  for (const home of ["/", "/en"]) {
-    if (!paths.has(home)) throw new CorpusError(`The corpus has no home page at "${home}"`);
-  }
-  return corpus;
 }

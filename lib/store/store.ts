@@ -17,7 +17,9 @@ export type KvKey = readonly KvKeyPart[];
 
 /** A stored entry: key, value and the versionstamp of the commit that wrote it. */
 export interface KvEntry<T> {
+  /** The entry's key. */
   key: KvKey;
+  /** The value, as the commit stored it (structured-clone semantics, as in Deno KV). */
   value: T;
   /** Opaque, monotonically increasing identifier of the commit that wrote the entry. */
   versionstamp: string;
@@ -32,7 +34,9 @@ export type KvEntryMaybe<T> = KvEntry<T> | {
 
 /** The condition of an atomic check: the key's current versionstamp, `null` for "absent". */
 export interface AtomicCheck {
+  /** The key to check. */
   key: KvKey;
+  /** The versionstamp the key must still have, or `null` when it must not exist. */
   versionstamp: string | null;
 }
 

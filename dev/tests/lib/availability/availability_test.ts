@@ -11,11 +11,8 @@ import {
   mergeIntervals,
   overlapsAny,
 } from "../../../../lib/availability/availability.ts";
-import {
-  readSchedule,
-  type ScheduleSettings,
-  WEEKDAYS,
-} from "../../../../lib/availability/schedule.ts";
+import { type ScheduleSettings, WEEKDAYS } from "../../../../lib/availability/schedule.ts";
+import { readSchedule } from "../../../../lib/availability/read_schedule.ts";
 import { DEFAULT_SCHEDULE } from "../../../../content/schedule.ts";
 import schedule from "../../../../content/schedule.json" with { type: "json" };
 
