@@ -1,15 +1,14 @@
 /**
  * Content negotiation of the site's pages (spec, "The site also serves content for software
  * without JavaScript"): HTML by default, Markdown when the request's `Accept` prefers it, under
- * the q-value rules of RFC 9110, section 12.5.1 (npm `negotiator`, a CommonJS package loaded by the
- * first page request rather than at start-up, which a cold start that answers the API never pays).
+ * the q-value rules of RFC 9110, section 12.5.1. `negotiator` (a CommonJS package, which on Deno
+ * starts the Node compatibility layer) decides; the `Accept` values of browsers and most clients,
+ * which name neither Markdown nor plain text and can only mean HTML, are answered without it, so a
+ * cold start's first page does not wait for it.
  *
  * @module
  */
 import { loadOnce } from "../load_once.ts";
-
-/** `negotiator`, loaded once by the first negotiation (pages' formats, compressed codings). */
-export const loadNegotiator = loadOnce(async () => (await import("negotiator")).default);
 
 /**
  * The representations of every page: HTML, or its Markdown, sent as `text/markdown` or, to a
@@ -28,11 +27,26 @@ const OFFERED = ["text/html", "text/markdown", "text/markdown;charset=utf-8", "t
 const MAX_REMEMBERED = 256;
 
 /**
- * Chooses the representation of a page for an `Accept` header.
+ * Whether an `Accept` value can only mean HTML among the offered types: it names neither Markdown
+ * nor plain text, and either has no wildcard (so only `text/html` can match) or names `text/html`
+ * at full weight (which a wildcard's match of another type cannot beat: an exact match is more
+ * specific, RFC 9110, section 12.5.1).
+ */
+function meansHtml(accept: string): boolean {
+  const value = accept.toLowerCase();
+  if (value.includes("markdown") || value.includes("plain")) return false;
+  if (!value.includes("*")) return true;
+  return /(?:^|,)\s*text\/html\s*(?:,|$)/.test(value);
+}
+
+/**
+ * Chooses the representation of a page for an `Accept` header, with a `negotiator` of its own
+ * (see {@linkcode createFormatNegotiator} for one that a handler keeps).
  *
  * @param accept The request's `Accept` value, or `null` when it has none.
- * @returns `"markdown"` when `text/markdown` has the highest preference, else `"html"` (also when
- * neither is acceptable: a page is better than a 406 for people and crawlers alike).
+ * @returns `"markdown"` when `text/markdown` has the highest preference, `"text"` when
+ * `text/plain` has, else `"html"` (also when none is acceptable: a page is better than a 406 for
+ * people and crawlers alike).
  *
  * @example
  * ```ts
@@ -43,15 +57,8 @@ const MAX_REMEMBERED = 256;
  * assert.equal(await negotiateFormat("text/markdown, *\/*;q=0.8"), "markdown");
  * ```
  */
-export async function negotiateFormat(accept: string | null): Promise<ContentFormat> {
-  if (!accept) return "html";
-  const Negotiator = await loadNegotiator();
-  const chosen = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
-  return chosen?.startsWith("text/markdown")
-    ? "markdown"
-    : chosen === "text/plain"
-    ? "text"
-    : "html";
+export function negotiateFormat(accept: string | null): Promise<ContentFormat> {
+  return createFormatNegotiator()(accept);
 }
 
 /**
@@ -62,11 +69,21 @@ export async function negotiateFormat(accept: string | null): Promise<ContentFor
  */
 export function createFormatNegotiator(): (accept: string | null) => Promise<ContentFormat> {
   const remembered = new Map<string, ContentFormat>();
+  const loadNegotiator = loadOnce(async () => (await import("negotiator")).default);
+  const negotiate = async (accept: string): Promise<ContentFormat> => {
+    const Negotiator = await loadNegotiator();
+    const chosen = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
+    return chosen?.startsWith("text/markdown")
+      ? "markdown"
+      : chosen === "text/plain"
+      ? "text"
+      : "html";
+  };
   return async (accept) => {
-    if (!accept) return "html";
+    if (!accept || meansHtml(accept)) return "html";
     let format = remembered.get(accept);
     if (format) return format;
-    format = await negotiateFormat(accept);
+    format = await negotiate(accept);
     if (remembered.size >= MAX_REMEMBERED) remembered.clear();
     remembered.set(accept, format);
     return format;

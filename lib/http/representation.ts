@@ -14,9 +14,6 @@
  */
 import { buildEtag, matchesEtag } from "./etag.ts";
 import { loadOnce } from "../load_once.ts";
-import { loadNegotiator } from "./negotiate_format.ts";
-
-const loadZlib = loadOnce(() => import("node:zlib"));
 
 /** A header name and value. */
 export type HeaderPair = readonly [string, string];
@@ -111,51 +108,94 @@ export function toRepresentation(
     etag,
     headers: all,
     notModifiedHeaders: toNotModified(all),
-    gzip: loadOnce(async () => {
-      const { gzipSync } = await loadZlib();
-      return variant("gzip", new Uint8Array(gzipSync(body, { level: 9 })));
-    }),
-    brotli: loadOnce(async () => {
-      const { brotliCompressSync, constants: zlib } = await loadZlib();
-      return variant(
-        "br",
-        new Uint8Array(brotliCompressSync(body, {
-          params: {
-            // The best ratio for what is compressed once and kept; a quicker one for a body of
-            // megabytes (the API reference's renderer), so its first request does not wait long.
-            [zlib.BROTLI_PARAM_QUALITY]: body.length > 1_000_000 ? 5 : 11,
-            [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
-            [zlib.BROTLI_PARAM_SIZE_HINT]: body.length,
-          },
-        })),
-      );
-    }),
+    gzip: loadOnce(async () => variant("gzip", await compress(body, "gzip"))),
+    brotli: loadOnce(async () => variant("br", await compress(body, "brotli"))),
   };
 }
 
-/** The codings a prepared representation is offered in, Brotli first on a tie. */
-const CODINGS = ["br", "gzip"];
+/** Whether the runtime's `CompressionStream` knows a format (Deno's knows Brotli too). */
+function isStreamFormat(format: "gzip" | "brotli"): boolean {
+  try {
+    new CompressionStream(format as CompressionFormat);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
- * The coding to answer a request's `Accept-Encoding` with (RFC 9110, section 12.5.3):
- * `negotiator`'s choice among Brotli and gzip, Brotli first when the client weighs them alike.
+ * Compresses a body: with the runtime's `CompressionStream` where it knows the format, else with
+ * `node:zlib` (gzip level 9; Brotli at its best quality, or a quicker one for a body of
+ * megabytes, the API reference's renderer, so that its first request does not wait long).
+ */
+async function compress(
+  body: Uint8Array<ArrayBuffer>,
+  format: "gzip" | "brotli",
+): Promise<Uint8Array<ArrayBuffer>> {
+  if (isStreamFormat(format)) {
+    const stream = new Blob([body]).stream().pipeThrough(
+      new CompressionStream(format as CompressionFormat),
+    );
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  }
+  const zlib = await import("node:zlib");
+  if (format === "gzip") return new Uint8Array(zlib.gzipSync(body, { level: 9 }));
+  return new Uint8Array(zlib.brotliCompressSync(body, {
+    params: {
+      [zlib.constants.BROTLI_PARAM_QUALITY]: body.length > 1_000_000 ? 5 : 11,
+      [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+    },
+  }));
+}
+
+/**
+ * The weight (q-value, 0 to 1) an `Accept-Encoding` value gives a coding (RFC 9110, section
+ * 12.5.3): its own entry's, else that of `*`, else 0; `x-gzip` counts as `gzip`.
+ *
+ * @param acceptEncoding The request's `Accept-Encoding`.
+ * @param coding The coding, lower case.
+ */
+function weighCoding(acceptEncoding: string, coding: string): number {
+  let any = 0;
+  for (const item of acceptEncoding.split(",")) {
+    const [name, ...parameters] = item.trim().toLowerCase().split(";");
+    const weight = parameters.map((parameter) => parameter.trim())
+      .find((parameter) => parameter.startsWith("q="));
+    const value = weight === undefined ? 1 : Number(weight.slice(2));
+    const q = Number.isFinite(value) ? Math.min(Math.max(value, 0), 1) : 0;
+    const entry = name.trim() === "x-gzip" ? "gzip" : name.trim();
+    if (entry === coding) return q;
+    if (entry === "*") any = q;
+  }
+  return any;
+}
+
+/**
+ * The coding to answer a request's `Accept-Encoding` with (RFC 9110, section 12.5.3): Brotli or
+ * gzip, whichever the client weighs more, Brotli when it weighs them alike; none when it weighs
+ * both 0 or does not list them.
  *
  * @param acceptEncoding The request's `Accept-Encoding`, or `null`.
  * @returns `br`, `gzip`, or `undefined` for the identity.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { chooseEncoding } from "./representation.ts";
+ *
+ * assert.equal(chooseEncoding("gzip, deflate, br, zstd"), "br");
+ * assert.equal(chooseEncoding("gzip;q=1, br;q=0.5"), "gzip");
+ * assert.equal(chooseEncoding("*;q=0.5, br;q=0"), "gzip");
+ * assert.equal(chooseEncoding("identity"), undefined);
+ * ```
  */
-export async function chooseEncoding(
-  acceptEncoding: string | null,
-): Promise<"br" | "gzip" | undefined> {
+export function chooseEncoding(acceptEncoding: string | null): "br" | "gzip" | undefined {
   if (!acceptEncoding) return undefined;
-  const Negotiator = await loadNegotiator();
-  const negotiator = new Negotiator({ headers: { "accept-encoding": acceptEncoding } });
-  // negotiator 1.x takes the server's preference for ties; @types/negotiator 0.6 predates it.
-  const encodings = negotiator.encodings.bind(negotiator) as (
-    available: string[],
-    options: { preferred: string[] },
-  ) => string[];
-  const [coding] = encodings(CODINGS, { preferred: CODINGS });
-  return coding === "br" || coding === "gzip" ? coding : undefined;
+  const brotli = weighCoding(acceptEncoding, "br");
+  const gzip = weighCoding(acceptEncoding, "gzip");
+  if (brotli > 0 && brotli >= gzip) return "br";
+  return gzip > 0 ? "gzip" : undefined;
 }
 
 /**
@@ -165,17 +205,7 @@ export async function chooseEncoding(
  * @param acceptEncoding The request's `Accept-Encoding`, or `null`.
  */
 export function acceptsGzip(acceptEncoding: string | null): boolean {
-  if (!acceptEncoding) return false;
-  let any: boolean | undefined;
-  for (const item of acceptEncoding.split(",")) {
-    const [coding, ...parameters] = item.trim().toLowerCase().split(";");
-    const weight = parameters.map((parameter) => parameter.trim())
-      .find((parameter) => parameter.startsWith("q="));
-    const allowed = weight === undefined || Number(weight.slice(2)) > 0;
-    if (coding.trim() === "gzip" || coding.trim() === "x-gzip") return allowed;
-    if (coding.trim() === "*") any = allowed;
-  }
-  return any ?? false;
+  return acceptEncoding !== null && weighCoding(acceptEncoding, "gzip") > 0;
 }
 
 /** Options of {@linkcode respond}. */
@@ -201,7 +231,7 @@ export async function respond(
 ): Promise<Response> {
   const status = options.status ?? 200;
   if (representation.gzip) {
-    const coding = await chooseEncoding(request.headers.get("Accept-Encoding"));
+    const coding = chooseEncoding(request.headers.get("Accept-Encoding"));
     if (coding === "br" && representation.brotli) representation = await representation.brotli();
     else if (coding === "gzip") representation = await representation.gzip();
   }

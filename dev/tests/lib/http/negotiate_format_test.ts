@@ -59,3 +59,40 @@ test("matchesEtag() compares weakly, in lists and with *", () => {
   assert.equal(matchesEtag('"0123456789abcdee"', etag), false);
   assert.equal(matchesEtag("0123456789abcdef", etag), false, "unquoted is not the same tag");
 });
+
+test("negotiateFormat() answers as negotiator does for any Accept, fast path included", async () => {
+  const { default: fc } = await import("fast-check");
+  const { default: Negotiator } = await import("negotiator");
+  const offered = ["text/html", "text/markdown", "text/markdown;charset=utf-8", "text/plain"];
+  const expected = (accept: string) => {
+    const chosen = new Negotiator({ headers: { accept } }).mediaType(offered);
+    return chosen?.startsWith("text/markdown")
+      ? "markdown"
+      : chosen === "text/plain"
+      ? "text"
+      : "html";
+  };
+  const range = fc.constantFrom(
+    "text/html",
+    "text/markdown",
+    "text/plain",
+    "text/*",
+    "*/*",
+    "application/xhtml+xml",
+    "application/xml",
+    "image/avif",
+    "application/json",
+    "TEXT/HTML",
+  );
+  const weight = fc.constantFrom("", ";q=1", ";q=0.9", ";q=0.5", ";q=0.1", ";q=0", ";level=1");
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.tuple(range, weight), { minLength: 1, maxLength: 5 }),
+      async (items) => {
+        const accept = items.map(([type, parameter]) => type + parameter).join(", ");
+        assert.equal(await negotiateFormat(accept), expected(accept), accept);
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
