@@ -30,6 +30,7 @@ import { rewriteMarkdown } from "./rewrite_markdown.ts";
 import { expandWorkCards, renderCaseStudy, renderHero, toPageMarkdown } from "./render_work.ts";
 import { formatLink } from "../http/versioning.ts";
 import { loadOnce } from "../load_once.ts";
+import { buildLazyFiles, fromBase64, toSiteAsset } from "./site_assets.ts";
 import {
   HTML_SECURITY_HEADERS,
   HTML_TYPE,
@@ -41,76 +42,6 @@ import {
   type SitePage,
   toMarkdownPath,
 } from "./site.ts";
-
-/** How long a browser or shared cache may keep a versioned asset: a year, never revalidated. */
-const PINNED_CACHE = "public, max-age=31536000, immutable";
-
-/**
- * An asset's two representations from its bytes; its version is the one given (a lazily loaded
- * file's, known before its bytes), else the start of its entity tag.
- */
-function toSiteAsset(
-  version: string | undefined,
-  body: string | Uint8Array<ArrayBuffer>,
-  headers: readonly HeaderPair[],
-): SiteAsset {
-  const current = toRepresentation(body, [...headers, ["Cache-Control", PAGE_CACHE]]);
-  return {
-    version: version ?? current.etag.slice(1, 9),
-    current,
-    pinned: toRepresentation(body, [...headers, ["Cache-Control", PINNED_CACHE]]),
-  };
-}
-
-function fromBase64(text: string): Uint8Array<ArrayBuffer> {
-  return Uint8Array.from(atob(text), (character) => character.charCodeAt(0));
-}
-
-/**
- * The lazily loaded files of a corpus: each module is imported and its files decoded once, on the
- * first request for any of them ({@linkcode loadOnce}: a failed load is tried again later).
- */
-function buildLazyFiles(corpus: Corpus): Map<string, SiteFile> {
-  const files = new Map<string, SiteFile>();
-  const loadFiles = corpus.loadFiles;
-  if (!loadFiles) return files;
-  const entries = Object.entries(corpus.files ?? {});
-  const modules = new Map(
-    [...new Set(entries.map(([, file]) => file.module))].map((module) => [
-      module,
-      loadOnce(async () => {
-        const encoded = await loadFiles(module);
-        const assets = new Map<string, SiteAsset>();
-        for (const [name, file] of entries) {
-          if (file.module !== module) continue;
-          const text = encoded[name];
-          if (text === undefined) throw new Error(`Module "${module}" holds no file "${name}"`);
-          assets.set(
-            name,
-            toSiteAsset(file.version, fromBase64(text), [
-              ["Content-Type", file.type],
-              ["X-Content-Type-Options", "nosniff"],
-            ]),
-          );
-        }
-        return assets;
-      }),
-    ]),
-  );
-  for (const [name, file] of entries) {
-    const loadModule = modules.get(file.module);
-    if (!loadModule) continue;
-    files.set(name, {
-      version: file.version,
-      load: async () => {
-        const asset = (await loadModule()).get(name);
-        if (!asset) throw new Error(`No file "${name}" in module "${file.module}"`);
-        return asset;
-      },
-    });
-  }
-  return files;
-}
 
 /** Builds the YAML front matter of a Markdown twin: title, description, language, addresses. */
 function buildFrontMatter(
@@ -139,20 +70,57 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+/** A text answer of the site before it is prepared: its body and headers, without `ETag`. */
+export interface SiteText {
+  /** The body. */
+  readonly body: string;
+  /** The headers. */
+  readonly headers: readonly HeaderPair[];
+}
+
+/** A page rendered: its two answers as text, and what answers built per request reuse. */
+export interface RenderedPage extends Omit<SitePage, "html" | "markdown"> {
+  /** The HTML answer. */
+  html: SiteText;
+  /** The Markdown answer. */
+  markdown: SiteText;
+}
+
+/** Everything of a site that depends on nothing in a request, rendered as text. */
+export interface RenderedSite {
+  /** Every page, in the corpus's order. */
+  pages: RenderedPage[];
+  /** The 404 answers by language and format. */
+  notFound: Record<Language, Record<Exclude<ContentFormat, "text">, SiteText>>;
+  /** llms.txt by language. */
+  llms: Record<Language, SiteText>;
+  /** llms-full.txt. */
+  llmsFull: SiteText;
+  /** robots.txt. */
+  robots: SiteText;
+  /** Renders sitemap.xml (its XML library is imported then). */
+  renderSitemap(): Promise<SiteText>;
+  /** Renders an HTML document in the site's template (for answers built per request). */
+  renderHtml: Site["renderHtml"];
+}
+
 /**
- * Builds the site of a corpus: renders every page in both formats and every document.
+ * Prepares the assets of a corpus: the files under `/assets/`, stylesheets last, their
+ * `url(/assets/…)` references made the versioned, immutable URLs of the files they name (the web
+ * font), so a changed font changes the stylesheet's URL too.
  *
  * @param corpus The checked corpus.
- * @param baseUrl The public origin.
- * @returns The prepared site.
+ * @returns The assets and lazily loaded files by name, and each one's versioned URL.
  */
-export function buildSite(corpus: Corpus, baseUrl: string): Site {
+export function prepareAssets(corpus: Corpus): {
+  assets: Map<string, SiteAsset>;
+  files: Map<string, SiteFile>;
+  assetUrls: Record<string, string>;
+} {
   const assets = new Map<string, SiteAsset>();
   const assetUrls: Record<string, string> = {};
   const files = buildLazyFiles(corpus);
   for (const [name, file] of files) assetUrls[name] = `/assets/${name}?v=${file.version}`;
-  // Stylesheets last: their `url(/assets/…)` references become the versioned, immutable URLs of
-  // the files they name (the web font), so a changed font changes the stylesheet's URL too.
   const entries = Object.entries(corpus.assets).sort(([, a], [, b]) =>
     Number(a.type.startsWith("text/css")) - Number(b.type.startsWith("text/css"))
   );
@@ -174,89 +142,94 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     assets.set(name, prepared);
     assetUrls[name] = `/assets/${name}?v=${prepared.version}`;
   }
+  return { assets, files, assetUrls };
+}
 
-  const renderHtml: Site["renderHtml"] = (view) =>
-    renderPage({ ...view, corpus, baseUrl, assetUrls });
+/**
+ * What an agent with nothing but the origin needs (RFC 8631, RFC 9727): the API catalog, the REST
+ * and MCP descriptions, the documentation for people, the health, and llms.txt.
+ */
+function buildHomeLinks(baseUrl: string, language: Language): string {
+  return [
+    formatLink(baseUrl + API_CATALOG_PATH, "api-catalog"),
+    `${formatLink(baseUrl + OPENAPI_PATH, "service-desc")}; type="${OPENAPI_TYPE}"`,
+    `${formatLink(baseUrl + MCP_SERVER_CARD_PATH, "service-desc")}; type="${MCP_SERVER_CARD_TYPE}"`,
+    `${formatLink(baseUrl + API_REFERENCE_PATHS[language], "service-doc")}; type="text/html"`,
+    `${formatLink(`${baseUrl}${API_BASE_PATH}/health`, "status")}; type="application/json"`,
+    formatLink(baseUrl + LLMS_PATH, "describedby"),
+  ].join(", ");
+}
 
-  // What an agent with nothing but the origin needs (RFC 8631, RFC 9727): the API catalog, the
-  // REST and MCP descriptions, the documentation for people, the health, and llms.txt.
-  const homeLinks = (language: Language) =>
-    [
-      formatLink(baseUrl + API_CATALOG_PATH, "api-catalog"),
-      `${formatLink(baseUrl + OPENAPI_PATH, "service-desc")}; type="${OPENAPI_TYPE}"`,
-      `${
-        formatLink(baseUrl + MCP_SERVER_CARD_PATH, "service-desc")
-      }; type="${MCP_SERVER_CARD_TYPE}"`,
-      `${formatLink(baseUrl + API_REFERENCE_PATHS[language], "service-doc")}; type="text/html"`,
-      `${formatLink(`${baseUrl}${API_BASE_PATH}/health`, "status")}; type="application/json"`,
-      formatLink(baseUrl + LLMS_PATH, "describedby"),
-    ].join(", ");
+/** Renders one page of a corpus: its HTML in the template, and its Markdown twin. */
+function renderSitePage(
+  corpus: Corpus,
+  page: CorpusPage,
+  baseUrl: string,
+  assetUrls: Record<string, string>,
+  renderHtml: Site["renderHtml"],
+): RenderedPage {
+  const language = page.language;
+  const translation = findPage(corpus, page.id, language === "pt" ? "en" : "pt");
+  const markdownPath = toMarkdownPath(page.path);
+  const isHome = page.path === "/" || page.path === "/en";
+  const common: HeaderPair[] = [
+    ["Vary", page.layout === "contact" ? "Accept, Cookie" : "Accept"],
+    ["Cache-Control", PAGE_CACHE],
+    ["Content-Language", corpus.languages[language].tag],
+    ...(isHome ? [["Link", buildHomeLinks(baseUrl, language)] as const] : []),
+  ];
+  const extraHtml = page.layout === "contact"
+    ? renderContactForm(corpus.languages[language].form, page.path, {}, renderInlineMarkdown)
+    : "";
+  let bodyHtml = expandWorkCards(
+    renderMarkdown(page.markdown, { codeLabel: corpus.languages[language].text.codeLabel }),
+    corpus,
+    language,
+    assetUrls,
+  );
+  if (page.layout === "home") bodyHtml = renderHero(bodyHtml);
+  if (page.layout === "case") bodyHtml = renderCaseStudy(corpus, page, bodyHtml, assetUrls);
+  const html = renderHtml({
+    language,
+    title: page.title,
+    description: page.description,
+    mainHtml: bodyHtml + extraHtml,
+    page,
+    translation,
+    markdownPath,
+  });
+  const markdown = buildFrontMatter(corpus, page, translation, baseUrl) +
+    rewriteMarkdown(toPageMarkdown(corpus, page), { baseUrl });
+  const markdownHeaders: HeaderPair[] = [
+    ["Content-Type", MARKDOWN_TYPE],
+    ...common.map(([name, value]): HeaderPair =>
+      name === "Vary" ? [name, "Accept"] : [name, value]
+    ),
+    ["X-Markdown-Tokens", String(estimateTokens(markdown))],
+    ["X-Robots-Tag", "noindex"],
+    ["X-Content-Type-Options", "nosniff"],
+  ];
+  if (!isHome) markdownHeaders.push(["Link", formatLink(baseUrl + page.path, "canonical")]);
+  return {
+    page,
+    translation,
+    markdownPath,
+    bodyHtml,
+    html: {
+      body: html,
+      headers: [["Content-Type", HTML_TYPE], ...common, ...HTML_SECURITY_HEADERS],
+    },
+    markdown: { body: markdown, headers: markdownHeaders },
+  };
+}
 
-  const pages = new Map<string, SitePage>();
-  for (const page of corpus.pages) {
-    const language = page.language;
-    const translation = findPage(corpus, page.id, language === "pt" ? "en" : "pt");
-    const markdownPath = toMarkdownPath(page.path);
-    const isHome = page.path === "/" || page.path === "/en";
-    const common: HeaderPair[] = [
-      ["Vary", page.layout === "contact" ? "Accept, Cookie" : "Accept"],
-      ["Cache-Control", PAGE_CACHE],
-      ["Content-Language", corpus.languages[language].tag],
-      ...(isHome ? [["Link", homeLinks(language)] as const] : []),
-    ];
-    let extraHtml = "";
-    if (page.layout === "contact") {
-      extraHtml = renderContactForm(
-        corpus.languages[language].form,
-        page.path,
-        {},
-        renderInlineMarkdown,
-      );
-    }
-    let bodyHtml = expandWorkCards(
-      renderMarkdown(page.markdown, { codeLabel: corpus.languages[language].text.codeLabel }),
-      corpus,
-      language,
-      assetUrls,
-    );
-    if (page.layout === "home") bodyHtml = renderHero(bodyHtml);
-    if (page.layout === "case") bodyHtml = renderCaseStudy(corpus, page, bodyHtml, assetUrls);
-    const html = renderHtml({
-      language,
-      title: page.title,
-      description: page.description,
-      mainHtml: bodyHtml + extraHtml,
-      page,
-      translation,
-      markdownPath,
-    });
-    const markdown = buildFrontMatter(corpus, page, translation, baseUrl) +
-      rewriteMarkdown(toPageMarkdown(corpus, page), { baseUrl });
-    const markdownHeaders: HeaderPair[] = [
-      ["Content-Type", MARKDOWN_TYPE],
-      ...common.map(([name, value]): HeaderPair =>
-        name === "Vary" ? [name, "Accept"] : [name, value]
-      ),
-      ["X-Markdown-Tokens", String(estimateTokens(markdown))],
-      ["X-Robots-Tag", "noindex"],
-      ["X-Content-Type-Options", "nosniff"],
-    ];
-    if (!isHome) markdownHeaders.push(["Link", formatLink(baseUrl + page.path, "canonical")]);
-    pages.set(page.path, {
-      page,
-      translation,
-      markdownPath,
-      bodyHtml,
-      html: toRepresentation(html, [
-        ["Content-Type", HTML_TYPE],
-        ...common,
-        ...HTML_SECURITY_HEADERS,
-      ]),
-      markdown: toRepresentation(markdown, markdownHeaders),
-    });
-  }
-
-  const notFound = {} as Record<Language, Record<Exclude<ContentFormat, "text">, Representation>>;
+/** Renders the 404 page of each language, as HTML and as Markdown. */
+function renderNotFound(
+  corpus: Corpus,
+  baseUrl: string,
+  renderHtml: Site["renderHtml"],
+): RenderedSite["notFound"] {
+  const notFound = {} as RenderedSite["notFound"];
   for (const language of ["pt", "en"] as const) {
     const text = corpus.languages[language].notFound;
     const common: HeaderPair[] = [
@@ -266,54 +239,116 @@ export function buildSite(corpus: Corpus, baseUrl: string): Site {
     ];
     const markdown = rewriteMarkdown(text.markdown, { baseUrl });
     notFound[language] = {
-      html: toRepresentation(
-        renderHtml({
+      html: {
+        body: renderHtml({
           language,
           title: text.title,
           description: text.description,
           mainHtml: renderMarkdown(text.markdown),
         }),
-        [["Content-Type", HTML_TYPE], ...common, ...HTML_SECURITY_HEADERS],
-      ),
-      markdown: toRepresentation(markdown, [
-        ["Content-Type", MARKDOWN_TYPE],
-        ...common,
-        ["X-Markdown-Tokens", String(estimateTokens(markdown))],
-        ["X-Robots-Tag", "noindex"],
-      ]),
+        headers: [["Content-Type", HTML_TYPE], ...common, ...HTML_SECURITY_HEADERS],
+      },
+      markdown: {
+        body: markdown,
+        headers: [
+          ["Content-Type", MARKDOWN_TYPE],
+          ...common,
+          ["X-Markdown-Tokens", String(estimateTokens(markdown))],
+          ["X-Robots-Tag", "noindex"],
+        ],
+      },
     };
   }
+  return notFound;
+}
 
-  const text = (body: string, type: string) =>
-    toRepresentation(body, [
+/**
+ * Renders what of a site depends on nothing in a request: every page in both formats, the 404
+ * pages and the documents, as text (the build prepares them ahead from this; `buildSite` from
+ * this at run time).
+ *
+ * @param corpus The checked corpus.
+ * @param baseUrl The public origin.
+ * @param assetUrls Each asset's versioned URL (see {@linkcode prepareAssets}).
+ * @returns The rendered site.
+ */
+export function renderSite(
+  corpus: Corpus,
+  baseUrl: string,
+  assetUrls: Record<string, string>,
+): RenderedSite {
+  const renderHtml: Site["renderHtml"] = (view) =>
+    renderPage({ ...view, corpus, baseUrl, assetUrls });
+  const text = (body: string, type: string): SiteText => ({
+    body,
+    headers: [
       ["Content-Type", type],
       ["Cache-Control", PAGE_CACHE],
       ["X-Content-Type-Options", "nosniff"],
-    ]);
+    ],
+  });
   const plain = "text/plain; charset=utf-8";
-  let sitemap: Promise<Representation> | undefined;
+  return {
+    pages: corpus.pages.map((page) => renderSitePage(corpus, page, baseUrl, assetUrls, renderHtml)),
+    notFound: renderNotFound(corpus, baseUrl, renderHtml),
+    llms: {
+      pt: text(buildLlmsTxt(corpus, "pt", baseUrl), plain),
+      en: text(buildLlmsTxt(corpus, "en", baseUrl), plain),
+    },
+    llmsFull: text(buildLlmsFullTxt(corpus, baseUrl), plain),
+    robots: text(buildRobotsTxt(baseUrl), plain),
+    renderSitemap: async () =>
+      text(await buildSitemap(corpus, baseUrl), "application/xml; charset=utf-8"),
+    renderHtml,
+  };
+}
+
+/** Prepares a rendered text: its bytes, entity tag and compressed variants. */
+export function toTextRepresentation(text: SiteText): Representation {
+  return toRepresentation(text.body, text.headers);
+}
+
+/**
+ * Builds the site of a corpus: renders every page in both formats and every document, and
+ * prepares each answer.
+ *
+ * @param corpus The checked corpus.
+ * @param baseUrl The public origin.
+ * @returns The prepared site.
+ */
+export function buildSite(corpus: Corpus, baseUrl: string): Site {
+  const { assets, files, assetUrls } = prepareAssets(corpus);
+  const rendered = renderSite(corpus, baseUrl, assetUrls);
+  const pages = new Map<string, SitePage>();
+  for (const { html, markdown, ...entry } of rendered.pages) {
+    pages.set(entry.page.path, {
+      ...entry,
+      html: toTextRepresentation(html),
+      markdown: toTextRepresentation(markdown),
+    });
+  }
+  const notFound = {} as Record<Language, Record<Exclude<ContentFormat, "text">, Representation>>;
+  for (const language of ["pt", "en"] as const) {
+    notFound[language] = {
+      html: toTextRepresentation(rendered.notFound[language].html),
+      markdown: toTextRepresentation(rendered.notFound[language].markdown),
+    };
+  }
   return {
     corpus,
     baseUrl,
     pages,
     notFound,
     llms: {
-      pt: text(buildLlmsTxt(corpus, "pt", baseUrl), plain),
-      en: text(buildLlmsTxt(corpus, "en", baseUrl), plain),
+      pt: toTextRepresentation(rendered.llms.pt),
+      en: toTextRepresentation(rendered.llms.en),
     },
-    llmsFull: text(buildLlmsFullTxt(corpus, baseUrl), plain),
-    sitemap: () =>
-      sitemap ??= buildSitemap(corpus, baseUrl).then(
-        (xml) => text(xml, "application/xml; charset=utf-8"),
-        (error) => {
-          sitemap = undefined;
-          throw error;
-        },
-      ),
-    robots: text(buildRobotsTxt(baseUrl), plain),
+    llmsFull: toTextRepresentation(rendered.llmsFull),
+    sitemap: loadOnce(async () => toTextRepresentation(await rendered.renderSitemap())),
+    robots: toTextRepresentation(rendered.robots),
     assets,
     files,
-    renderHtml,
+    renderHtml: rendered.renderHtml,
     renderInlineMarkdown,
   };
 }
