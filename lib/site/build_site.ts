@@ -40,6 +40,8 @@ import {
   type SiteAsset,
   type SiteFile,
   type SitePage,
+  type SiteText,
+  estimateTokens,
   toMarkdownPath,
 } from "./site.ts";
 
@@ -63,19 +65,6 @@ function buildFrontMatter(
     "",
     "",
   ].join("\n");
-}
-
-/** A rough token count for `X-Markdown-Tokens`: about four characters per token. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
-/** A text answer of the site before it is prepared: its body and headers, without `ETag`. */
-export interface SiteText {
-  /** The body. */
-  readonly body: string;
-  /** The headers. */
-  readonly headers: readonly HeaderPair[];
 }
 
 /** A page rendered: its two answers as text, and what answers built per request reuse. */

@@ -28,6 +28,19 @@ export const HTML_SECURITY_HEADERS: readonly HeaderPair[] = [
   ["Referrer-Policy", "strict-origin-when-cross-origin"],
 ];
 
+/** A text answer of the site before it is prepared: its body and headers, without `ETag`. */
+export interface SiteText {
+  /** The body. */
+  readonly body: string;
+  /** The headers. */
+  readonly headers: readonly HeaderPair[];
+}
+
+/** A rough token count for `X-Markdown-Tokens`: about four characters per token. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
 /** An asset's representations: for its plain URL, and for its versioned URL (kept a year). */
 export interface SiteAsset {
   /** Its version, the `?v=` of its versioned URL. */
