@@ -5,6 +5,7 @@
  * @module
  */
 import { DEFAULT_SCHEDULE } from "./content/schedule.ts";
+import { PUBLIC_HOLIDAYS } from "./lib/availability/public_holidays.generated.ts";
 import { createPipeline, type Handler } from "./lib/http/create_pipeline.ts";
 import { type HandlerOptions, resolveServices } from "./lib/resolve_services.ts";
 import type { SiteServices } from "./lib/services.ts";
@@ -48,6 +49,8 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     // The studio's corpus is imported by the site's first request, not at start-up (issue 15).
     content: async () => (await import("./content/corpus.generated.ts")).CORPUS,
     schedule: DEFAULT_SCHEDULE,
+    // A small table, so that listing slots in the studio's country loads no holiday library.
+    holidays: PUBLIC_HOLIDAYS,
   });
   const siteServices = loadOnce(async (): Promise<SiteServices> => ({
     ...services,

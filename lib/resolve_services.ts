@@ -15,6 +15,7 @@ import { SERVICE_DEFAULTS } from "./config.ts";
 import { createRateLimiter, type RateLimiter } from "./http/rate_limit.ts";
 import { buildVersionHeaders, type DeprecationNotice } from "./http/versioning.ts";
 import { type BusyCalendar, NO_BUSY_CALENDAR } from "./availability/busy_calendar.ts";
+import type { HolidayTable } from "./availability/holidays.ts";
 import { readSchedule, type ScheduleSettings } from "./availability/schedule.ts";
 import { createSlotFinder } from "./availability/slots.ts";
 import { createLinkSigner } from "./booking/signed_links.ts";
@@ -114,6 +115,11 @@ export interface ServiceDefaults {
   content: Corpus | (() => Promise<Corpus>);
   /** The booking schedule, already checked. */
   schedule: ScheduleSettings;
+  /**
+   * Public holidays computed at build time (the schedule's country, the years a listing is likely
+   * to ask for); others load `date-holidays` when first listed.
+   */
+  holidays: HolidayTable;
 }
 
 /** The system clock (`Temporal.Now`); where it is the clock, hot paths read `Date.now()`. */
@@ -178,7 +184,8 @@ function readBookingsPerAttendee(limit: number = DEFAULT_BOOKINGS_PER_ATTENDEE):
  * Resolves the options into the frozen services that route factories close over.
  *
  * @param options The handler's options.
- * @param defaults The studio's own content and schedule, for options that leave them out.
+ * @param defaults The studio's own content, schedule and holiday table, for options that leave
+ * them out.
  * @throws {TypeError | RangeError} When an option is invalid.
  */
 export function resolveServices(options: HandlerOptions, defaults: ServiceDefaults): Services {
@@ -201,7 +208,13 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     logger,
     schedule,
     busyCalendar,
-    slotFinder: createSlotFinder({ settings: schedule, busyCalendar, store, nowMilliseconds }),
+    slotFinder: createSlotFinder({
+      settings: schedule,
+      busyCalendar,
+      store,
+      nowMilliseconds,
+      holidays: defaults.holidays,
+    }),
     booking: {
       confirmation: options.confirmation ?? "auto",
       bookingsPerAttendee: readBookingsPerAttendee(options.bookingsPerAttendee),

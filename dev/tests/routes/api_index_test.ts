@@ -3,8 +3,7 @@ import assert from "node:assert/strict";
 import { createHandler } from "../../../mod.ts";
 import { buildRouteTable } from "../../../routes/mod.ts";
 import { resolveServices } from "../../../lib/resolve_services.ts";
-import { CORPUS } from "../../../content/corpus.generated.ts";
-import { DEFAULT_SCHEDULE } from "../../../content/schedule.ts";
+import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
 import { OPERATIONS } from "../../../lib/contract/contract.ts";
 import { buildRequest, fromAddress } from "../_support.ts";
 
@@ -34,7 +33,7 @@ test("GET /api/v1 answers the ApiIndex generated from the route table", async ()
   assert.equal(index.versioning.aliases["/api"], "/api/v1");
 
   const table = buildRouteTable(
-    resolveServices({}, { content: CORPUS, schedule: DEFAULT_SCHEDULE }),
+    resolveServices({}, STUDIO_DEFAULTS),
   );
   const routed = new Set(
     table.filter((route) => route.operation).map((route) => route.operation?.operationId),

@@ -4,7 +4,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { createHandler } from "../../../mod.ts";
 import { buildRouteTable } from "../../../routes/mod.ts";
 import { resolveServices } from "../../../lib/resolve_services.ts";
-import { CORPUS } from "../../../content/corpus.generated.ts";
+import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
 import { DEFAULT_SCHEDULE } from "../../../content/schedule.ts";
 import { ERROR_CODES, ERROR_STATUS_CODES, OPERATIONS } from "../../../lib/contract/contract.ts";
 import { API_HEADERS, buildRequest } from "../_support.ts";
@@ -114,7 +114,7 @@ test("GET /openapi.json reads alike in every tool: no jsonSchemaDialect, a type 
 test("GET /openapi.json describes every route of the table and every spec operation", async () => {
   const document = await readOpenApi();
   const table = buildRouteTable(
-    resolveServices({}, { content: CORPUS, schedule: DEFAULT_SCHEDULE }),
+    resolveServices({}, STUDIO_DEFAULTS),
   );
   // Every route under /api must be an operation the document describes: a route added to the
   // table without an operation fails here.

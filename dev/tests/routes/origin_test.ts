@@ -1,10 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CORPUS } from "../../../content/corpus.generated.ts";
-import { DEFAULT_SCHEDULE } from "../../../content/schedule.ts";
 import { createHandler } from "../../../mod.ts";
 import { createMemoryMailer, createMemoryStore } from "../../../testing.ts";
 import { resolveServices } from "../../../lib/resolve_services.ts";
+import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
 import { buildRouteTable, buildSiteRouteTable } from "../../../routes/mod.ts";
 import { createRecordingLogger, createTestClient, readError } from "../_support.ts";
 
@@ -13,7 +12,7 @@ const FIELDS = { Name: "Rita Lopes", Email: "rita@example.pt", Message: "A site 
 
 /** Every POST path of the route table, the site's included, with its parameters filled in. */
 async function listPostPaths(): Promise<string[]> {
-  const services = resolveServices({}, { content: CORPUS, schedule: DEFAULT_SCHEDULE });
+  const services = resolveServices({}, STUDIO_DEFAULTS);
   const siteServices = { ...services, content: await services.loadContent() };
   return [...buildRouteTable(services), ...await buildSiteRouteTable(siteServices)]
     .filter((route) => route.method === "POST")

@@ -1,0 +1,17 @@
+/**
+ * The studio's own service defaults, as `create_handler.ts` passes them, for tests that resolve
+ * the services themselves (to read the route table). Internal to tests/.
+ *
+ * @module
+ */
+import type { ServiceDefaults } from "../../lib/resolve_services.ts";
+import { CORPUS } from "../../content/corpus.generated.ts";
+import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
+import { PUBLIC_HOLIDAYS } from "../../lib/availability/public_holidays.generated.ts";
+
+/** The studio's corpus, schedule and holiday table. */
+export const STUDIO_DEFAULTS: ServiceDefaults = {
+  content: CORPUS,
+  schedule: DEFAULT_SCHEDULE,
+  holidays: PUBLIC_HOLIDAYS,
+};
