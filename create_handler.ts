@@ -51,6 +51,9 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     schedule: DEFAULT_SCHEDULE,
     // A small table, so that listing slots in the studio's country loads no holiday library.
     holidays: PUBLIC_HOLIDAYS,
+    // Megabytes of script, imported by the first request for an API reference page.
+    loadApiReference: async () =>
+      (await import("./lib/site/api_reference_bundle.generated.ts")).API_REFERENCE,
   });
   const siteServices = loadOnce(async (): Promise<SiteServices> => ({
     ...services,

@@ -26,6 +26,7 @@ import { createOutbox, type Outbox } from "./mail/outbox.ts";
 import type { Clock, Logger } from "./ports.ts";
 import type { Services } from "./services.ts";
 import { checkCorpus, type Corpus } from "./site/corpus.ts";
+import type { ApiReferenceScript } from "./site/api_reference_script.ts";
 import { loadOnce } from "./load_once.ts";
 import { createFormatNegotiator } from "./http/negotiate_format.ts";
 import { createMemoryStore } from "./store/memory_store.ts";
@@ -120,6 +121,8 @@ export interface ServiceDefaults {
    * to ask for); others load `date-holidays` when first listed.
    */
   holidays: HolidayTable;
+  /** Loads the API reference pages' renderer (called by their first request). */
+  loadApiReference(): Promise<ApiReferenceScript>;
 }
 
 /** The system clock (`Temporal.Now`); where it is the clock, hot paths read `Date.now()`. */
@@ -184,8 +187,8 @@ function readBookingsPerAttendee(limit: number = DEFAULT_BOOKINGS_PER_ATTENDEE):
  * Resolves the options into the frozen services that route factories close over.
  *
  * @param options The handler's options.
- * @param defaults The studio's own content, schedule and holiday table, for options that leave
- * them out.
+ * @param defaults The studio's own content, schedule, holiday table and API reference renderer,
+ * for options that leave them out.
  * @throws {TypeError | RangeError} When an option is invalid.
  */
 export function resolveServices(options: HandlerOptions, defaults: ServiceDefaults): Services {
@@ -241,5 +244,6 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
       return buildSite(content, baseUrl);
     }),
     negotiateFormat: createFormatNegotiator(),
+    loadApiReference: defaults.loadApiReference,
   });
 }

@@ -1,10 +1,10 @@
 /**
  * The API reference for people: `/en/api-reference` and `/referencia-api` render
  * `/openapi.json` in the browser with Scalar's API reference (`@scalar/api-reference`, vendored
- * by scripts/build_api_reference.ts and served from this origin), with no web fonts, telemetry or
- * agent, and "try it" calls to this origin only. Its page relaxes the site's Content-Security-
- * Policy for styles alone (the renderer sets inline styles); scripts stay `'self'`, requests stay
- * on the origin (`connect-src 'self'`).
+ * by dev/scripts/build_api_reference.ts, handed in as `Services.loadApiReference` and served from
+ * this origin), with no web fonts, telemetry or agent, and "try it" calls to this origin only. Its
+ * page relaxes the site's Content-Security-Policy for styles alone (the renderer sets inline
+ * styles); scripts stay `'self'`, requests stay on the origin (`connect-src 'self'`).
  *
  * @module
  */
@@ -13,6 +13,7 @@ import { escapeHtml } from "../lib/mail/mail.ts";
 import { type Representation, respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RouteDefinition } from "../lib/http/route.ts";
 import type { SiteServices } from "../lib/services.ts";
+import { loadOnce } from "../lib/load_once.ts";
 
 /** Where the renderer and its start script are served. */
 const ASSETS = "/assets/api-reference";
@@ -64,23 +65,25 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 
 /** The routes of the API reference pages and their scripts. */
 export function apiReferenceRoutes(services: SiteServices): RouteDefinition[] {
-  let script: Promise<{ version: string; representation: Representation }> | undefined;
-  const loadScript = () =>
-    script ??= import("../lib/site/api_reference_bundle.generated.ts").then((bundle) => ({
-      version: bundle.API_REFERENCE_VERSION,
-      representation: toRepresentation(bundle.API_REFERENCE_SCRIPT, [
+  // The renderer is megabytes of script: loaded, and its entity tag computed, by the first
+  // request for a reference page or the script, once for the handler's lifetime.
+  const loadScript = loadOnce(async () => {
+    const { version, script } = await services.loadApiReference();
+    return {
+      version,
+      representation: toRepresentation(script, [
         ["Content-Type", "text/javascript; charset=utf-8"],
         ["Cache-Control", IMMUTABLE],
       ]),
-    }));
+    };
+  });
   const start = toRepresentation(START_SCRIPT, [
     ["Content-Type", "text/javascript; charset=utf-8"],
     ["Cache-Control", "public, max-age=3600"],
   ]);
 
   const page = (language: "en" | "pt"): RouteDefinition => {
-    let built: Promise<Representation> | undefined;
-    const build = async () => {
+    const build = loadOnce(async (): Promise<Representation> => {
       const { version } = await loadScript();
       const words = WORDS[language];
       const other = language === "en" ? "pt" : "en";
@@ -115,11 +118,11 @@ export function apiReferenceRoutes(services: SiteServices): RouteDefinition[] {
         ["Cache-Control", "public, max-age=300"],
         ["Content-Security-Policy", API_REFERENCE_POLICY],
       ]);
-    };
+    });
     return {
       method: "GET",
       path: API_REFERENCE_PATHS[language],
-      handle: async (request) => respond(request, await (built ??= build())),
+      handle: async (request) => respond(request, await build()),
     };
   };
 

@@ -9,9 +9,11 @@ import { CORPUS } from "../../content/corpus.generated.ts";
 import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
 import { PUBLIC_HOLIDAYS } from "../../lib/availability/public_holidays.generated.ts";
 
-/** The studio's corpus, schedule and holiday table. */
+/** The studio's corpus, schedule, holiday table and API reference renderer. */
 export const STUDIO_DEFAULTS: ServiceDefaults = {
   content: CORPUS,
   schedule: DEFAULT_SCHEDULE,
   holidays: PUBLIC_HOLIDAYS,
+  loadApiReference: async () =>
+    (await import("../../lib/site/api_reference_bundle.generated.ts")).API_REFERENCE,
 };
