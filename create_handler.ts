@@ -5,7 +5,7 @@
  * @module
  */
 import { DEFAULT_SCHEDULE } from "./content/schedule.ts";
-import { PUBLIC_HOLIDAYS } from "./lib/availability/public_holidays.generated.ts";
+import { PUBLIC_HOLIDAYS } from "./build/public_holidays.generated.ts";
 import { createPipeline, type Handler } from "./lib/http/create_pipeline.ts";
 import { type HandlerOptions, resolveServices } from "./lib/resolve_services.ts";
 import type { SiteServices } from "./lib/services.ts";
@@ -47,13 +47,13 @@ export {
 export function createHandler(options: HandlerOptions = {}): Handler {
   const services = resolveServices(options, {
     // The studio's corpus is imported by the site's first request, not at start-up (issue 15).
-    content: async () => (await import("./content/corpus.generated.ts")).CORPUS,
+    content: async () => (await import("./build/corpus.generated.ts")).CORPUS,
     schedule: DEFAULT_SCHEDULE,
     // A small table, so that listing slots in the studio's country loads no holiday library.
     holidays: PUBLIC_HOLIDAYS,
     // Megabytes of script, imported by the first request for an API reference page.
     loadApiReference: async () =>
-      (await import("./lib/site/api_reference_bundle.generated.ts")).API_REFERENCE,
+      (await import("./build/api_reference_bundle.generated.ts")).API_REFERENCE,
   });
   const siteServices = loadOnce(async (): Promise<SiteServices> => ({
     ...services,

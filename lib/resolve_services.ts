@@ -105,7 +105,7 @@ export interface HandlerOptions {
   inbox?: string;
   /**
    * The site's content (see `Corpus`), checked once here.
-   * @default {the studio's corpus, compiled from content/ into content/corpus.generated.ts}
+   * @default {the studio's corpus, compiled from content/ into build/corpus.generated.ts}
    */
   content?: Corpus;
 }

@@ -5,9 +5,9 @@
  * @module
  */
 import type { ServiceDefaults } from "../../lib/resolve_services.ts";
-import { CORPUS } from "../../content/corpus.generated.ts";
+import { CORPUS } from "../../build/corpus.generated.ts";
 import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
-import { PUBLIC_HOLIDAYS } from "../../lib/availability/public_holidays.generated.ts";
+import { PUBLIC_HOLIDAYS } from "../../build/public_holidays.generated.ts";
 
 /** The studio's corpus, schedule, holiday table and API reference renderer. */
 export const STUDIO_DEFAULTS: ServiceDefaults = {
@@ -15,5 +15,5 @@ export const STUDIO_DEFAULTS: ServiceDefaults = {
   schedule: DEFAULT_SCHEDULE,
   holidays: PUBLIC_HOLIDAYS,
   loadApiReference: async () =>
-    (await import("../../lib/site/api_reference_bundle.generated.ts")).API_REFERENCE,
+    (await import("../../build/api_reference_bundle.generated.ts")).API_REFERENCE,
 };

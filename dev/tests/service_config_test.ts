@@ -139,7 +139,8 @@ test(
           "routes/_mcp_server.ts",
           "routes/site.ts",
           "routes/content.ts",
-          "content/corpus.generated.ts",
+          "build/corpus.generated.ts",
+          "build/api_reference_bundle.generated.ts",
         ]
       ) {
         assert.ok(

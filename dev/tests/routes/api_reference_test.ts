@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { createHandler } from "../../../mod.ts";
 import { API_REFERENCE_POLICY, apiReferenceRoutes } from "../../../routes/api_reference.ts";
 import { resolveServices } from "../../../lib/resolve_services.ts";
-import { CORPUS } from "../../../content/corpus.generated.ts";
+import { CORPUS } from "../../../build/corpus.generated.ts";
 import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
-import { API_REFERENCE_VERSION } from "../../../lib/site/api_reference_bundle.generated.ts";
+import { API_REFERENCE_VERSION } from "../../../build/api_reference_bundle.generated.ts";
 import { createRecordingLogger, createTestClient } from "../_support.ts";
 
 function createClient() {

@@ -18,7 +18,7 @@ import {
 } from "../../../../lib/availability/schedule.ts";
 import { DEFAULT_SCHEDULE } from "../../../../content/schedule.ts";
 import { createHolidayCalendar } from "../../../../lib/availability/holidays.ts";
-import { PUBLIC_HOLIDAYS } from "../../../../lib/availability/public_holidays.generated.ts";
+import { PUBLIC_HOLIDAYS } from "../../../../build/public_holidays.generated.ts";
 import schedule from "../../../../content/schedule.json" with { type: "json" };
 
 const LISBON = "Europe/Lisbon";

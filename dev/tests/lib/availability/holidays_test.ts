@@ -4,7 +4,7 @@ import {
   computePublicHolidays,
   createHolidayCalendar,
 } from "../../../../lib/availability/holidays.ts";
-import { PUBLIC_HOLIDAYS } from "../../../../lib/availability/public_holidays.generated.ts";
+import { PUBLIC_HOLIDAYS } from "../../../../build/public_holidays.generated.ts";
 import { DEFAULT_SCHEDULE } from "../../../../content/schedule.ts";
 import { createSlotFinder } from "../../../../lib/availability/slots.ts";
 import { NO_BUSY_CALENDAR } from "../../../../lib/availability/busy_calendar.ts";
