@@ -243,7 +243,7 @@ async function buildTests(): Promise<void> {
   for (const folder of ["content/", "build/"]) {
     for await (const file of walk(`${ROOT}${folder}`, folder)) await linkIfAbsent(file, ROOT);
   }
-  await linkIfAbsent("deno.json", ROOT);
+  for (const config of ["deno.json", "dev/deno.json"]) await linkIfAbsent(config, ROOT);
   console.log(`npm-tests/: ${tests.length} test modules against npm/`);
 }
 
