@@ -7,6 +7,7 @@
  */
 import { DEFAULT_SCHEDULE } from "./content/schedule.ts";
 import { SITE_INDEX } from "./build/site_index.generated.ts";
+import { PUBLIC_HOLIDAYS } from "./build/public_holidays.generated.ts";
 import { createPipeline, type Handler } from "./lib/http/create_pipeline.ts";
 import { type HandlerOptions, resolveServices } from "./lib/resolve_services.ts";
 import { buildRouteTable } from "./routes/mod.ts";
@@ -49,9 +50,14 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     // while the route table is built from its small index.
     content: {
       index: SITE_INDEX,
-      load: async () => (await import("./content/corpus.generated.ts")).CORPUS,
+      load: async () => (await import("./build/corpus.generated.ts")).CORPUS,
     },
     schedule: DEFAULT_SCHEDULE,
+    // A small table, so that listing slots in the studio's country loads no holiday library.
+    holidays: PUBLIC_HOLIDAYS,
+    // Megabytes of script, imported by the first request for an API reference page.
+    loadApiReference: async () =>
+      (await import("./build/api_reference_bundle.generated.ts")).API_REFERENCE,
   });
   const { table, fallback } = buildRouteTable(services);
   return createPipeline({ ...services, table, fallback });

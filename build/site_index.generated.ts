@@ -7,143 +7,143 @@ export const SITE_INDEX: SiteIndex = {
   "pages": [
     {
       "path": "/",
-      "layout": "home",
+      "layout": "home"
     },
     {
       "path": "/servicos",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/servicos/websites",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/servicos/marca",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/servicos/produto",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/trabalho",
-      "layout": "work",
+      "layout": "work"
     },
     {
       "path": "/trabalho/mare-alta",
-      "layout": "case",
+      "layout": "case"
     },
     {
       "path": "/trabalho/clinica-jardim",
-      "layout": "case",
+      "layout": "case"
     },
     {
       "path": "/trabalho/partilha-solar",
-      "layout": "case",
+      "layout": "case"
     },
     {
       "path": "/trabalho/palavras-do-sul",
-      "layout": "case",
+      "layout": "case"
     },
     {
       "path": "/sobre",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/processo",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/contacto",
-      "layout": "contact",
+      "layout": "contact"
     },
     {
       "path": "/marcar-conversa",
-      "layout": "booking",
+      "layout": "booking"
     },
     {
       "path": "/contacto/obrigado",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/privacidade",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/agentes",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/en",
-      "layout": "home",
+      "layout": "home"
     },
     {
       "path": "/en/services",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/en/services/websites",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/en/services/branding",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/en/services/product",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/en/work",
-      "layout": "work",
+      "layout": "work"
     },
     {
       "path": "/en/work/mare-alta",
-      "layout": "case",
+      "layout": "case"
     },
     {
       "path": "/en/work/clinica-jardim",
-      "layout": "case",
+      "layout": "case"
     },
     {
       "path": "/en/work/partilha-solar",
-      "layout": "case",
+      "layout": "case"
     },
     {
       "path": "/en/work/palavras-do-sul",
-      "layout": "case",
+      "layout": "case"
     },
     {
       "path": "/en/about",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/en/process",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/en/contact",
-      "layout": "contact",
+      "layout": "contact"
     },
     {
       "path": "/en/book",
-      "layout": "booking",
+      "layout": "booking"
     },
     {
       "path": "/en/contact/thanks",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/en/privacy",
-      "layout": "page",
+      "layout": "page"
     },
     {
       "path": "/en/agents",
-      "layout": "page",
-    },
+      "layout": "page"
+    }
   ],
   "rootAssets": [
     "favicon.ico",
-    "apple-touch-icon.png",
-  ],
+    "apple-touch-icon.png"
+  ]
 };

@@ -15,6 +15,7 @@ import { SERVICE_DEFAULTS } from "./config.ts";
 import { createRateLimiter, type RateLimiter } from "./http/rate_limit.ts";
 import { buildVersionHeaders, type DeprecationNotice } from "./http/versioning.ts";
 import { type BusyCalendar, NO_BUSY_CALENDAR } from "./availability/busy_calendar.ts";
+import type { HolidayTable } from "./availability/holidays.ts";
 import type { ScheduleSettings } from "./availability/schedule.ts";
 import { readSchedule } from "./availability/read_schedule.ts";
 import { createSlotFinder } from "./availability/slots.ts";
@@ -28,6 +29,7 @@ import type { Services } from "./services.ts";
 import type { Corpus } from "./site/corpus.ts";
 import { checkCorpus } from "./site/check_corpus.ts";
 import { buildSiteIndex, type SiteIndex } from "./site/site_index.ts";
+import type { ApiReferenceScript } from "./site/api_reference_script.ts";
 import { loadOnce } from "./load_once.ts";
 import { createFormatNegotiator } from "./http/negotiate_format.ts";
 import { createMemoryStore } from "./store/memory_store.ts";
@@ -106,7 +108,7 @@ export interface HandlerOptions {
   inbox?: string;
   /**
    * The site's content (see `Corpus`), checked once here.
-   * @default {the studio's corpus, compiled from content/ into content/corpus.generated.ts}
+   * @default {the studio's corpus, compiled from content/ into build/corpus.generated.ts}
    */
   content?: Corpus;
 }
@@ -120,6 +122,13 @@ export interface ServiceDefaults {
   content: { index: SiteIndex; load: () => Promise<Corpus> };
   /** The booking schedule, already checked. */
   schedule: ScheduleSettings;
+  /**
+   * Public holidays computed at build time (the schedule's country, the years a listing is likely
+   * to ask for); others load `date-holidays` when first listed.
+   */
+  holidays: HolidayTable;
+  /** Loads the API reference pages' renderer (called by their first request). */
+  loadApiReference(): Promise<ApiReferenceScript>;
 }
 
 /** The system clock (`Temporal.Now`); where it is the clock, hot paths read `Date.now()`. */
@@ -184,7 +193,8 @@ function readBookingsPerAttendee(limit: number = DEFAULT_BOOKINGS_PER_ATTENDEE):
  * Resolves the options into the frozen services that route factories close over.
  *
  * @param options The handler's options.
- * @param defaults The studio's own content and schedule, for options that leave them out.
+ * @param defaults The studio's own content, schedule, holiday table and API reference renderer,
+ * for options that leave them out.
  * @throws {TypeError | RangeError} When an option is invalid.
  */
 export function resolveServices(options: HandlerOptions, defaults: ServiceDefaults): Services {
@@ -207,7 +217,13 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     logger,
     schedule,
     busyCalendar,
-    slotFinder: createSlotFinder({ settings: schedule, busyCalendar, store, nowMilliseconds }),
+    slotFinder: createSlotFinder({
+      settings: schedule,
+      busyCalendar,
+      store,
+      nowMilliseconds,
+      holidays: defaults.holidays,
+    }),
     booking: {
       confirmation: options.confirmation ?? "auto",
       bookingsPerAttendee: readBookingsPerAttendee(options.bookingsPerAttendee),
@@ -235,5 +251,6 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
       return buildSite(content, baseUrl);
     }),
     negotiateFormat: createFormatNegotiator(),
+    loadApiReference: defaults.loadApiReference,
   });
 }

@@ -15,6 +15,7 @@ import type { MailAddresses } from "./mail/mail.ts";
 import type { Corpus } from "./site/corpus.ts";
 import type { Site } from "./site/site.ts";
 import type { SiteIndex } from "./site/site_index.ts";
+import type { ApiReferenceScript } from "./site/api_reference_script.ts";
 import type { ContentFormat } from "./http/negotiate_format.ts";
 import type { ScheduleSettings } from "./availability/schedule.ts";
 import type { BusyCalendar } from "./availability/busy_calendar.ts";
@@ -85,6 +86,11 @@ export interface Services {
   site(): Promise<Site>;
   /** Chooses HTML or Markdown for an `Accept` value, remembering recent answers. */
   negotiateFormat(accept: string | null): Promise<ContentFormat>;
+  /**
+   * Loads the API reference pages' renderer, a script of some megabytes: the reference routes
+   * call it on their first request and keep what it gave.
+   */
+  loadApiReference(): Promise<ApiReferenceScript>;
 }
 
 /** The services of the site's routes: the services, with the content loaded. */

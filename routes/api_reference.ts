@@ -1,10 +1,10 @@
 /**
  * The API reference for people: `/en/api-reference` and `/referencia-api` render
  * `/openapi.json` in the browser with Scalar's API reference (`@scalar/api-reference`, vendored
- * by scripts/build_api_reference.ts and served from this origin), with no web fonts, telemetry or
- * agent, and "try it" calls to this origin only. Its page relaxes the site's Content-Security-
- * Policy for styles alone (the renderer sets inline styles); scripts stay `'self'`, requests stay
- * on the origin (`connect-src 'self'`).
+ * by dev/scripts/build_api_reference.ts, handed in as `Services.loadApiReference` and served from
+ * this origin), with no web fonts, telemetry or agent, and "try it" calls to this origin only. Its
+ * page relaxes the site's Content-Security-Policy for styles alone (the renderer sets inline
+ * styles); scripts stay `'self'`, requests stay on the origin (`connect-src 'self'`).
  *
  * @module
  */
@@ -14,7 +14,7 @@ import {
   OPENAPI_PATH,
 } from "../lib/contract/contract.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
-import { respond, toRepresentation } from "../lib/http/representation.ts";
+import { type Representation, respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RouteHandlers } from "../lib/http/route.ts";
 import type { SiteServices } from "../lib/services.ts";
 import { loadOnce } from "../lib/load_once.ts";
@@ -84,11 +84,13 @@ export interface ApiReference {
  * @returns The handlers.
  */
 export function createApiReference(services: SiteServices): ApiReference {
+  // The renderer is megabytes of script: loaded, and its entity tag computed, by the first
+  // request for a reference page or the script, once for the handler's lifetime.
   const loadScript = loadOnce(async () => {
-    const bundle = await import("../lib/site/api_reference_bundle.generated.ts");
+    const { version, script } = await services.loadApiReference();
     return {
-      version: bundle.API_REFERENCE_VERSION,
-      representation: toRepresentation(bundle.API_REFERENCE_SCRIPT, [
+      version,
+      representation: toRepresentation(script, [
         ["Content-Type", "text/javascript; charset=utf-8"],
         ["Cache-Control", IMMUTABLE],
       ]),
@@ -100,7 +102,7 @@ export function createApiReference(services: SiteServices): ApiReference {
   ]);
 
   const page = (language: "en" | "pt"): RouteHandlers => {
-    const built = loadOnce(async () => {
+    const build = loadOnce(async (): Promise<Representation> => {
       const { version } = await loadScript();
       const words = WORDS[language];
       const other = language === "en" ? "pt" : "en";
@@ -136,7 +138,7 @@ export function createApiReference(services: SiteServices): ApiReference {
         ["Content-Security-Policy", API_REFERENCE_POLICY],
       ]);
     });
-    return { handle: async (request) => respond(request, await built()) };
+    return { handle: async (request) => respond(request, await build()) };
   };
   const pages = { en: page("en"), pt: page("pt") };
   return {

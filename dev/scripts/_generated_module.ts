@@ -1,15 +1,24 @@
 /**
- * The last step of every script that generates a module kept in the repository
- * (`content/corpus.generated.ts`, the holiday table, the API types, the API reference's bundle):
- * write it when it changed, or, with `--check`, fail when the file on disk is out of date; and
- * the base64 that such modules keep binary files in.
+ * The last step of every script that generates a module kept in the repository (the corpus and
+ * its modules of files, the holiday table, the API types, the API reference's bundle): write it
+ * when it changed, or, with `--check`, fail when the file on disk is out of date; the one folder
+ * they all live in, apart from the sources (as Fresh keeps `_fresh/`); and the base64 that such
+ * modules keep binary files in.
  *
  * @module
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * The build folder, `build/`: every generated module and nothing else. It is committed, so a
+ * fresh clone and Deno Deploy serve without a build step; only the composition root and other
+ * generated modules import it (dev/tests/architecture_test.ts).
+ */
+export const BUILD_FOLDER: string = ROOT + "build/";
 
 /**
  * Writes `text` to `path` unless it is already there; with `--check` among the arguments, writes
@@ -32,6 +41,7 @@ export async function writeGeneratedModule(
     console.error(`${name} is out of date: run \`deno task ${task}\``);
     Deno.exit(1);
   } else {
+    await mkdir(dirname(path), { recursive: true });
     await writeFile(path, text);
     console.log(`Wrote ${name}`);
   }

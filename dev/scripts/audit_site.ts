@@ -20,7 +20,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { CORPUS } from "../../content/corpus.generated.ts";
+import { CORPUS } from "../../build/corpus.generated.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 /**

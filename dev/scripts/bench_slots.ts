@@ -14,6 +14,8 @@
  */
 import { compare, printRatio, readFlag, startProcess } from "./_bench_support.ts";
 import { buildCandidateSlots } from "../../lib/availability/availability.ts";
+import { createHolidayCalendar } from "../../lib/availability/holidays.ts";
+import { PUBLIC_HOLIDAYS } from "../../build/public_holidays.generated.ts";
 import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
 import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "../../lib/booking/booking_store.ts";
 
@@ -26,6 +28,8 @@ const EVENT_COUNT = 1000;
 const RECURRING_COUNT = 50;
 const HOLD_COUNT = 200;
 const ZONE = DEFAULT_SCHEDULE.timeZone;
+/** The studio's holidays, as the service has them (the table covers the months listed here). */
+const HOLIDAYS = createHolidayCalendar(PUBLIC_HOLIDAYS).calendar;
 
 /** A small deterministic generator (mulberry32), so every run serves the same feed. */
 function createRandom(seed: number): () => number {
@@ -150,6 +154,7 @@ async function writeHolds(path: string, today: Temporal.PlainDate): Promise<void
     DEFAULT_SCHEDULE,
     today.add({ days: 1 }),
     today.add({ months: 4 }),
+    HOLIDAYS,
   );
   const stride = Math.floor(candidates.length / HOLD_COUNT);
   const kv = await Deno.openKv(path);
@@ -201,9 +206,12 @@ try {
   const listed = Object.values(body.slots).flat().length;
   const [year, monthNumber] = month.split("-").map(Number);
   const first = Temporal.PlainDate.from({ year, month: monthNumber, day: 1 });
-  const all =
-    buildCandidateSlots(DEFAULT_SCHEDULE, first, first.add({ months: 1 }).subtract({ days: 1 }))
-      .length;
+  const all = buildCandidateSlots(
+    DEFAULT_SCHEDULE,
+    first,
+    first.add({ months: 1 }).subtract({ days: 1 }),
+    HOLIDAYS,
+  ).length;
   console.log(
     `Feed: ${EVENT_COUNT} events (${RECURRING_COUNT} weekly), ${
       (new TextEncoder().encode(feed).byteLength / 1024).toFixed(0)

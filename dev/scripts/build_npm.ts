@@ -28,8 +28,8 @@ const ENTRIES = [
   "node.ts",
   "bun.ts",
   "cli.ts",
-  "content/corpus.generated.ts",
-  "lib/contract/api_types.generated.ts",
+  "build/corpus.generated.ts",
+  "build/api_types.generated.ts",
 ];
 
 /** The package's public entry points: subpath → compiled module. */
@@ -39,8 +39,8 @@ const EXPORTS: Record<string, string> = {
   "./testing": "./testing",
   "./node-kv": "./adapters/node_kv",
   "./smtp-mailer": "./adapters/smtp_mailer",
-  "./corpus": "./content/corpus.generated",
-  "./api-types": "./lib/contract/api_types.generated",
+  "./corpus": "./build/corpus.generated",
+  "./api-types": "./build/api_types.generated",
 };
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
@@ -214,8 +214,8 @@ async function buildPackage(): Promise<void> {
 /**
  * Compiles tests/ into npm-tests/tests/ and makes every other compiled module a link to the
  * package's file of the same path, so the tests exercise the built package. Modules the package
- * does not hold (e.g. scripts/) stay compiled from source; content files the tests read are
- * linked from the repository.
+ * does not hold (e.g. scripts/) stay compiled from source; the content and the build folder's
+ * modules, which tests read as files, are linked from the repository.
  */
 async function buildTests(): Promise<void> {
   await Deno.remove(TESTS_OUT, { recursive: true }).catch(() => {});
@@ -239,8 +239,11 @@ async function buildTests(): Promise<void> {
   for await (const file of walk(`${ROOT}dev/tests/`, "dev/tests/")) {
     if (!file.endsWith(".ts")) await linkIfAbsent(file, ROOT);
   }
-  for await (const file of walk(`${ROOT}content/`, "content/")) await linkIfAbsent(file, ROOT);
-  await linkIfAbsent("deno.json", ROOT);
+  // The sources the tests read as files: content/, and build/'s modules (the freshness tests).
+  for (const folder of ["content/", "build/"]) {
+    for await (const file of walk(`${ROOT}${folder}`, folder)) await linkIfAbsent(file, ROOT);
+  }
+  for (const config of ["deno.json", "dev/deno.json"]) await linkIfAbsent(config, ROOT);
   console.log(`npm-tests/: ${tests.length} test modules against npm/`);
 }
 

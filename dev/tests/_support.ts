@@ -8,11 +8,6 @@ import assert from "node:assert/strict";
 import type { Logger } from "../../lib/ports.ts";
 import type { ErrorResponseBody } from "../../lib/contract/api_error.ts";
 import { ERROR_CODES } from "../../lib/contract/contract.ts";
-import { CORPUS } from "../../content/corpus.generated.ts";
-import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
-import { resolveServices } from "../../lib/resolve_services.ts";
-import type { Services } from "../../lib/services.ts";
-import { buildSiteIndex } from "../../lib/site/site_index.ts";
 
 /** One line a {@linkcode RecordingLogger} received. */
 export interface LogRecord {
@@ -147,12 +142,4 @@ export function createTestClient(
     post: (path, body, headers = {}) =>
       handler(buildRequest(path, { method: "POST", body, headers }), info),
   };
-}
-
-/** The services of a handler on its defaults (the studio's corpus and schedule), unstarted. */
-export function resolveDefaultServices(): Services {
-  return resolveServices({}, {
-    content: { index: buildSiteIndex(CORPUS), load: () => Promise.resolve(CORPUS) },
-    schedule: DEFAULT_SCHEDULE,
-  });
 }

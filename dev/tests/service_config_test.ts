@@ -145,7 +145,8 @@ test(
           "routes/agent_discovery.ts",
           "routes/api_reference.ts",
           "routes/discovery.ts",
-          "content/corpus.generated.ts",
+          "build/corpus.generated.ts",
+          "build/api_reference_bundle.generated.ts",
         ]
       ) {
         assert.ok(

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { createHolidayCalendar, type HolidayCalendar } from "./holidays.ts";
+import type { HolidayCalendar } from "./holidays.ts";
 import { type ScheduleSettings, WEEKDAYS } from "./schedule.ts";
 
 /** A busy span of time, as epoch milliseconds, start inclusive and end exclusive. */
@@ -56,14 +56,14 @@ function toMinutes(time: string): number {
  * @param settings The schedule.
  * @param first The first date.
  * @param last The last date.
- * @param holidays The public holidays. @default {a calendar of this call's own}
+ * @param holidays The public holidays, prepared for the dates' years (see `createHolidayCalendar`).
  * @returns The candidates in time order.
  */
 export function buildCandidateSlots(
   settings: ScheduleSettings,
   first: Temporal.PlainDate,
   last: Temporal.PlainDate,
-  holidays: HolidayCalendar = createHolidayCalendar().calendar,
+  holidays: HolidayCalendar,
 ): CandidateSlot[] {
   const slots: CandidateSlot[] = [];
   const closed = new Set(settings.closedDates);

@@ -1,12 +1,17 @@
 /**
  * National public holidays, from the `date-holidays` library (not a hand-typed list). The years
- * of the default schedule's country are computed at build time into a table
- * (`public_holidays.generated.ts`, by scripts/build_holidays.ts); any other country or year loads
+ * of the default schedule's country are computed at build time into a table, which the
+ * composition root passes in (generated code stays out of `lib/`); any other country or year loads
  * the library when first asked for, so that starting the service loads no holiday library.
  *
  * @module
  */
-import { PUBLIC_HOLIDAYS } from "./public_holidays.generated.ts";
+
+/**
+ * National public holidays computed ahead of time, by country (ISO 3166-1 alpha-2) and year, as
+ * `YYYY-MM-DD` dates: the studio's is built by `deno task build:holidays`.
+ */
+export type HolidayTable = Readonly<Record<string, Readonly<Record<number, readonly string[]>>>>;
 
 /** The public holidays of a country in a year, as `YYYY-MM-DD` dates. */
 export type HolidayCalendar = (country: string, year: number) => ReadonlySet<string>;
@@ -35,7 +40,7 @@ export async function computePublicHolidays(
 /** A holiday calendar, and how to make the years it is asked for available first. */
 export interface HolidaySource {
   /**
-   * The calendar: answers from the built-in table, or from years {@linkcode prepare} computed.
+   * The calendar: answers from the table, or from years {@linkcode prepare} computed.
    * @throws {Error} For a country and year neither in the table nor prepared.
    */
   calendar: HolidayCalendar;
@@ -53,6 +58,8 @@ export interface HolidaySource {
  * Creates a holiday calendar that keeps what it computed for its own lifetime (a slot finder's),
  * so that no cache is shared between handlers.
  *
+ * @param table Holidays computed ahead of time, answered without loading the library.
+ * @default {{}}: every country and year is computed
  * @returns The calendar and its `prepare`.
  *
  * @example
@@ -60,20 +67,20 @@ export interface HolidaySource {
  * import assert from "node:assert/strict";
  * import { createHolidayCalendar } from "./holidays.ts";
  *
- * const { calendar, prepare } = createHolidayCalendar();
- * assert.ok(calendar("PT", 2026).has("2026-12-25")); // from the built-in table
+ * const { calendar, prepare } = createHolidayCalendar({ PT: { 2026: ["2026-12-25"] } });
+ * assert.ok(calendar("PT", 2026).has("2026-12-25")); // from the table
  * await prepare("ES", [2026]);
  * assert.ok(calendar("ES", 2026).has("2026-10-12"));
  * ```
  */
-export function createHolidayCalendar(): HolidaySource {
+export function createHolidayCalendar(table: HolidayTable = {}): HolidaySource {
   const computed = new Map<string, ReadonlySet<string>>();
   const fromTable = new Map<string, ReadonlySet<string>>();
   function known(country: string, year: number): ReadonlySet<string> | undefined {
     const key = `${country}:${year}`;
     const cached = computed.get(key) ?? fromTable.get(key);
     if (cached) return cached;
-    const dates = PUBLIC_HOLIDAYS[country]?.[year];
+    const dates = table[country]?.[year];
     if (!dates) return undefined;
     const set = new Set(dates);
     fromTable.set(key, set);

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { createHolidayCalendar, type HolidaySource } from "./holidays.ts";
+import { createHolidayCalendar, type HolidaySource, type HolidayTable } from "./holidays.ts";
 import {
   buildBookingWindow,
   buildCandidateSlots,
@@ -66,6 +66,11 @@ export interface SlotFinderOptions {
   store: Store;
   /** The current time in epoch milliseconds. */
   nowMilliseconds: () => number;
+  /**
+   * Public holidays computed at build time, listed without loading `date-holidays`; other
+   * countries and years load it with their first listing. @default {{}}
+   */
+  holidays?: HolidayTable;
 }
 
 interface MonthEntry {
@@ -103,7 +108,7 @@ export function createSlotFinder(options: SlotFinderOptions): SlotFinder {
   const { settings, busyCalendar, nowMilliseconds } = options;
   const holds = createHoldsReader(options.store);
   const months = new Map<string, MonthEntry>();
-  const holidays = createHolidayCalendar();
+  const holidays = createHolidayCalendar(options.holidays);
   let window: { minuteStartMs: number; latestEpochMs: number } | undefined;
 
   async function readMonth(month: string): Promise<MonthEntry> {

@@ -32,6 +32,7 @@ import { formatLink } from "../http/versioning.ts";
 import { loadOnce } from "../load_once.ts";
 import { buildLazyFiles, fromBase64, toSiteAsset } from "./site_assets.ts";
 import {
+  estimateTokens,
   HTML_SECURITY_HEADERS,
   HTML_TYPE,
   MARKDOWN_TYPE,
@@ -41,7 +42,6 @@ import {
   type SiteFile,
   type SitePage,
   type SiteText,
-  estimateTokens,
   toMarkdownPath,
 } from "./site.ts";
 

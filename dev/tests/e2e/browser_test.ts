@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { startServer } from "./_server.ts";
 import { startSmtpServer } from "../_smtp.ts";
-import { CORPUS } from "../../../content/corpus.generated.ts";
+import { CORPUS } from "../../../build/corpus.generated.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = [

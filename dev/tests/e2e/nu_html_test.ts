@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { startServer } from "./_server.ts";
-import { CORPUS } from "../../../content/corpus.generated.ts";
+import { CORPUS } from "../../../build/corpus.generated.ts";
 
 const VNU = "vnu-jar@26.9.27";
 const javaMissing = spawnSync("java", ["-version"]).status !== 0;

@@ -7,12 +7,12 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import createClient from "openapi-fetch";
-import type { paths } from "../../../lib/contract/api_types.generated.ts";
+import type { paths } from "../../../build/api_types.generated.ts";
 import { startServer } from "./_server.ts";
 import { startSmtpServer } from "../_smtp.ts";
 import { RUNTIME } from "../_kv.ts";
 
-test("lib/contract/api_types.generated.ts is what openapi-typescript makes of /openapi.json now", {
+test("build/api_types.generated.ts is what openapi-typescript makes of /openapi.json now", {
   skip: RUNTIME !== "deno" && "runs the Deno build script",
 }, () => {
   execFileSync(process.execPath, ["run", "-A", "dev/scripts/build_api_types.ts", "--check"], {

@@ -2,8 +2,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHandler } from "../../../mod.ts";
 import { buildRouteTable } from "../../../routes/mod.ts";
+import { resolveServices } from "../../../lib/resolve_services.ts";
+import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
 import { OPERATIONS } from "../../../lib/contract/contract.ts";
-import { buildRequest, fromAddress, resolveDefaultServices } from "../_support.ts";
+import { buildRequest, fromAddress } from "../_support.ts";
 
 test("GET /api/v1 answers the ApiIndex generated from the route table", async () => {
   const handler = createHandler({ baseUrl: "https://studio.example", rateLimits: { write: 30 } });
@@ -30,7 +32,7 @@ test("GET /api/v1 answers the ApiIndex generated from the route table", async ()
   assert.equal(index.versioning.aliases["/api/health"], "/api/v1/health");
   assert.equal(index.versioning.aliases["/api"], "/api/v1");
 
-  const { table } = buildRouteTable(resolveDefaultServices());
+  const { table } = buildRouteTable(resolveServices({}, STUDIO_DEFAULTS));
   const routed = new Set(
     table.filter((route) => route.operation).map((route) => route.operation?.operationId),
   );

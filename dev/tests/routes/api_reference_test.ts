@@ -1,8 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHandler } from "../../../mod.ts";
-import { API_REFERENCE_POLICY } from "../../../routes/api_reference.ts";
-import { API_REFERENCE_VERSION } from "../../../lib/site/api_reference_bundle.generated.ts";
+import { API_REFERENCE_POLICY, createApiReference } from "../../../routes/api_reference.ts";
+import type { RouteHandlers } from "../../../lib/http/route.ts";
+import { resolveServices } from "../../../lib/resolve_services.ts";
+import { CORPUS } from "../../../build/corpus.generated.ts";
+import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
+import { API_REFERENCE_VERSION } from "../../../build/api_reference_bundle.generated.ts";
 import { createRecordingLogger, createTestClient } from "../_support.ts";
 
 function createClient() {
@@ -66,4 +70,36 @@ test("the API index's docs, the api-catalog's service-doc, llms.txt and the page
     );
     assert.match(await (await client.get(page)).text(), new RegExp(`<a href="${reference}">`));
   }
+});
+
+test("createApiReference() loads the renderer from the services on the first request, once, and again after a failure", async () => {
+  let loads = 0;
+  const services = resolveServices({ baseUrl: "https://studio.example" }, {
+    ...STUDIO_DEFAULTS,
+    loadApiReference: () => {
+      loads++;
+      return loads === 1
+        ? Promise.reject(new Error("The renderer could not be loaded"))
+        : Promise.resolve({ version: "9.9.9", script: "window.Scalar = {};" });
+    },
+  });
+  const reference = createApiReference({ ...services, content: CORPUS });
+  assert.equal(loads, 0, "making the handlers loads nothing");
+  const handlers: Record<string, RouteHandlers> = {
+    "/en/api-reference": reference.page("en"),
+    "/assets/api-reference/standalone.js": reference.script,
+  };
+  const get = async (path: string): Promise<Response> => {
+    const answer = await handlers[path].handle(new Request(`https://studio.example${path}`), {
+      pathname: path,
+      clientKey: "192.0.2.1",
+    });
+    assert.ok(answer instanceof Response, path);
+    return answer;
+  };
+  await assert.rejects(get("/en/api-reference"), /could not be loaded/);
+  assert.match(await (await get("/en/api-reference")).text(), /standalone\.js\?v=9\.9\.9/);
+  const script = await get("/assets/api-reference/standalone.js");
+  assert.equal(await script.text(), "window.Scalar = {};");
+  assert.equal(loads, 2, "loaded once after the failure, for the page and the script");
 });

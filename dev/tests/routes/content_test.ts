@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createHandler } from "../../../mod.ts";
-import { CORPUS } from "../../../content/corpus.generated.ts";
+import { CORPUS } from "../../../build/corpus.generated.ts";
 import { AI_CRAWLERS } from "../../../lib/site/build_robots_txt.ts";
 import { API_DOCS_PATH } from "../../../lib/contract/contract.ts";
 import { buildRequest } from "../_support.ts";

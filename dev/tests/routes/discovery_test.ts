@@ -3,9 +3,11 @@ import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { createHandler } from "../../../mod.ts";
 import { buildRouteTable } from "../../../routes/mod.ts";
+import { resolveServices } from "../../../lib/resolve_services.ts";
+import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
 import { DEFAULT_SCHEDULE } from "../../../content/schedule.ts";
 import { ERROR_CODES, ERROR_STATUS_CODES, OPERATIONS } from "../../../lib/contract/contract.ts";
-import { API_HEADERS, buildRequest, resolveDefaultServices } from "../_support.ts";
+import { API_HEADERS, buildRequest } from "../_support.ts";
 
 interface Schema {
   properties?: Record<string, Schema>;
@@ -111,7 +113,7 @@ test("GET /openapi.json reads alike in every tool: no jsonSchemaDialect, a type 
 
 test("GET /openapi.json describes every route of the table and every spec operation", async () => {
   const document = await readOpenApi();
-  const { table } = buildRouteTable(resolveDefaultServices());
+  const { table } = buildRouteTable(resolveServices({}, STUDIO_DEFAULTS));
   // Every route under /api must be an operation the document describes: a route added to the
   // table without an operation fails here.
   const apiRoutes = table.filter((item) => item.path === "/api" || item.path.startsWith("/api/"));

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHandler } from "../../../mod.ts";
-import { CORPUS } from "../../../content/corpus.generated.ts";
+import { CORPUS } from "../../../build/corpus.generated.ts";
 import { createRecordingLogger, createTestClient } from "../_support.ts";
 
 const BASE_URL = "https://studio.example";

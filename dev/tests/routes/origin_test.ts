@@ -2,20 +2,17 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHandler } from "../../../mod.ts";
 import { createMemoryMailer, createMemoryStore } from "../../../testing.ts";
+import { resolveServices } from "../../../lib/resolve_services.ts";
+import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
 import { buildRouteTable } from "../../../routes/mod.ts";
-import {
-  createRecordingLogger,
-  createTestClient,
-  readError,
-  resolveDefaultServices,
-} from "../_support.ts";
+import { createRecordingLogger, createTestClient, readError } from "../_support.ts";
 
 const BASE_URL = "http://localhost:8000";
 const FIELDS = { Name: "Rita Lopes", Email: "rita@example.pt", Message: "A site for our bakery." };
 
 /** Every POST path of the route table, the site's included, with its parameters filled in. */
 function listPostPaths(): string[] {
-  return buildRouteTable(resolveDefaultServices()).table
+  return buildRouteTable(resolveServices({}, STUDIO_DEFAULTS)).table
     .filter((route) => route.method === "POST")
     .map((route) => route.path.replace(/:[a-z]+/gi, "x").replace(/\*$/, "x"));
 }

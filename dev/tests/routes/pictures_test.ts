@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import sharp from "sharp";
 import { createHandler } from "../../../mod.ts";
-import { CORPUS } from "../../../content/corpus.generated.ts";
+import { CORPUS } from "../../../build/corpus.generated.ts";
 import type { Corpus } from "../../../lib/site/corpus.ts";
 import { buildRequest } from "../_support.ts";
 

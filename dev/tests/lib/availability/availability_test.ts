@@ -14,6 +14,8 @@ import {
 import { type ScheduleSettings, WEEKDAYS } from "../../../../lib/availability/schedule.ts";
 import { readSchedule } from "../../../../lib/availability/read_schedule.ts";
 import { DEFAULT_SCHEDULE } from "../../../../content/schedule.ts";
+import { createHolidayCalendar } from "../../../../lib/availability/holidays.ts";
+import { PUBLIC_HOLIDAYS } from "../../../../build/public_holidays.generated.ts";
 import schedule from "../../../../content/schedule.json" with { type: "json" };
 
 const LISBON = "Europe/Lisbon";
@@ -56,11 +58,15 @@ function everyDay(
   });
 }
 
+/** The studio's holiday table, as the handler has it: the years these tests list are in it. */
+const HOLIDAYS = createHolidayCalendar(PUBLIC_HOLIDAYS).calendar;
+
 function candidatesOn(settings: ScheduleSettings, first: string, last = first): CandidateSlot[] {
   return buildCandidateSlots(
     settings,
     Temporal.PlainDate.from(first),
     Temporal.PlainDate.from(last),
+    HOLIDAYS,
   );
 }
 
@@ -774,7 +780,7 @@ test("filterAvailableSlots() never lists a slot that overlaps busy time or lies 
             baseMs + fiveMinutes * 5 * MINUTE_MS + meetingMs,
           )
         );
-        const candidates = buildCandidateSlots(settings, first, last);
+        const candidates = buildCandidateSlots(settings, first, last, HOLIDAYS);
         const available = filterAvailableSlots(candidates, { settings, now, busy, bookings });
 
         const beforeMs = settings.bufferBeforeMinutes * MINUTE_MS;
