@@ -19,6 +19,8 @@ export {
   type ServiceDefaults,
   SYSTEM_CLOCK,
 } from "./lib/resolve_services.ts";
+export type { HolidayTable } from "./lib/availability/holidays.ts";
+export type { ApiReferenceScript } from "./lib/site/api_reference_script.ts";
 
 /**
  * Creates the fetch handler of the studio's website and API v1.
