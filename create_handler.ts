@@ -53,6 +53,7 @@ export function createHandler(options: HandlerOptions = {}): Handler {
     content: {
       index: SITE_INDEX,
       load: async () => (await import("./build/corpus.generated.ts")).CORPUS,
+      loadPrebuilt: async () => (await import("./build/site/site.generated.ts")).PREBUILT_SITE,
     },
     schedule: DEFAULT_SCHEDULE,
     // A small table, so that listing slots in the studio's country loads no holiday library.

@@ -29,6 +29,11 @@ import type { Services } from "./services.ts";
 import type { Corpus } from "./site/corpus.ts";
 import { checkCorpus } from "./site/check_corpus.ts";
 import { buildSiteIndex, type SiteIndex } from "./site/site_index.ts";
+import {
+  createPrebuiltDocuments,
+  createSiteDocuments,
+  type PrebuiltSite,
+} from "./site/site_documents.ts";
 import type { ApiReferenceScript } from "./site/api_reference_script.ts";
 import { loadOnce } from "./load_once.ts";
 import { createFormatNegotiator } from "./http/negotiate_format.ts";
@@ -119,7 +124,12 @@ export interface ServiceDefaults {
    * The site's content: its index (the paths the route table is built from) and what loads the
    * corpus, once, with the site's first request.
    */
-  content: { index: SiteIndex; load: () => Promise<Corpus> };
+  content: {
+    index: SiteIndex;
+    load: () => Promise<Corpus>;
+    /** Imports the site the build prepared from this corpus (see `createPrebuiltDocuments`). */
+    loadPrebuilt?: () => Promise<PrebuiltSite>;
+  };
   /** The booking schedule, already checked. */
   schedule: ScheduleSettings;
   /**
@@ -207,6 +217,14 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
   const busyCalendar = options.busyCalendar ?? NO_BUSY_CALENDAR;
   const given = options.content && checkCorpus(options.content);
   const loadContent = given ? () => Promise.resolve(given) : loadOnce(defaults.content.load);
+  const site = loadOnce(async () => {
+    const [{ buildSite }, content] = await Promise.all([
+      import("./site/build_site.ts"),
+      loadContent(),
+    ]);
+    return buildSite(content, baseUrl);
+  });
+  const loadPrebuilt = given ? undefined : defaults.content.loadPrebuilt;
   return Object.freeze({
     baseUrl,
     docsUrl: baseUrl + OPENAPI_PATH,
@@ -242,14 +260,11 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     trustProxy: options.trustProxy,
     versionHeaders: Object.freeze(buildVersionHeaders(options.deprecation)),
     siteIndex: given ? buildSiteIndex(given) : defaults.content.index,
+    site,
+    documents: loadPrebuilt
+      ? createPrebuiltDocuments(loadPrebuilt, baseUrl)
+      : createSiteDocuments(site),
     loadContent,
-    site: loadOnce(async () => {
-      const [{ buildSite }, content] = await Promise.all([
-        import("./site/build_site.ts"),
-        loadContent(),
-      ]);
-      return buildSite(content, baseUrl);
-    }),
     negotiateFormat: createFormatNegotiator(),
     loadApiReference: defaults.loadApiReference,
   });

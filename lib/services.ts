@@ -15,6 +15,7 @@ import type { MailAddresses } from "./mail/mail.ts";
 import type { Corpus } from "./site/corpus.ts";
 import type { Site } from "./site/site.ts";
 import type { SiteIndex } from "./site/site_index.ts";
+import type { SiteDocuments } from "./site/site_documents.ts";
 import type { ApiReferenceScript } from "./site/api_reference_script.ts";
 import type { ContentFormat } from "./http/negotiate_format.ts";
 import type { ScheduleSettings } from "./availability/schedule.ts";
@@ -84,6 +85,12 @@ export interface Services {
    * content request, not by start-up.
    */
   site(): Promise<Site>;
+  /**
+   * The site's answers that depend on nothing in a request (pages, the 404 pages, the documents,
+   * the assets): for the studio's corpus, those the build prepared, each read and filled in with
+   * the public origin on its first request; for a corpus passed in, those of `site()`.
+   */
+  documents: SiteDocuments;
   /** Chooses HTML or Markdown for an `Accept` value, remembering recent answers. */
   negotiateFormat(accept: string | null): Promise<ContentFormat>;
   /**

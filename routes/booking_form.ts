@@ -21,7 +21,7 @@ import type { BookingFormState } from "../lib/site/render_booking_widget.ts";
 const loadWidget = loadOnce(() => import("../lib/site/render_booking_widget.ts"));
 import { type HeaderPair, respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RequestContext, RouteHandlers } from "../lib/http/route.ts";
-import type { SiteServices } from "../lib/services.ts";
+import type { Services, SiteServices } from "../lib/services.ts";
 import { checkMonth, listSlots, loadBookings, MONTHS_AHEAD } from "./booking.ts";
 import { loadOnce } from "../lib/load_once.ts";
 
@@ -33,7 +33,7 @@ const MAX_FORM_BYTES = 3 * MAX_BODY_BYTES.createBooking;
 
 /** The month a booking page shows: `?month=` when valid, else the current month. */
 function pickMonth(
-  services: SiteServices,
+  services: Services,
   url: URL,
 ): Pick<BookingFormState, "month" | "previousMonth" | "nextMonth"> {
   const { timeZone } = services.schedule;
@@ -62,7 +62,7 @@ function pickMonth(
 
 /** The free times of a month, or `undefined` when a calendar cannot be read. */
 async function readSlots(
-  services: SiteServices,
+  services: Services,
   month: string,
 ): Promise<BookingFormState["slots"]> {
   try {
@@ -83,7 +83,7 @@ async function readSlots(
  * @returns The page, never cached.
  */
 export async function answerBookingPage(
-  services: SiteServices,
+  services: Services,
   site: Site,
   entry: SitePage,
   request: Request,

@@ -30,7 +30,8 @@ import {
 import type { RequestContext, RouteHandlers } from "../lib/http/route.ts";
 import type { FallbackHandler } from "../lib/http/create_pipeline.ts";
 import type { Language } from "../lib/site/corpus.ts";
-import type { SiteServices } from "../lib/services.ts";
+import type { Services } from "../lib/services.ts";
+import type { SiteIndexPage } from "../lib/site/site_index.ts";
 import { answerBookingPage } from "./booking_form.ts";
 
 /** A page's Markdown sent to a client that asked for plain text. */
@@ -81,32 +82,41 @@ async function answerWithAttribution(
   return respond(request, representation, { headers: [...headers, PRIVATE] });
 }
 
+/**
+ * Answers a page: HTML, or its Markdown twin when `Accept` prefers it, as the build prepared them;
+ * the booking page with the free times of the moment, and a page that shows the visitor's campaign
+ * attribution, are rendered per request in the site built on first use.
+ */
 async function servePage(
-  services: SiteServices,
-  site: Site,
-  entry: SitePage,
+  services: Services,
+  page: SiteIndexPage,
   request: Request,
   context: RequestContext,
 ): Promise<Response> {
-  if (context.pathname !== entry.page.path) {
+  if (context.pathname !== page.path) {
     // itty-router also matches a trailing slash: send it to the one canonical address.
     const query = request.url.indexOf("?");
     return new Response(null, {
       status: 301,
-      headers: { Location: entry.page.path + (query < 0 ? "" : request.url.slice(query)) },
+      headers: { Location: page.path + (query < 0 ? "" : request.url.slice(query)) },
     });
   }
-  const format = await services.negotiateFormat(request.headers.get("Accept"));
-  if (format === "markdown") return respond(request, entry.markdown);
-  if (format === "text") return respond(request, entry.markdown, { headers: AS_TEXT });
+  const [format, answers] = await Promise.all([
+    services.negotiateFormat(request.headers.get("Accept")),
+    services.documents.page(page.path),
+  ]);
+  if (!answers) return answerSiteFallback(services, request, context, "");
+  if (format === "markdown") return respond(request, answers.markdown);
+  if (format === "text") return respond(request, answers.markdown, { headers: AS_TEXT });
+  const perRequest = page.layout === "booking" || request.url.includes("?") ||
+    (page.layout === "contact" && request.headers.has("Cookie"));
+  if (!perRequest) return respond(request, answers.html);
+  const site = await services.site();
+  const entry = site.pages.get(page.path);
+  if (!entry) return answerSiteFallback(services, request, context, "");
   // The booking form lists the free times of the moment: rendered per request.
-  if (entry.page.layout === "booking") return answerBookingPage(services, site, entry, request);
-  if (
-    request.url.includes("?") || (entry.page.layout === "contact" && request.headers.has("Cookie"))
-  ) {
-    return answerWithAttribution(site, entry, request);
-  }
-  return respond(request, entry.html);
+  if (page.layout === "booking") return answerBookingPage(services, site, entry, request);
+  return answerWithAttribution(site, entry, request);
 }
 
 /**
@@ -118,28 +128,31 @@ async function servePage(
  * @param context The request's context.
  * @param allow The methods the path accepts, comma-separated, or empty.
  */
-export async function answerSiteFallback(
-  services: SiteServices,
+async function answerSiteFallback(
+  services: Services,
   request: Request,
   context: RequestContext,
   allow: string,
 ): Promise<Response> {
-  const site = await services.site();
   const language = toLanguage(context.pathname);
   if (allow) {
+    const site = await services.site();
     const notice = site.corpus.languages[language].text.methodNotAllowed;
     return respond(request, buildNoticePage(site, language, notice), {
       status: 405,
       headers: [["Allow", allow]],
     });
   }
-  const format = context.pathname.startsWith("/md/")
-    ? "markdown"
-    : await services.negotiateFormat(request.headers.get("Accept"));
+  const [format, notFound] = await Promise.all([
+    context.pathname.startsWith("/md/")
+      ? "markdown" as const
+      : services.negotiateFormat(request.headers.get("Accept")),
+    services.documents.notFound(language),
+  ]);
   if (format === "text") {
-    return respond(request, site.notFound[language].markdown, { status: 404, headers: AS_TEXT });
+    return respond(request, notFound.markdown, { status: 404, headers: AS_TEXT });
   }
-  return respond(request, site.notFound[language][format], { status: 404 });
+  return respond(request, notFound[format], { status: 404 });
 }
 
 /** The handlers of the site's content, by document. */
@@ -165,52 +178,47 @@ export interface Content {
 }
 
 /**
- * The handlers of the site's content (their routes are entries of `routes/mod.ts`). The site
- * itself is rendered on the first content request and kept (see `Services.site`), so a handler
- * that only serves the API never pays for it.
+ * The handlers of the site's content (their routes are entries of `routes/mod.ts`): the answers
+ * the build prepared (see `Services.documents`), and the site built on first use only for what a
+ * request changes.
  *
- * @param services The site's services.
+ * @param services The resolved services.
  * @returns The handlers, by document.
  */
-export function createContent(services: SiteServices): Content {
+export function createContent(services: Services): Content {
+  const { documents } = services;
   const fallback: FallbackHandler = (request, context, allow) =>
     answerSiteFallback(services, request, context, allow);
-  const serve = (pick: (site: Site) => Representation): RouteHandlers => ({
-    handle: async (request) => respond(request, pick(await services.site())),
+  const serve = (pick: () => Promise<Representation>): RouteHandlers => ({
+    handle: async (request) => respond(request, await pick()),
   });
+  const pages = new Map(services.siteIndex.pages.map((page) => [page.path, page]));
   return {
     page: (path) => ({
-      handle: async (request, context) => {
-        const site = await services.site();
-        const entry = site.pages.get(path);
-        if (!entry) return fallback(request, context, "");
-        return servePage(services, site, entry, request, context);
+      handle: (request, context) => {
+        const page = pages.get(path);
+        if (!page) return fallback(request, context, "");
+        return servePage(services, page, request, context);
       },
     }),
     markdown: {
       handle: async (request, context) => {
-        const site = await services.site();
         const path = toPagePath(context.pathname);
-        const entry = path === undefined ? undefined : site.pages.get(path);
-        if (entry) return respond(request, entry.markdown);
-        return respond(request, site.notFound[toLanguage(context.pathname)].markdown, {
-          status: 404,
-        });
+        const answers = path === undefined ? undefined : await documents.page(path);
+        if (answers) return respond(request, answers.markdown);
+        const notFound = await documents.notFound(toLanguage(context.pathname));
+        return respond(request, notFound.markdown, { status: 404 });
       },
     },
-    llms: (language) => serve((site) => site.llms[language]),
-    llmsFull: serve((site) => site.llmsFull),
-    sitemap: {
-      handle: async (request) => respond(request, await (await services.site()).sitemap()),
-    },
-    robots: serve((site) => site.robots),
+    llms: (language) => serve(() => documents.llms(language)),
+    llmsFull: serve(documents.llmsFull),
+    sitemap: serve(documents.sitemap),
+    robots: serve(documents.robots),
     asset: {
       handle: async (request, context) => {
-        const site = await services.site();
         const name = context.pathname.slice("/assets/".length);
         // A picture's rendition or a sharing card: its module is imported on first request.
-        const file = site.assets.has(name) ? undefined : site.files.get(name);
-        const asset = site.assets.get(name) ?? await file?.load();
+        const asset = await documents.asset(name);
         if (!asset) return fallback(request, context, "");
         const pinned = request.url.endsWith(`?v=${asset.version}`);
         return respond(request, pinned ? asset.pinned : asset.current);
@@ -218,7 +226,7 @@ export function createContent(services: SiteServices): Content {
     },
     rootAsset: (name) => ({
       handle: async (request) => {
-        const asset = (await services.site()).assets.get(name);
+        const asset = await documents.asset(name);
         if (!asset) throw new Error(`No prepared asset "${name}"`);
         return respond(request, asset.current);
       },

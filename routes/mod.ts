@@ -68,7 +68,8 @@ export function buildRouteTable(services: Services): RouteTable {
   );
   const mcpModule = loadOnce(() => import("./mcp.ts"));
   const mcp = onSite(async (s) => (await mcpModule()).createMcpEndpoint(s));
-  const content = onSite(async (s) => (await import("./content.ts")).createContent(s));
+  // The content's answers are prepared by the build: serving them waits for no corpus.
+  const content = loadOnce(async () => (await import("./content.ts")).createContent(services));
   const agents = onSite(async (s) =>
     (await import("./agent_discovery.ts")).createAgentDiscovery(
       s,

@@ -28,6 +28,7 @@
  * @module
  */
 import { renderSiteIndexModule, SITE_INDEX_MODULE_PATH } from "./build_site_index.ts";
+import { writePrebuiltSite } from "./prerender_site.ts";
 import { BUILD_FOLDER, writeGeneratedModule } from "./_generated_module.ts";
 import { readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -551,4 +552,5 @@ if (import.meta.main) {
     renderSiteIndexModule(corpus),
     "build:content",
   );
+  await writePrebuiltSite(corpus);
 }

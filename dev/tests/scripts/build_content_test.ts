@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import {
   buildContent,
   buildCorpus,
@@ -153,4 +153,21 @@ test("build/site_index.generated.ts is what build:content makes of content/ now"
     committed === renderSiteIndexModule(buildCorpus(files)),
     "build/site_index.generated.ts is out of date: run `deno task build:content`",
   );
+});
+
+test("build/site/ holds exactly the prepared site build:content makes of content/ now", async () => {
+  const { renderPrebuiltSite, SITE_FOLDER } = await import("../../scripts/prerender_site.ts");
+  const modules = await renderPrebuiltSite(buildCorpus(files));
+  for (const [name, text] of modules) {
+    const committed = await readFile(SITE_FOLDER + name, "utf8").catch(() => "");
+    assert.ok(
+      committed === text,
+      `build/site/${name} is out of date: run \`deno task build:content\``,
+    );
+  }
+  for (const folder of ["pages/", "assets/"]) {
+    for (const file of await readdir(SITE_FOLDER + folder)) {
+      assert.ok(modules.has(folder + file), `build/site/${folder}${file} is no longer made`);
+    }
+  }
 });
