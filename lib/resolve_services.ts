@@ -29,11 +29,7 @@ import type { Services } from "./services.ts";
 import type { Corpus } from "./site/corpus.ts";
 import { checkCorpus } from "./site/check_corpus.ts";
 import { buildSiteIndex, type SiteIndex } from "./site/site_index.ts";
-import {
-  createPrebuiltDocuments,
-  createSiteDocuments,
-  type PrebuiltSite,
-} from "./site/site_documents.ts";
+import type { PrebuiltSite } from "./site/site_documents.ts";
 import type { ApiReferenceScript } from "./site/api_reference_script.ts";
 import { loadOnce } from "./load_once.ts";
 import { createFormatNegotiator } from "./http/negotiate_format.ts";
@@ -261,9 +257,12 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     versionHeaders: Object.freeze(buildVersionHeaders(options.deprecation)),
     siteIndex: given ? buildSiteIndex(given) : defaults.content.index,
     site,
-    documents: loadPrebuilt
-      ? createPrebuiltDocuments(loadPrebuilt, baseUrl)
-      : createSiteDocuments(site),
+    documents: loadOnce(async () => {
+      const prepared = await import("./site/site_documents.ts");
+      return loadPrebuilt
+        ? prepared.createPrebuiltDocuments(loadPrebuilt, baseUrl)
+        : prepared.createSiteDocuments(site);
+    }),
     loadContent,
     negotiateFormat: createFormatNegotiator(),
     loadApiReference: defaults.loadApiReference,

@@ -88,9 +88,10 @@ export interface Services {
   /**
    * The site's answers that depend on nothing in a request (pages, the 404 pages, the documents,
    * the assets): for the studio's corpus, those the build prepared, each read and filled in with
-   * the public origin on its first request; for a corpus passed in, those of `site()`.
+   * the public origin on its first request; for a corpus passed in, those of `site()`. Their
+   * module is imported by the first request that needs them.
    */
-  documents: SiteDocuments;
+  documents(): Promise<SiteDocuments>;
   /** Chooses HTML or Markdown for an `Accept` value, remembering recent answers. */
   negotiateFormat(accept: string | null): Promise<ContentFormat>;
   /**

@@ -22,6 +22,7 @@ import {
   MCP_SERVER_VERSION,
   OPENAPI_PATH,
   type PolicyName,
+  toLlmsPath,
 } from "../lib/contract/contract.ts";
 import {
   buildJsonSchema,
@@ -33,7 +34,7 @@ import {
 import { createBooking } from "../lib/booking/bookings.ts";
 import { submitInquiry } from "../lib/contact/inquiries.ts";
 import { toRetryAfterSeconds } from "../lib/http/create_request_counter.ts";
-import { toLlmsPath, toSkillPath } from "../lib/site/site.ts";
+import { toSkillPath } from "../lib/site/site.ts";
 import { toSkillText } from "../lib/site/build_skills_index.ts";
 import { MCP_SERVER_DESCRIPTION } from "../lib/mcp/build_server_card.ts";
 import type { SiteServices } from "../lib/services.ts";

@@ -32,6 +32,7 @@ import type { FallbackHandler } from "../lib/http/create_pipeline.ts";
 import type { Language } from "../lib/site/corpus.ts";
 import type { Services } from "../lib/services.ts";
 import type { SiteIndexPage } from "../lib/site/site_index.ts";
+import type { SiteDocuments } from "../lib/site/site_documents.ts";
 import { answerBookingPage } from "./booking_form.ts";
 
 /** A page's Markdown sent to a client that asked for plain text. */
@@ -103,7 +104,7 @@ async function servePage(
   }
   const [format, answers] = await Promise.all([
     services.negotiateFormat(request.headers.get("Accept")),
-    services.documents.page(page.path),
+    services.documents().then((documents) => documents.page(page.path)),
   ]);
   if (!answers) return answerSiteFallback(services, request, context, "");
   if (format === "markdown") return respond(request, answers.markdown);
@@ -147,7 +148,7 @@ async function answerSiteFallback(
     context.pathname.startsWith("/md/")
       ? "markdown" as const
       : services.negotiateFormat(request.headers.get("Accept")),
-    services.documents.notFound(language),
+    services.documents().then((documents) => documents.notFound(language)),
   ]);
   if (format === "text") {
     return respond(request, notFound.markdown, { status: 404, headers: AS_TEXT });
@@ -187,11 +188,13 @@ export interface Content {
  */
 export function createContent(services: Services): Content {
   const { documents } = services;
+  const serveWith = (pick: (prepared: SiteDocuments) => Promise<Representation>) =>
+    serve(async () => pick(await documents()));
   const fallback: FallbackHandler = (request, context, allow) =>
     answerSiteFallback(services, request, context, allow);
-  const serve = (pick: () => Promise<Representation>): RouteHandlers => ({
-    handle: async (request) => respond(request, await pick()),
-  });
+  function serve(pick: () => Promise<Representation>): RouteHandlers {
+    return { handle: async (request) => respond(request, await pick()) };
+  }
   const pages = new Map(services.siteIndex.pages.map((page) => [page.path, page]));
   return {
     page: (path) => ({
@@ -204,21 +207,22 @@ export function createContent(services: Services): Content {
     markdown: {
       handle: async (request, context) => {
         const path = toPagePath(context.pathname);
-        const answers = path === undefined ? undefined : await documents.page(path);
+        const prepared = await documents();
+        const answers = path === undefined ? undefined : await prepared.page(path);
         if (answers) return respond(request, answers.markdown);
-        const notFound = await documents.notFound(toLanguage(context.pathname));
+        const notFound = await prepared.notFound(toLanguage(context.pathname));
         return respond(request, notFound.markdown, { status: 404 });
       },
     },
-    llms: (language) => serve(() => documents.llms(language)),
-    llmsFull: serve(documents.llmsFull),
-    sitemap: serve(documents.sitemap),
-    robots: serve(documents.robots),
+    llms: (language) => serveWith((prepared) => prepared.llms(language)),
+    llmsFull: serveWith((prepared) => prepared.llmsFull()),
+    sitemap: serveWith((prepared) => prepared.sitemap()),
+    robots: serveWith((prepared) => prepared.robots()),
     asset: {
       handle: async (request, context) => {
         const name = context.pathname.slice("/assets/".length);
         // A picture's rendition or a sharing card: its module is imported on first request.
-        const asset = await documents.asset(name);
+        const asset = await (await documents()).asset(name);
         if (!asset) return fallback(request, context, "");
         const pinned = request.url.endsWith(`?v=${asset.version}`);
         return respond(request, pinned ? asset.pinned : asset.current);
@@ -226,7 +230,7 @@ export function createContent(services: Services): Content {
     },
     rootAsset: (name) => ({
       handle: async (request) => {
-        const asset = await documents.asset(name);
+        const asset = await (await documents()).asset(name);
         if (!asset) throw new Error(`No prepared asset "${name}"`);
         return respond(request, asset.current);
       },

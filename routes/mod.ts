@@ -15,18 +15,19 @@ import {
   API_CATALOG_PATH,
   API_REFERENCE_ASSETS_PATH,
   API_REFERENCE_PATHS,
+  LLMS_FULL_PATH,
   LLMS_PATH,
   MCP_PATH,
   MCP_SERVER_CARD_PATH,
   MCP_WELL_KNOWN_PATHS,
   OPENAPI_PATH,
+  toLlmsPath,
   WELL_KNOWN_LLMS_PATH,
 } from "../lib/contract/contract.ts";
 import { ACTION_PATH_PREFIX, BOOKING_ACTIONS } from "../lib/booking/signed_links.ts";
 import type { FallbackHandler } from "../lib/http/create_pipeline.ts";
 import type { RouteDefinition, RouteEntry, RouteHandlers } from "../lib/http/route.ts";
 import type { Services, SiteServices } from "../lib/services.ts";
-import { LLMS_FULL_PATH, toLlmsPath } from "../lib/site/site.ts";
 import { loadOnce } from "../lib/load_once.ts";
 import { apiIndexRoutes } from "./api_index.ts";
 import { bookingRoutes } from "./booking.ts";

@@ -42,6 +42,18 @@ export const API_CATALOG_PATH = "/.well-known/api-catalog";
 /** Where the curated site index for software is served (spec, Rules of use). */
 export const LLMS_PATH = "/llms.txt";
 
+/** Where the whole corpus is served as one Markdown document. */
+export const LLMS_FULL_PATH = "/llms-full.txt";
+
+/**
+ * The path of a language's llms.txt: `/llms.txt` (Portuguese) or `/en/llms.txt`.
+ *
+ * @param language `pt` or `en`.
+ */
+export function toLlmsPath(language: "pt" | "en"): string {
+  return language === "pt" ? LLMS_PATH : "/en" + LLMS_PATH;
+}
+
 /** The page for software and agents that documents the API for people. */
 export const API_DOCS_PATH = "/en/agents";
 

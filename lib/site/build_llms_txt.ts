@@ -11,14 +11,16 @@ import {
   API_BASE_PATH,
   API_CATALOG_PATH,
   API_REFERENCE_PATHS,
+  LLMS_FULL_PATH,
   MCP_PATH,
   MCP_SERVER_CARD_PATH,
   OPENAPI_PATH,
+  toLlmsPath,
 } from "../contract/contract.ts";
 import { type Corpus, type CorpusPage, type Language, LANGUAGES, PAGE_SECTIONS } from "./corpus.ts";
 import { rewriteMarkdown } from "./rewrite_markdown.ts";
 import { toPageMarkdown } from "./render_work.ts";
-import { fillBase, LLMS_FULL_PATH, toLlmsPath, toMarkdownPath, toSkillPath } from "./site.ts";
+import { fillBase, toMarkdownPath, toSkillPath } from "./site.ts";
 
 /** A list item of llms.txt: `- [title](url): notes`. */
 function linkItem(title: string, url: string, notes?: string): string {

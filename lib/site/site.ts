@@ -130,14 +130,6 @@ export function toPagePath(pathname: string): string | undefined {
   return rest || "/";
 }
 
-/** Where the whole corpus is served as one Markdown document. */
-export const LLMS_FULL_PATH = "/llms-full.txt";
-
-/** The path of a language's llms.txt: `/llms.txt` (Portuguese) or `/en/llms.txt`. */
-export function toLlmsPath(language: Language): string {
-  return language === "pt" ? LLMS_PATH : "/en" + LLMS_PATH;
-}
-
 /**
  * The path of a page's Markdown twin: `/md` followed by the page's path (`/md/servicos`,
  * `/md/en/services`; the Portuguese home page's is `/md/`).
