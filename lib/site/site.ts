@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { AGENT_SKILLS_PATH, LLMS_PATH } from "../contract/contract.ts";
+import { AGENT_SKILLS_PATH } from "../contract/contract.ts";
 import type { Corpus, CorpusPage, Language } from "./corpus.ts";
 import type { ContentFormat } from "../http/negotiate_format.ts";
 import type { PageView } from "./render_page.ts";
