@@ -54,32 +54,39 @@ export interface RouteTable {
 export function buildRouteTable(services: Services): RouteTable {
   const index = services.siteIndex;
   const table: RouteDefinition[] = [];
+  const loadInvites = loadOnce(() => import("../lib/booking/invites.ts"));
   const site = loadOnce(async (): Promise<SiteServices> => ({
     ...services,
     content: await services.loadContent(),
+    loadInvites,
   }));
-  // Each resource's handlers are made once, by the first request of any of its routes.
-  const onSite = <T>(create: (services: SiteServices) => T | Promise<T>) =>
-    loadOnce(async () => await create(await site()));
-  const bookingActions = onSite(async (s) =>
-    (await import("./booking_actions.ts")).createBookingActions(s)
+  // Each resource's module is imported, and its handlers made, once, by the first request of any
+  // of its routes.
+  const bookingActions = loadOnce(async () =>
+    (await import("./booking_actions.ts")).createBookingActions(await site())
   );
   const discovery = loadOnce(async () =>
     (await import("./discovery.ts")).createDiscovery(services)
   );
   const mcpModule = loadOnce(() => import("./mcp.ts"));
-  const mcp = onSite(async (s) => (await mcpModule()).createMcpEndpoint(s));
+  const mcp = loadOnce(async () => (await mcpModule()).createMcpEndpoint(await site()));
   // The content's answers are prepared by the build: serving them waits for no corpus.
   const content = loadOnce(async () => (await import("./content.ts")).createContent(services));
-  const agents = onSite(async (s) =>
+  const agents = loadOnce(async () =>
     (await import("./agent_discovery.ts")).createAgentDiscovery(
-      s,
+      await site(),
       async (request, context) => (await content()).fallback(request, context, ""),
     )
   );
-  const reference = onSite(async (s) => (await import("./api_reference.ts")).createApiReference(s));
-  const contactForm = onSite(async (s) => (await import("./contact_form.ts")).createContactForm(s));
-  const bookingForm = onSite(async (s) => (await import("./booking_form.ts")).createBookingForm(s));
+  const reference = loadOnce(async () =>
+    (await import("./api_reference.ts")).createApiReference(await site())
+  );
+  const contactForm = loadOnce(async () =>
+    (await import("./contact_form.ts")).createContactForm(await site())
+  );
+  const bookingForm = loadOnce(async () =>
+    (await import("./booking_form.ts")).createBookingForm(await site())
+  );
 
   /** A GET route whose handlers come from a resource. */
   const get = (
