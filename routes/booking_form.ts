@@ -1,5 +1,5 @@
 /**
- * The booking pages for people without JavaScript (issue 19): `GET /marcar-conversa` and
+ * The booking pages for people without JavaScript: `GET /marcar-conversa` and
  * `GET /en/book` render a month's free times on the server as a form (`?month=YYYY-MM` picks the
  * month, from the current one to six ahead), and `POST` to the same paths books through the same
  * service, validation, quotas (write and booking), Origin rule and honeypot as
@@ -18,6 +18,7 @@ import type { BookingFormState } from "../lib/site/render_booking_widget.ts";
 import { type HeaderPair, respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RequestContext, RouteHandlers } from "../lib/http/route.ts";
 import type { Services, SiteServices } from "../lib/services.ts";
+import type { Language } from "../lib/site/corpus.ts";
 import { checkMonth, listSlots, MONTHS_AHEAD } from "./booking.ts";
 import { loadOnce } from "../lib/load_once.ts";
 
@@ -184,29 +185,16 @@ interface BookingForm {
   loadBookings(): Promise<Bookings>;
 }
 
-async function submitBookingForm(
-  form: BookingForm,
-  site: Site,
-  entry: SitePage,
-  request: Request,
-  context: RequestContext,
-): Promise<Response> {
-  const { services, bookingPage } = form;
-  const language = entry.page.language;
-  const settings = site.corpus.languages[language];
-  const text = settings.booking;
-  const [{ createBooking }, { formatStart }] = await Promise.all([
-    form.loadBookings(),
-    bookingPage.loadWidget(),
-  ]);
-  const fields = await readFormFields(request);
-  if (!fields) {
-    return respond(request, buildNoticePage(site, language, settings.form.badForm), {
-      status: 400,
-    });
-  }
-  const read = (name: string) => (fields.get(name) ?? "").trim();
-  const values = {
+/** The person's values as the form sent them, trimmed. */
+type BookingValues = Required<NonNullable<BookingFormState["values"]>>;
+
+/** Reads the person's values, and the BookingRequest the API would get from them. */
+function readBookingInput(
+  form: URLSearchParams,
+  language: Language,
+): { values: BookingValues; input: Record<string, unknown> } {
+  const read = (name: string) => (form.get(name) ?? "").trim();
+  const values: BookingValues = {
     start: read("start"),
     name: read("name"),
     email: read("email"),
@@ -219,87 +207,135 @@ async function submitBookingForm(
   }
   if (values.company) input.company = values.company;
   // The honeypot goes to the validation as the API gets it: filled in, the booking is refused.
-  const website = fields.get("website");
+  const website = form.get("website");
   if (website) input.website = website;
+  return { values, input };
+}
+
+/** One submission of the booking form: where it was sent, what it held, and how to answer. */
+interface BookingSubmission {
+  bookingPage: BookingPage;
+  site: Site;
+  entry: SitePage;
+  request: Request;
+  values: BookingValues;
+  /** Fills a text of the page: the site's base, the time asked for, the attendee, and `extra`. */
+  fill(template: string, extra?: Record<string, string>): string;
+}
+
+/** Answers a page that says what happened, in the form's language. */
+function answerNotice(
+  submission: BookingSubmission,
+  text: string,
+  options: { status?: number; headers?: HeaderPair[] } = {},
+): Promise<Response> {
+  const { site, entry, request } = submission;
+  const page = buildNoticePage(site, entry.page.language, { title: entry.page.title, text });
+  return respond(request, page, options);
+}
+
+/** Answers the form again with the problems of the fields the validation refused (400). */
+function answerInvalid(submission: BookingSubmission, error: ApiError): Promise<Response> {
+  const { site, entry, request, values, fill } = submission;
+  const text = site.corpus.languages[entry.page.language].booking;
+  const problems = error.details ?? [];
+  const labels: Record<string, string> = {
+    start: text.chooseTime,
+    name: text.name,
+    email: text.email,
+    company: text.company,
+    topic: text.topic,
+  };
+  const named = problems.map((problem) => labels[problem.field] ?? problem.field);
+  return submission.bookingPage.answer(site, entry, request, {
+    status: 400,
+    values,
+    problems,
+    notice: { text: fill(text.invalid, { fields: named.join(", ") }), kind: "bad" },
+  });
+}
+
+/** Answers a booking the service refused: taken (409), limited (429), uncertain (503), other. */
+function answerRefused(submission: BookingSubmission, error: ApiError): Promise<Response> {
+  const { site, entry, request, values, fill } = submission;
+  const text = site.corpus.languages[entry.page.language].booking;
+  if (error.status === 409) {
+    return submission.bookingPage.answer(site, entry, request, {
+      status: 409,
+      values: { ...values, start: "" },
+      notice: { text: fill(text.conflict), kind: "bad" },
+    });
+  }
+  if (error.status === 429) {
+    const seconds = error.headers["Retry-After"] ?? "60";
+    return answerNotice(submission, fill(text.rateLimited, { seconds }), {
+      status: 429,
+      headers: [["Retry-After", seconds]],
+    });
+  }
+  if (error.status === 503) {
+    // Never invite a blind retry: the booking may exist.
+    return answerNotice(submission, fill(text.uncertain), { status: 503 });
+  }
+  return submission.bookingPage.answer(site, entry, request, {
+    status: error.status,
+    values,
+    notice: { text: fill(text.failed), kind: "bad" },
+  });
+}
+
+/** Books what the form holds, answering with a page in the form's language. */
+async function submitBookingForm(
+  form: BookingForm,
+  site: Site,
+  entry: SitePage,
+  request: Request,
+  context: RequestContext,
+): Promise<Response> {
+  const { services, bookingPage } = form;
+  const language = entry.page.language;
+  const settings = site.corpus.languages[language];
+  const [{ createBooking }, { formatStart }] = await Promise.all([
+    form.loadBookings(),
+    bookingPage.loadWidget(),
+  ]);
+  const fields = await readFormFields(request);
+  if (!fields) {
+    return respond(request, buildNoticePage(site, language, settings.form.badForm), {
+      status: 400,
+    });
+  }
+  const { values, input } = readBookingInput(fields, language);
+  const { timeZone } = services.schedule;
   const fill = (template: string, extra: Record<string, string> = {}) =>
     fillBase(template, site.baseUrl).replace(
       /\{(\w+)\}/g,
       (all, name: string) =>
         ({
-          time: values.start
-            ? formatStart(values.start, settings.tag, services.schedule.timeZone)
-            : "",
+          time: values.start ? formatStart(values.start, settings.tag, timeZone) : "",
           attendee: values.email,
           ...extra,
         })[name] ?? all,
     );
+  const submission: BookingSubmission = { bookingPage, site, entry, request, values, fill };
   let booking: BookingRequest;
   try {
     booking = requireFields(BOOKING_FIELDS, BookingRequest, input);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    const problems = error.details ?? [];
-    const labels: Record<string, string> = {
-      start: text.chooseTime,
-      name: text.name,
-      email: text.email,
-      company: text.company,
-      topic: text.topic,
-    };
-    const named = problems.map((problem) => labels[problem.field] ?? problem.field);
-    return bookingPage.answer(site, entry, request, {
-      status: 400,
-      values,
-      problems,
-      notice: { text: fill(text.invalid, { fields: named.join(", ") }), kind: "bad" },
-    });
+    return answerInvalid(submission, error);
   }
   try {
     const result = await createBooking(services, booking, {
       origin: { clientAddress: context.clientKey },
     });
+    const text = settings.booking;
     const message = result.status === "pending" ? text.pending : text.accepted;
-    const time = formatStart(result.start, settings.tag, services.schedule.timeZone);
-    return respond(
-      request,
-      buildNoticePage(site, language, {
-        title: entry.page.title,
-        text: fill(message, { time }).replace(/\*/g, "\\*"),
-      }),
-    );
+    const time = formatStart(result.start, settings.tag, timeZone);
+    return answerNotice(submission, fill(message, { time }).replace(/\*/g, "\\*"));
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    if (error.status === 409) {
-      return bookingPage.answer(site, entry, request, {
-        status: 409,
-        values: { ...values, start: "" },
-        notice: { text: fill(text.conflict), kind: "bad" },
-      });
-    }
-    if (error.status === 429) {
-      const seconds = error.headers["Retry-After"] ?? "60";
-      return respond(
-        request,
-        buildNoticePage(site, language, {
-          title: entry.page.title,
-          text: fill(text.rateLimited, { seconds }),
-        }),
-        { status: 429, headers: [["Retry-After", seconds]] },
-      );
-    }
-    if (error.status === 503) {
-      // Never invite a blind retry: the booking may exist.
-      return respond(
-        request,
-        buildNoticePage(site, language, { title: entry.page.title, text: fill(text.uncertain) }),
-        { status: 503 },
-      );
-    }
-    return bookingPage.answer(site, entry, request, {
-      status: error.status,
-      values,
-      notice: { text: fill(text.failed), kind: "bad" },
-    });
+    return answerRefused(submission, error);
   }
 }
 
