@@ -81,9 +81,9 @@ export interface Services {
   siteIndex: SiteIndex;
   /**
    * The site built from the content, on first use and kept for the handler's lifetime (the content
-   * routes, the contact form, the booking links and the not-found fallback share it). Building
-   * (and loading the Markdown renderer) takes some tens of milliseconds, paid by the first
-   * content request, not by start-up.
+   * routes, the contact form, the booking links and the not-found fallback share it). Building it
+   * (and loading the Markdown renderer) is paid by the first request that needs it, not by
+   * start-up.
    */
   site(): Promise<Site>;
   /**

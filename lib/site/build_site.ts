@@ -3,7 +3,7 @@
  * llms.txt, llms-full.txt, the sitemap, robots.txt and the assets, each rendered, encoded and
  * tagged once, so a content request costs a lookup and a copy. The handler imports this module
  * with its first content request (see `Services.site`): the Markdown renderer and what it builds
- * are not part of start-up (issue 15).
+ * are not part of start-up, which every cold isolate would pay.
  *
  * @module
  */

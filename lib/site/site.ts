@@ -1,6 +1,6 @@
 /**
  * The prepared site as the routes see it (built by `build_site.ts`, which the handler loads with
- * the first content request: the Markdown renderer is not part of start-up, issue 15), the
+ * the first content request: the Markdown renderer is not part of start-up), the
  * pages built per request in its template, and the paths of the site's documents.
  *
  * @module
