@@ -2,13 +2,23 @@
  * The MCP server of `POST /mcp`: its tools are thin calls into the services the API's routes call
  * (the slot listing, `createBooking`, `submitInquiry`), validated by the contract's field
  * declarations and counted against the same rate-limit policies as the matching API operation.
- * Internal to routes/: built per request by `routes/mcp.ts`, which loads the SDK on first use.
+ *
+ * Internal to routes/: `routes/mcp.ts` loads the SDK on the endpoint's first request and calls
+ * {@linkcode createMcpServers} then, once. The tools, their schemas, the resources and the prompt
+ * are built in that call and registered once on each instance of the SDK's `McpServer`; the SDK
+ * connects an instance to one exchange at a time, and an instance serves exchange after exchange.
+ * Nothing about the caller lives on an instance: a tool reads the client's rate-limit key from
+ * the request's `authInfo` (which the endpoint sets) and the `User-Agent` from the request
+ * itself, both of which the SDK hands to every handler in its context.
  *
  * @module
  */
 import type {
+  AuthInfo,
   CallToolResult,
   McpServer,
+  McpServerOptions,
+  ServerContext,
   StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
 import { ApiError, INTERNAL_ERROR_MESSAGE } from "../lib/contract/api_error.ts";
@@ -39,17 +49,6 @@ import { toSkillText } from "../lib/site/build_skills_index.ts";
 import { MCP_SERVER_DESCRIPTION } from "../lib/mcp/build_server_card.ts";
 import type { SiteServices } from "../lib/services.ts";
 import { checkMonth, listSlots } from "./booking.ts";
-
-/** The SDK's module, loaded on the first request to `/mcp`. */
-export type McpSdk = typeof import("@modelcontextprotocol/server");
-
-/** Who is calling: the pipeline's client key and the request's `User-Agent`. */
-export interface McpCaller {
-  /** The client's rate-limit key (IPv4 address or IPv6 /64), as the pipeline read it. */
-  clientKey: string;
-  /** The `User-Agent` header, stored with an inquiry as the API stores it. */
-  userAgent?: string;
-}
 
 /** The rules of use (spec, "Rules of use"), carried by every tool that writes. */
 export const RULES_OF_USE =
@@ -140,34 +139,62 @@ function toToolError(
   };
 }
 
-/**
- * Builds the MCP server that serves one request.
- *
- * @param sdk The SDK's module.
- * @param services The handler's services.
- * @param caller Who is calling.
- * @returns The server, with its tools, resources and prompt.
- */
-export function buildMcpServer(sdk: McpSdk, services: SiteServices, caller: McpCaller): McpServer {
-  const { baseUrl, content } = services;
-  const server = new sdk.McpServer(
-    {
-      name: content.name,
-      title: `${content.name}: bookings and inquiries`,
-      version: MCP_SERVER_VERSION,
-      description: MCP_SERVER_DESCRIPTION,
-      websiteUrl: baseUrl + API_DOCS_PATH,
-    },
-    {
-      instructions:
-        `${content.name} is a design and development studio in Lisbon. Use list_available_slots, then book_call, to book a 30-minute conversation; send_inquiry to write to the studio; get_studio_info for its facts. ${RULES_OF_USE} After an uncertain booking outcome, never call book_call again before the attendee has checked their mailbox.`,
-    },
-  );
+/** The SDK's module, loaded on the first request to `/mcp`. */
+export type McpSdk = typeof import("@modelcontextprotocol/server");
 
-  /** Counts the call against the policies; the refusal, if any, says when to retry. */
-  async function admit(policies: readonly PolicyName[]): Promise<CallToolResult | undefined> {
+/** Who is calling, as a tool reads it from its request's context. */
+interface McpCaller {
+  /** The client's rate-limit key (IPv4 address or IPv6 /64), as the pipeline read it. */
+  clientKey: string;
+  /** The `User-Agent` header, stored with an inquiry as the API stores it. */
+  userAgent?: string;
+}
+
+/**
+ * The client's rate-limit key in the form the SDK hands to tool handlers (`ctx.http.authInfo`):
+ * `authInfo` is its one pass-through from the caller of `fetch` to the handlers. No token is
+ * involved: the endpoint is public.
+ *
+ * @param clientKey The pipeline's client key.
+ * @returns The `authInfo` to pass to the SDK's handler with the request.
+ */
+export function toAuthInfo(clientKey: string): AuthInfo {
+  return { token: "", clientId: clientKey, scopes: [] };
+}
+
+/** Reads the caller of a tool from its context: the endpoint's `authInfo` and the request. */
+function readCaller(context: ServerContext): McpCaller {
+  return {
+    clientKey: context.http?.authInfo?.clientId ?? "unknown",
+    userAgent: context.http?.req?.headers.get("User-Agent") ?? undefined,
+  };
+}
+
+/** One tool, resource or prompt: built once, then registered on each new instance. */
+type Registration = (server: McpServer) => void;
+
+/** Runs a tool's work for a caller after counting it against the policies (see below). */
+type ToolRunner = (
+  caller: McpCaller,
+  policies: readonly PolicyName[],
+  work: () => Promise<CallToolResult>,
+  explain?: (error: ApiError) => string,
+) => Promise<CallToolResult>;
+
+/**
+ * Creates the runner every tool that reads or writes goes through: it counts the call against the
+ * caller's quotas (a refusal says when to retry), then turns an `ApiError` into a tool error and
+ * anything else into a fixed one, whose detail only the logger sees.
+ */
+function createToolRunner(services: SiteServices): ToolRunner {
+  const { content } = services;
+
+  async function admit(
+    clientKey: string,
+    policies: readonly PolicyName[],
+  ): Promise<CallToolResult | undefined> {
     const decision = await services.rateLimiter.consume(
-      caller.clientKey,
+      clientKey,
       policies.map((name) => services.policies[name]),
     );
     if (!decision.exceeded) return undefined;
@@ -182,13 +209,8 @@ export function buildMcpServer(sdk: McpSdk, services: SiteServices, caller: McpC
     );
   }
 
-  /** Runs a tool's work: an `ApiError` becomes a tool error, anything else a fixed one. */
-  async function run(
-    policies: readonly PolicyName[],
-    work: () => Promise<CallToolResult>,
-    explain: (error: ApiError) => string = (error) => error.hint,
-  ): Promise<CallToolResult> {
-    const refused = await admit(policies);
+  return async (caller, policies, work, explain = (error) => error.hint) => {
+    const refused = await admit(caller.clientKey, policies);
     if (refused) return refused;
     try {
       return await work();
@@ -206,160 +228,282 @@ export function buildMcpServer(sdk: McpSdk, services: SiteServices, caller: McpC
         `Retry later; if it persists, write to ${content.email}`,
       );
     }
-  }
+  };
+}
 
-  server.registerTool("list_available_slots", {
+/** The annotations of a tool that writes to the studio (it is never safe to repeat). */
+const WRITE_ANNOTATIONS = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+} as const;
+
+/** `list_available_slots`: `GET /api/v1/booking/slots`, counted against `read`. */
+function buildSlotsTool(services: SiteServices, run: ToolRunner): Registration {
+  const config = {
     title: "List free times for a conversation",
     description:
       "Lists the free 30-minute slots of one month for a conversation with the studio, in Lisbon time (Europe/Lisbon), as GET /api/v1/booking/slots does. Reading reserves nothing, and availability can change before booking. Counts against the API's read quota.",
     inputSchema: toToolSchema(MONTH_FIELDS),
     annotations: { readOnlyHint: true, openWorldHint: false },
-  }, ({ month }) =>
-    run(["read"], async () => {
+  };
+  const handler = ({ month }: { month: string }, context: ServerContext) =>
+    run(readCaller(context), ["read"], async () => {
       const checked = checkMonth([month], services.clock.now(), services.schedule.timeZone);
       return toResult({ ...await listSlots(services, checked) });
-    }));
+    });
+  return (server) => server.registerTool("list_available_slots", config, handler);
+}
 
-  server.registerTool("book_call", {
+/** What `book_call` tells the model to do after each refusal the booking service can give. */
+function explainBookingError(error: ApiError, email: string): string {
+  if (error.status === 409) {
+    return "Call list_available_slots again and choose another start; nothing was booked";
+  }
+  if (error.status === 503) {
+    return `Do not call book_call again yet: the booking may have been made. Ask the attendee to check their mailbox for an invitation; if none arrives within 15 minutes, write to ${email}`;
+  }
+  if (error.status === 429 && error.headers["Retry-After"]) {
+    return `${error.hint} (retry in ${error.headers["Retry-After"]} seconds)`;
+  }
+  return error.hint;
+}
+
+/** `book_call`: `POST /api/v1/booking`, counted against `write` and `booking`. */
+function buildBookingTool(services: SiteServices, run: ToolRunner): Registration {
+  const config = {
     title: "Book a 30-minute conversation",
     description:
       `Books a real 30-minute conversation with the studio and e-mails calendar invitations to the attendee and the studio, as POST /api/v1/booking does. ${RULES_OF_USE} Use a start exactly as list_available_slots gave it. The result's status is "accepted" or "pending" (the team confirms by e-mail). If the slot is no longer available, call list_available_slots again and choose another. If the outcome is uncertain (a 503), do not call book_call again: ask the attendee to check their mailbox first. Counts against the API's write and booking quotas.`,
     inputSchema: toToolSchema(BOOKING_TOOL_FIELDS),
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: true,
-    },
-  }, (fields) =>
-    run(["write", "booking"], async () => {
+    annotations: WRITE_ANNOTATIONS,
+  };
+  const explain = (error: ApiError) => explainBookingError(error, services.content.email);
+  const handler = (fields: FieldValues<typeof BOOKING_TOOL_FIELDS>, context: ServerContext) => {
+    const caller = readCaller(context);
+    return run(caller, ["write", "booking"], async () => {
       const result = await createBooking(services, fields, {
         origin: { clientAddress: caller.clientKey },
       });
       return toResult({ ...result });
-    }, (error) => {
-      if (error.status === 409) {
-        return "Call list_available_slots again and choose another start; nothing was booked";
-      }
-      if (error.status === 503) {
-        return `Do not call book_call again yet: the booking may have been made. Ask the attendee to check their mailbox for an invitation; if none arrives within 15 minutes, write to ${content.email}`;
-      }
-      if (error.status === 429 && error.headers["Retry-After"]) {
-        return `${error.hint} (retry in ${error.headers["Retry-After"]} seconds)`;
-      }
-      return error.hint;
-    }));
+    }, explain);
+  };
+  return (server) => server.registerTool("book_call", config, handler);
+}
 
-  server.registerTool("send_inquiry", {
+/** The tool's arguments as the ContactInquiry the API reads, without the empty optional fields. */
+function toInquiry(fields: FieldValues<typeof INQUIRY_TOOL_FIELDS>): ContactInquiry {
+  return {
+    Name: fields.name,
+    Email: fields.email,
+    Message: fields.message,
+    ...(fields.category ? { Category: fields.category } : {}),
+    ...(fields.utm_source ? { utm_source: fields.utm_source } : {}),
+    ...(fields.utm_medium ? { utm_medium: fields.utm_medium } : {}),
+    ...(fields.utm_campaign ? { utm_campaign: fields.utm_campaign } : {}),
+    ...(fields.utm_content ? { utm_content: fields.utm_content } : {}),
+    ...(fields.utm_term ? { utm_term: fields.utm_term } : {}),
+    ...(fields.gclid ? { gclid: fields.gclid } : {}),
+  };
+}
+
+/** `send_inquiry`: `POST /api/v1/contact`, counted against `write`. */
+function buildInquiryTool(services: SiteServices, run: ToolRunner): Registration {
+  const config = {
     title: "Send the studio an inquiry",
     description:
       `Sends a project inquiry or a question to the studio's inbox, as POST /api/v1/contact does; the studio replies by e-mail to the given address within 2 to 8 business hours. ${RULES_OF_USE} Counts against the API's write quota.`,
     inputSchema: toToolSchema(INQUIRY_TOOL_FIELDS),
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: true,
-    },
-  }, (fields) =>
-    run(["write"], async () => {
-      const inquiry: ContactInquiry = {
-        Name: fields.name,
-        Email: fields.email,
-        Message: fields.message,
-        ...(fields.category ? { Category: fields.category } : {}),
-        ...(fields.utm_source ? { utm_source: fields.utm_source } : {}),
-        ...(fields.utm_medium ? { utm_medium: fields.utm_medium } : {}),
-        ...(fields.utm_campaign ? { utm_campaign: fields.utm_campaign } : {}),
-        ...(fields.utm_content ? { utm_content: fields.utm_content } : {}),
-        ...(fields.utm_term ? { utm_term: fields.utm_term } : {}),
-        ...(fields.gclid ? { gclid: fields.gclid } : {}),
-      };
-      await submitInquiry(services, inquiry, {
+    annotations: WRITE_ANNOTATIONS,
+  };
+  const handler = (fields: FieldValues<typeof INQUIRY_TOOL_FIELDS>, context: ServerContext) => {
+    const caller = readCaller(context);
+    return run(caller, ["write"], async () => {
+      await submitInquiry(services, toInquiry(fields), {
         clientAddress: caller.clientKey,
         userAgent: caller.userAgent,
       });
       return toResult({ ok: true });
-    }));
+    });
+  };
+  return (server) => server.registerTool("send_inquiry", config, handler);
+}
 
-  server.registerTool("get_studio_info", {
+/** `get_studio_info`: the studio's facts, the same for every caller, so built once whole. */
+function buildInfoTool(services: SiteServices): Registration {
+  const { baseUrl, content } = services;
+  const config = {
     title: "Read the studio's facts",
     description:
       "The studio's name, languages, reply time, time zone, contact fallback for people and the rules of use of the booking and inquiry tools. No side effects.",
     annotations: { readOnlyHint: true, openWorldHint: false },
-  }, () =>
-    toResult({
-      name: content.name,
-      description: content.languages.en.summary,
-      languages: [
-        { code: "en", name: content.languages.en.label },
-        { code: "pt", name: content.languages.pt.label },
-      ],
-      replyTime: "2 to 8 business hours",
-      timeZone: services.schedule.timeZone,
-      meetingMinutes: 30,
-      contact: {
-        email: content.email,
-        address: content.address,
-        page: `${baseUrl}/en/contact`,
-      },
-      rulesOfUse: [
-        `Booking and inquiries: ${RULES_OF_USE}`,
-        "After an uncertain booking outcome (503), do not retry blindly: check the attendee's mailbox first.",
-        "After a rate-limit refusal, wait the seconds it gives.",
-      ],
-      links: {
-        agents: baseUrl + API_DOCS_PATH,
-        api: baseUrl + API_BASE_PATH,
-        openapi: baseUrl + OPENAPI_PATH,
-        llms: baseUrl + LLMS_PATH,
-      },
-    }));
+  };
+  const result = toResult({
+    name: content.name,
+    description: content.languages.en.summary,
+    languages: [
+      { code: "en", name: content.languages.en.label },
+      { code: "pt", name: content.languages.pt.label },
+    ],
+    replyTime: "2 to 8 business hours",
+    timeZone: services.schedule.timeZone,
+    meetingMinutes: 30,
+    contact: { email: content.email, address: content.address, page: `${baseUrl}/en/contact` },
+    rulesOfUse: [
+      `Booking and inquiries: ${RULES_OF_USE}`,
+      "After an uncertain booking outcome (503), do not retry blindly: check the attendee's mailbox first.",
+      "After a rate-limit refusal, wait the seconds it gives.",
+    ],
+    links: {
+      agents: baseUrl + API_DOCS_PATH,
+      api: baseUrl + API_BASE_PATH,
+      openapi: baseUrl + OPENAPI_PATH,
+      llms: baseUrl + LLMS_PATH,
+    },
+  });
+  return (server) => server.registerTool("get_studio_info", config, () => result);
+}
 
+/** The resources: the agents' guide (llms.txt, read from the site when asked) and the skills. */
+function buildResources(services: SiteServices): Registration[] {
+  const { baseUrl, content } = services;
   const decoder = new TextDecoder();
-  server.registerResource("agent-guide", baseUrl + toLlmsPath("en"), {
+  const guideUri = baseUrl + toLlmsPath("en");
+  const guideMetadata = {
     title: "Guide for agents (llms.txt)",
     description: "The site's index for software: the recipe for agents, the rules of use, links.",
     mimeType: "text/markdown",
-  }, async (uri) => ({
-    contents: [{
-      uri: uri.href,
-      mimeType: "text/markdown",
-      text: decoder.decode((await services.site()).llms.en.body),
-    }],
-  }));
-  for (const skill of content.skills ?? []) {
+  };
+  const guide: Registration = (server) =>
+    server.registerResource("agent-guide", guideUri, guideMetadata, async (uri) => ({
+      contents: [{
+        uri: uri.href,
+        mimeType: "text/markdown",
+        text: decoder.decode((await services.site()).llms.en.body),
+      }],
+    }));
+  const skills = (content.skills ?? []).map((skill): Registration => {
     const uri = baseUrl + toSkillPath(skill.name);
-    server.registerResource(`skill-${skill.name}`, uri, {
+    const metadata = {
       title: `Agent Skill: ${skill.name}`,
       description: skill.description,
       mimeType: "text/markdown",
-    }, () => ({
-      contents: [{ uri, mimeType: "text/markdown", text: toSkillText(skill, baseUrl) }],
-    }));
-  }
+    };
+    const contents = [{ uri, mimeType: "text/markdown", text: toSkillText(skill, baseUrl) }];
+    return (server) =>
+      server.registerResource(`skill-${skill.name}`, uri, metadata, () => ({ contents }));
+  });
+  return [guide, ...skills];
+}
 
-  server.registerPrompt("book_a_conversation", {
+/** The prompt `book_a_conversation`: the booking recipe, told as the person being helped. */
+function buildPrompt(services: SiteServices): Registration {
+  const { content } = services;
+  const config = {
     title: "Book a conversation with the studio",
     description:
       "Guides the booking of a 30-minute conversation with the studio for the person you are helping.",
-  }, () => ({
-    messages: [{
-      role: "user",
-      content: {
-        type: "text",
-        text: [
-          `I would like to book a 30-minute conversation with ${content.name}, the design studio.`,
-          "First ask me for my name, my e-mail address, what I would like to talk about (at least 10 characters), the language (English or Portuguese) and the month that suits me.",
-          "Then call list_available_slots for that month and let me choose one of the free times (Lisbon time).",
-          "Then call book_call with the start exactly as listed and tell me the result's status.",
-          "If the slot is no longer available, list the free times again and let me choose another.",
-          "If the outcome is uncertain, do not book again: tell me to check my mailbox for an invitation first.",
-          `Book only for me, at my request. If anything fails, I can write to ${content.email}.`,
-        ].join("\n"),
-      },
-    }],
-  }));
+  };
+  const text = [
+    `I would like to book a 30-minute conversation with ${content.name}, the design studio.`,
+    "First ask me for my name, my e-mail address, what I would like to talk about (at least 10 characters), the language (English or Portuguese) and the month that suits me.",
+    "Then call list_available_slots for that month and let me choose one of the free times (Lisbon time).",
+    "Then call book_call with the start exactly as listed and tell me the result's status.",
+    "If the slot is no longer available, list the free times again and let me choose another.",
+    "If the outcome is uncertain, do not book again: tell me to check my mailbox for an invitation first.",
+    `Book only for me, at my request. If anything fails, I can write to ${content.email}.`,
+  ].join("\n");
+  const messages = [{ role: "user" as const, content: { type: "text" as const, text } }];
+  return (server) => server.registerPrompt("book_a_conversation", config, () => ({ messages }));
+}
 
-  return server;
+/** The server's identity and instructions, as `initialize` and `server/discover` answer them. */
+function buildServerIdentity(
+  services: SiteServices,
+): { info: ConstructorParameters<typeof McpServer>[0]; options: McpServerOptions } {
+  const { baseUrl, content } = services;
+  return {
+    info: {
+      name: content.name,
+      title: `${content.name}: bookings and inquiries`,
+      version: MCP_SERVER_VERSION,
+      description: MCP_SERVER_DESCRIPTION,
+      websiteUrl: baseUrl + API_DOCS_PATH,
+    },
+    options: {
+      instructions:
+        `${content.name} is a design and development studio in Lisbon. Use list_available_slots, then book_call, to book a 30-minute conversation; send_inquiry to write to the studio; get_studio_info for its facts. ${RULES_OF_USE} After an uncertain booking outcome, never call book_call again before the attendee has checked their mailbox.`,
+    },
+  };
+}
+
+/** The protocol era an instance serves, as the SDK names it. */
+export type McpEra = "legacy" | "modern";
+
+/** The server's instances: each built once, then reused, one exchange at a time. */
+export interface McpServers {
+  /**
+   * An idle instance for the era, or a new one with the tools, resources and prompt registered.
+   * It goes back among the idle ones when its exchange closes it, unless `reuse` is false.
+   *
+   * @param options `era`: the protocol era of the exchange; `reuse`: whether the instance may
+   *   serve another exchange after this one (@default true).
+   * @returns An instance connected to no exchange.
+   */
+  take(options: { era: McpEra; reuse?: boolean }): McpServer;
+}
+
+/**
+ * The most idle instances kept per era: more than a busy process serves at once, and a bound on
+ * the memory a burst of concurrent requests leaves behind.
+ */
+const MAX_IDLE_SERVERS = 64;
+
+/**
+ * Builds the server's tools, schemas, resources and prompt once, and returns the instances that
+ * serve them. The SDK connects an instance to one exchange at a time and disconnects it when the
+ * exchange ends; an instance is then reused rather than built again. Nothing about a caller lives
+ * on an instance (the tools read it from their context), and an era's instances serve only that
+ * era, since the SDK binds an instance to the era it serves.
+ *
+ * @param sdk The SDK's module.
+ * @param services The handler's services.
+ * @returns The instances, to take one from for each exchange.
+ */
+export function createMcpServers(sdk: McpSdk, services: SiteServices): McpServers {
+  const { info, options } = buildServerIdentity(services);
+  const run = createToolRunner(services);
+  const registrations = [
+    buildSlotsTool(services, run),
+    buildBookingTool(services, run),
+    buildInquiryTool(services, run),
+    buildInfoTool(services),
+    ...buildResources(services),
+    buildPrompt(services),
+  ];
+  /** An instance and whether it goes back among the idle ones when its exchange ends. */
+  interface Instance {
+    server: McpServer;
+    reuse: boolean;
+  }
+  const idle: Record<McpEra, Instance[]> = { legacy: [], modern: [] };
+
+  function create(era: McpEra): Instance {
+    const instance = { server: new sdk.McpServer(info, options), reuse: true };
+    for (const register of registrations) register(instance.server);
+    // The SDK calls onclose once the exchange's transport has let go of the instance.
+    instance.server.server.onclose = () => {
+      if (instance.reuse && idle[era].length < MAX_IDLE_SERVERS) idle[era].push(instance);
+    };
+    return instance;
+  }
+
+  return {
+    take({ era, reuse = true }) {
+      const instance = idle[era].pop() ?? create(era);
+      instance.reuse = reuse;
+      return instance.server;
+    },
+  };
 }

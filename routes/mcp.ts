@@ -1,9 +1,7 @@
 /**
- * `POST /mcp`: the MCP endpoint (Model Context Protocol, Streamable HTTP), stateless — every POST
- * is served by a fresh server from `buildMcpServer`, through the official SDK's
- * `createMcpHandler`, which serves the 2025 revisions over its `WebStandardStreamableHTTPServerTransport`
- * with `sessionIdGenerator: undefined` and the 2026-07-28 revision per request. GET and DELETE
- * (session streams and their end, which a stateless server has not) answer 405 with `Allow: POST`.
+ * `POST /mcp`: the MCP endpoint (Model Context Protocol, Streamable HTTP), stateless. GET and
+ * DELETE (session streams and their end, which a stateless server has not) answer 405 with
+ * `Allow: POST`.
  *
  * Checks, in order: the pipeline's Origin rule (every POST route of the table), the request
  * counted once against the `read` quota (an exchange, like any GET: `initialize`, `tools/list` and
@@ -11,8 +9,16 @@
  * inside each tool call the quotas of the matching API operation (`read`; `write`;
  * `write` and `booking`).
  *
- * The SDK (about 80 ms to load) and the server's tools are imported on the first request to `/mcp`,
- * so a handler that never serves MCP never pays for them, and start-up does not (issue 15).
+ * The body is read once, within 64 KiB, and routed as the SDK routes it (`isLegacyRequest`): the
+ * 2026-07-28 revision to the SDK's `createMcpHandler` (its answers are JSON unless a tool streams,
+ * and ours do not), the 2025 revisions to a stateless `WebStandardStreamableHTTPServerTransport`
+ * with `enableJsonResponse`, so that a client accepting JSON gets one JSON body instead of an
+ * event stream. Both legs take their server instances from `createMcpServers`, which builds the
+ * tools, resources and prompt once and reuses each instance after its exchange; who is calling
+ * reaches the tools with each request, as its `authInfo`.
+ *
+ * The SDK and the server's tools are imported on the first request to `/mcp`, so a handler that
+ * never serves MCP never pays for them, and start-up does not.
  *
  * @module
  */
@@ -21,28 +27,45 @@ import { discardBody } from "../lib/http/read_body.ts";
 import type { RouteHandlers } from "../lib/http/route.ts";
 import { loadOnce } from "../lib/load_once.ts";
 import type { SiteServices } from "../lib/services.ts";
-import type { McpSdk } from "./_mcp_server.ts";
+import type { McpSdk, McpServers } from "./_mcp_server.ts";
+import type { AuthInfo } from "@modelcontextprotocol/server";
+
+/** The largest body the endpoint reads, in bytes (an inquiry's arguments are the largest). */
+const MCP_MAX_BODY_BYTES = MAX_BODY_BYTES.createContactInquiry;
+
+/** JSON-RPC's code for a body that does not parse. */
+const PARSE_ERROR_CODE = -32700;
 
 /** The handler of the endpoint, once the SDK is loaded. */
 interface McpEndpoint {
   fetch: (request: Request, clientKey: string) => Promise<Response>;
 }
 
+/** What the SDK's legs take with a request: who is calling and the body, already parsed. */
+interface McpRequestOptions {
+  authInfo: AuthInfo;
+  parsedBody?: unknown;
+}
+
+/** A leg of the endpoint: answers one request. */
+type McpLeg = (request: Request, options: McpRequestOptions) => Promise<Response>;
+
 /**
  * A JSON-RPC error answer, as the SDK writes its own transport-level refusals.
  *
  * @param status The HTTP status.
  * @param message What went wrong and what to do.
- * @param headers Extra fields, e.g. `Allow` or `Retry-After`.
+ * @param options `code`: the JSON-RPC error code (@default -32000); `headers`: extra fields,
+ *   e.g. `Allow` or `Retry-After`.
  */
 export function buildJsonRpcError(
   status: number,
   message: string,
-  headers: Record<string, string> = {},
+  options: { code?: number; headers?: Record<string, string> } = {},
 ): Response {
   return new Response(
-    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
-    { status, headers: { "Content-Type": "application/json", ...headers } },
+    JSON.stringify({ jsonrpc: "2.0", error: { code: options.code ?? -32000, message }, id: null }),
+    { status, headers: { "Content-Type": "application/json", ...options.headers } },
   );
 }
 
@@ -57,7 +80,7 @@ export function buildJsonRpcError(
 export function answerMcpMethodNotAllowed(request: Request, allow: string): Response {
   discardBody(request);
   return buildJsonRpcError(405, `Method ${request.method} is not allowed: use POST`, {
-    Allow: allow || "POST",
+    headers: { Allow: allow || "POST" },
   });
 }
 
@@ -75,35 +98,131 @@ function toAllowedHostnames(sdk: McpSdk, services: SiteServices): string[] {
   return [...names];
 }
 
+/**
+ * Reads the body of a JSON POST once, within the limit: a body whose length is declared is read
+ * whole (the runtime's server holds a request to the length it declares), any other through the
+ * SDK's bounded reader.
+ *
+ * @returns The text, or the refusal of a body that is too large or cannot be read.
+ */
+async function readMcpText(sdk: McpSdk, request: Request): Promise<string | Response> {
+  const declared = request.headers.get("Content-Length");
+  try {
+    if (declared && /^\d+$/.test(declared) && Number(declared) <= MCP_MAX_BODY_BYTES) {
+      return await request.text();
+    }
+    const read = await sdk.readRequestBody(request, MCP_MAX_BODY_BYTES);
+    if (!read.tooLarge) return read.text;
+  } catch {
+    return buildJsonRpcError(400, "Parse error: the request body could not be read", {
+      code: PARSE_ERROR_CODE,
+    });
+  }
+  return buildJsonRpcError(
+    413,
+    `Payload Too Large: Request body must not exceed ${MCP_MAX_BODY_BYTES} bytes`,
+  );
+}
+
+/**
+ * Reads a JSON POST's body once, for both the routing and the leg that answers. A body that is
+ * not JSON goes on as text in a copy of the request, for the 2025 transport to refuse as it
+ * always has (406 without the accepted types, else a parse error).
+ *
+ * @returns The parsed body with the (read) request, the copy, or the refusal of the body.
+ */
+async function readMcpBody(
+  sdk: McpSdk,
+  request: Request,
+): Promise<{ request: Request; parsedBody?: unknown } | Response> {
+  const text = await readMcpText(sdk, request);
+  if (text instanceof Response) return text;
+  try {
+    if (text.length) return { request, parsedBody: JSON.parse(text) };
+  } catch { /* not JSON: the transport refuses the copy below */ }
+  return {
+    request: new Request(request.url, { method: "POST", headers: request.headers, body: text }),
+  };
+}
+
+/**
+ * Whether a body is or holds an `initialize` request: the one message after which an instance
+ * keeps something of its client (its identity and the revision it asked for), so that instance
+ * serves no other exchange.
+ */
+function isHandshake(body: unknown): boolean {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  return messages.some((message) =>
+    typeof message === "object" && message !== null &&
+    (message as { method?: unknown }).method === "initialize"
+  );
+}
+
+/**
+ * The 2025 leg: the SDK's stateless idiom (a transport without session ids, connected to an
+ * instance for one exchange and closed after it), with `enableJsonResponse` so the answer is
+ * one JSON body rather than an event stream. The transport keeps its own checks (`Accept` names
+ * both JSON and event streams, `Content-Type` is JSON, the body is a JSON-RPC message).
+ */
+function createLegacyLeg(
+  sdk: McpSdk,
+  servers: McpServers,
+  onerror: (error: Error) => void,
+): McpLeg {
+  return async (request, options) => {
+    const server = servers.take({ era: "legacy", reuse: !isHandshake(options.parsedBody) });
+    const transport = new sdk.WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MCP_MAX_BODY_BYTES,
+    });
+    try {
+      await server.connect(transport);
+      return await transport.handleRequest(request, options);
+    } catch (error) {
+      onerror(error instanceof Error ? error : new Error(String(error)));
+      return buildJsonRpcError(500, "Internal server error", { code: -32603 });
+    } finally {
+      // Closing the instance closes its transport, which lets the instance go back among the idle
+      // ones: nothing may touch it after that, as another exchange may already have it.
+      await server.close().catch(() => {});
+    }
+  };
+}
+
 async function createEndpoint(services: SiteServices): Promise<McpEndpoint> {
-  const [sdk, { buildMcpServer }] = await Promise.all([
+  const [sdk, { createMcpServers, toAuthInfo }] = await Promise.all([
     import("@modelcontextprotocol/server") as Promise<McpSdk>,
     import("./_mcp_server.ts"),
   ]);
   const allowedHostnames = toAllowedHostnames(sdk, services);
-  const handler = sdk.createMcpHandler(
-    (context) =>
-      buildMcpServer(sdk, services, {
-        clientKey: context.authInfo?.clientId ?? "unknown",
-        userAgent: context.requestInfo?.headers.get("User-Agent") ?? undefined,
-      }),
-    {
-      maxRequestBodySize: MAX_BODY_BYTES.createContactInquiry,
-      onerror: (error) => services.logger.info("MCP request refused", { error: error.message }),
-    },
-  );
+  const servers = createMcpServers(sdk, services);
+  const onerror = (error: Error) =>
+    services.logger.info("MCP request refused", { error: error.message });
+  const modern = sdk.createMcpHandler(({ era }) => servers.take({ era }), {
+    legacy: "reject",
+    maxRequestBodySize: MCP_MAX_BODY_BYTES,
+    onerror,
+  });
+  const legacy = createLegacyLeg(sdk, servers, onerror);
   return {
-    fetch(request, clientKey) {
+    async fetch(request, clientKey) {
       // A server always sets Host; a Request built in-process may not, and its URL names the host.
       const host = request.headers.get("Host") ?? new URL(request.url).host;
       const checked = sdk.validateHostHeader(host, allowedHostnames);
       if (!checked.ok) {
         discardBody(request);
-        return Promise.resolve(buildJsonRpcError(403, checked.message));
+        return buildJsonRpcError(403, checked.message);
       }
-      // The client's key rides in authInfo, the SDK's one pass-through from the caller to the
-      // server factory (no token is involved: the endpoint is public).
-      return handler.fetch(request, { authInfo: { token: "", clientId: clientKey, scopes: [] } });
+      // The SDK's answer to a body that is not JSON (415), before anything is read.
+      if (!sdk.isJsonContentType(request.headers.get("Content-Type"))) return modern.fetch(request);
+      const body = await readMcpBody(sdk, request);
+      if (body instanceof Response) return body;
+      const options = { authInfo: toAuthInfo(clientKey), parsedBody: body.parsedBody };
+      if (body.parsedBody === undefined) return legacy(body.request, options);
+      return await sdk.isLegacyRequest(body.request, body.parsedBody)
+        ? legacy(body.request, options)
+        : modern.fetch(body.request, options);
     },
   };
 }
@@ -122,7 +241,7 @@ export function createMcpEndpoint(services: SiteServices): RouteHandlers {
       return buildJsonRpcError(
         429,
         `Too many requests from this client: retry in ${retryAfterSeconds} seconds`,
-        { "Retry-After": String(retryAfterSeconds) },
+        { headers: { "Retry-After": String(retryAfterSeconds) } },
       );
     },
     async handle(request, context) {

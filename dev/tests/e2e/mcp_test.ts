@@ -30,7 +30,7 @@ async function call(
   return await client.callTool({ name, arguments: args }) as ToolResult;
 }
 
-test("POST /mcp, driven by the official SDK's client, lists slots, books one, refuses it again as a tool error, sends an inquiry to the inbox and enforces the booking quota", async () => {
+test("POST /mcp, driven by the official SDK's client, answers in JSON, lists slots, books one, refuses it again as a tool error, sends an inquiry to the inbox and enforces the booking quota", async () => {
   const folder = mkdtempSync(join(tmpdir(), "studio-mcp-"));
   const smtp = await startSmtpServer();
   const server = await startServer({
@@ -41,9 +41,18 @@ test("POST /mcp, driven by the official SDK's client, lists slots, books one, re
     STUDIO_BASE_URL: BASE_URL,
     STUDIO_RATE_LIMIT_READ: "1000",
   });
+  const answers: Array<{ method: string; status: number; type: string | null }> = [];
+  const recordingFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const { status, headers } = response;
+    answers.push({ method: init?.method ?? "GET", status, type: headers.get("Content-Type") });
+    return response;
+  };
   const client = new Client({ name: "studio-e2e", version: "1.0.0" });
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { fetch: recordingFetch }),
+    );
     assert.equal(client.getServerVersion()?.version, "1.0.0");
 
     const { tools } = await client.listTools();
@@ -143,6 +152,16 @@ test("POST /mcp, driven by the official SDK's client, lists slots, books one, re
       "2 to 8 business hours",
     );
 
+    // The client accepts JSON and event streams; every answer with a body is one JSON document.
+    const posts = answers.filter((answer) => answer.method === "POST");
+    assert.ok(posts.length >= 12);
+    for (const answer of posts) {
+      const expected = answer.status === 202
+        ? { method: "POST", status: 202, type: null }
+        : { method: "POST", status: 200, type: "application/json" };
+      assert.deepEqual(answer, expected);
+    }
+
     const get = await fetch(`${server.origin}/mcp`, { headers: { Accept: "text/event-stream" } });
     assert.equal(get.status, 405);
     assert.equal(get.headers.get("Allow"), "POST");
@@ -162,6 +181,47 @@ test("POST /mcp, driven by the official SDK's client, lists slots, books one, re
     await client.close();
     await server.stop();
     await smtp.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test("POST /mcp serves the SDK's client pinned to the 2026-07-28 revision, answering in JSON", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "studio-mcp-"));
+  const server = await startServer({
+    STUDIO_KV_PATH: join(folder, "studio.kv"),
+    STUDIO_BASE_URL: BASE_URL,
+    STUDIO_RATE_LIMIT_READ: "1000",
+  });
+  const answers: Array<{ status: number; type: string | null }> = [];
+  const recordingFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    answers.push({ status: response.status, type: response.headers.get("Content-Type") });
+    return response;
+  };
+  const client = new Client(
+    { name: "studio-e2e-modern", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), { fetch: recordingFetch }),
+    );
+    assert.equal(client.getServerVersion()?.version, "1.0.0");
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 4);
+    const [month] = listMonths(Temporal.Now.instant(), 6).slice(1);
+    const listed = await call(client, "list_available_slots", { month });
+    assert.ok(!listed.isError, textOf(listed));
+    assert.equal((listed.structuredContent as { timeZone: string }).timeZone, "Europe/Lisbon");
+    const info = await call(client, "get_studio_info", {});
+    assert.equal((info.structuredContent as { meetingMinutes: number }).meetingMinutes, 30);
+    assert.ok(answers.length >= 4);
+    for (const answer of answers) {
+      assert.deepEqual(answer, { status: 200, type: "application/json" });
+    }
+  } finally {
+    await client.close();
+    await server.stop();
     rmSync(folder, { recursive: true, force: true });
   }
 });

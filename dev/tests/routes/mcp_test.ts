@@ -1,0 +1,317 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as sdk from "@modelcontextprotocol/server";
+import { createHandler } from "../../../mod.ts";
+import type { InquiryRecord } from "../../../lib/contact/inquiries.ts";
+import { resolveServices } from "../../../lib/resolve_services.ts";
+import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
+import { createMcpServers } from "../../../routes/_mcp_server.ts";
+import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../../testing.ts";
+import { buildRequest, createRecordingLogger, fromAddress } from "../_support.ts";
+
+const BASE_URL = "http://localhost:8000";
+const NOW = "2026-11-21T10:00:00Z";
+const MONTH = "2026-12";
+const LEGACY = "2025-11-25";
+const MODERN = "2026-07-28";
+/** What the SDK's client sends: it reads either answer. */
+const ACCEPT = "application/json, text/event-stream";
+
+interface JsonRpcAnswer {
+  jsonrpc: string;
+  id: number | string | null;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+interface ToolResult {
+  isError?: boolean;
+  content: Array<{ type: string; text: string }>;
+  structuredContent: Record<string, unknown>;
+}
+
+function createApp(rateLimits: { read?: number } = {}) {
+  const store = createMemoryStore();
+  const handler = createHandler({
+    baseUrl: BASE_URL,
+    store,
+    mailer: createMemoryMailer(),
+    logger: createRecordingLogger(),
+    clock: createFixedClock(NOW),
+    rateLimits,
+  });
+  return { store, handler };
+}
+
+/** A 2025-era message, as the SDK's client sends it after `initialize`. */
+function postLegacy(message: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return buildRequest("/mcp", {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: ACCEPT,
+      "MCP-Protocol-Version": LEGACY,
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...message }),
+  });
+}
+
+/** A 2026-07-28 message: the client's facts in its `_meta` envelope, the standard headers. */
+function postModern(method: string, params: Record<string, unknown> = {}, name?: string) {
+  return buildRequest("/mcp", {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: ACCEPT,
+      "MCP-Protocol-Version": MODERN,
+      "MCP-Method": method,
+      ...(name ? { "MCP-Name": name } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": MODERN,
+          "io.modelcontextprotocol/clientInfo": { name: "test", version: "1.0.0" },
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+  });
+}
+
+function callTool(name: string, args: Record<string, unknown>, headers?: Record<string, string>) {
+  return postLegacy({ method: "tools/call", params: { name, arguments: args } }, headers);
+}
+
+/** Reads a JSON answer after checking its status and media type. */
+async function readJsonAnswer(response: Response): Promise<JsonRpcAnswer> {
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get("Content-Type"), "application/json");
+  return await response.json();
+}
+
+async function readToolResult(response: Response): Promise<ToolResult> {
+  const answer = await readJsonAnswer(response);
+  assert.equal(answer.error, undefined);
+  return answer.result as unknown as ToolResult;
+}
+
+test("POST /mcp keeps each client's quota apart while the server is reused: one client's exhausted quota refuses none of another's calls", async () => {
+  // read: 3 per 60 s. A call costs two: the POST and the tool's own count.
+  const { handler } = createApp({ read: 3 });
+  const first = fromAddress("192.0.2.7");
+  const second = fromAddress("198.51.100.9");
+  const listSlots = () => callTool("list_available_slots", { month: MONTH });
+
+  const listed = await readToolResult(await handler(listSlots(), first));
+  assert.equal(listed.isError, undefined);
+  assert.equal(listed.structuredContent.timeZone, "Europe/Lisbon");
+  assert.equal(typeof listed.structuredContent.slots, "object");
+
+  const refused = await readToolResult(await handler(listSlots(), first));
+  assert.equal(refused.isError, true);
+  assert.match(
+    refused.content[0].text,
+    /^Too many requests from this client \(429 rate-limited\): Retry in \d+ seconds \(the "read" quotas/,
+  );
+  assert.deepEqual((refused.structuredContent.error as { code: string }).code, "rate-limited");
+
+  const other = await readToolResult(await handler(listSlots(), second));
+  assert.equal(other.isError, undefined);
+  assert.deepEqual(other.structuredContent, listed.structuredContent);
+
+  const closed = await handler(listSlots(), first);
+  assert.equal(closed.status, 429);
+  assert.match(closed.headers.get("Retry-After") ?? "", /^\d+$/);
+  assert.match((await closed.json()).error.message, /retry in \d+ seconds/);
+
+  const otherRefused = await readToolResult(await handler(listSlots(), second));
+  assert.equal(otherRefused.isError, true);
+  assert.match(otherRefused.content[0].text, /\(429 rate-limited\)/);
+});
+
+test("POST /mcp stores each inquiry with its own request's client address and User-Agent", async () => {
+  const { handler, store } = createApp();
+  const senders = [
+    { address: "192.0.2.7", userAgent: "AgentOne/1.0", name: "Ana Sousa" },
+    { address: "198.51.100.9", userAgent: "AgentTwo/2.0", name: "Rui Costa" },
+  ];
+  for (const sender of senders) {
+    const response = await handler(
+      callTool("send_inquiry", {
+        name: sender.name,
+        email: "contact@example.pt",
+        message: "We need a new brand identity for our bakery, ready by spring.",
+      }, { "User-Agent": sender.userAgent }),
+      fromAddress(sender.address),
+    );
+    const result = await readToolResult(response);
+    assert.deepEqual(result.structuredContent, { ok: true });
+  }
+  const records: InquiryRecord[] = [];
+  for await (const entry of store.list<InquiryRecord>({ prefix: ["inquiry"] })) {
+    records.push(entry.value);
+  }
+  assert.deepEqual(
+    records.map((record) => [record.fields.Name, record.clientAddress, record.userAgent]).sort(),
+    senders.map((sender) => [sender.name, sender.address, sender.userAgent]),
+  );
+});
+
+test("POST /mcp answers Content-Type: application/json to a client that accepts JSON and event streams, in the 2025 revisions", async () => {
+  const { handler } = createApp();
+  const initialized = await readJsonAnswer(
+    await handler(postLegacy({
+      method: "initialize",
+      params: {
+        protocolVersion: LEGACY,
+        capabilities: {},
+        clientInfo: { name: "test", version: "1.0.0" },
+      },
+    })),
+  );
+  assert.equal(initialized.id, 1);
+  assert.equal(initialized.result?.protocolVersion, LEGACY);
+  assert.equal((initialized.result?.serverInfo as { version: string }).version, "1.0.0");
+
+  const notified = await handler(
+    postLegacy({ method: "notifications/initialized", id: undefined }),
+  );
+  assert.equal(notified.status, 202);
+  assert.equal(await notified.text(), "");
+
+  const listed = await readJsonAnswer(await handler(postLegacy({ method: "tools/list" })));
+  assert.deepEqual(
+    (listed.result?.tools as Array<{ name: string }>).map((tool) => tool.name).sort(),
+    ["book_call", "get_studio_info", "list_available_slots", "send_inquiry"],
+  );
+
+  const slots = await readToolResult(
+    await handler(callTool("list_available_slots", { month: MONTH })),
+  );
+  assert.equal(slots.isError, undefined);
+  assert.deepEqual(JSON.parse(slots.content[0].text), slots.structuredContent);
+
+  const invalid = await readToolResult(
+    await handler(callTool("list_available_slots", { month: "2020-01" })),
+  );
+  assert.equal(invalid.isError, true);
+  assert.match(invalid.content[0].text, /month/);
+});
+
+test("POST /mcp answers Content-Type: application/json to a client that accepts JSON and event streams, in the 2026-07-28 revision", async () => {
+  const { handler } = createApp();
+  const discovered = await readJsonAnswer(await handler(postModern("server/discover")));
+  assert.equal(discovered.id, 7);
+  assert.deepEqual(discovered.result?.supportedVersions, [MODERN]);
+
+  const listed = await readJsonAnswer(await handler(postModern("tools/list")));
+  assert.equal((listed.result?.tools as unknown[]).length, 4);
+
+  const called = await readToolResult(
+    await handler(
+      postModern(
+        "tools/call",
+        { name: "list_available_slots", arguments: { month: MONTH } },
+        "list_available_slots",
+      ),
+    ),
+  );
+  assert.equal(called.isError, undefined);
+  assert.equal(called.structuredContent.timeZone, "Europe/Lisbon");
+});
+
+test("POST /mcp refuses what it cannot read as the SDK does: 415, 413 within 64 KiB, 400 for JSON that does not parse, 406 without JSON and event streams", async () => {
+  const { handler } = createApp();
+  const plain = await handler(buildRequest("/mcp", {
+    method: "POST",
+    headers: { "Content-Type": "text/plain", Accept: ACCEPT },
+    body: "{}",
+  }));
+  assert.equal(plain.status, 415);
+  assert.match((await plain.json()).error.message, /Content-Type must be application\/json/);
+
+  const padding = "x".repeat(64 * 1024);
+  const large = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { padding } });
+  const declared = await handler(buildRequest("/mcp", {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: ACCEPT,
+      "Content-Length": String(large.length),
+    },
+    body: large,
+  }));
+  assert.equal(declared.status, 413);
+  assert.deepEqual(await declared.json(), {
+    jsonrpc: "2.0",
+    error: { code: -32000, message: "Payload Too Large: Request body must not exceed 65536 bytes" },
+    id: null,
+  });
+  const streamed = await handler(buildRequest("/mcp", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: ACCEPT },
+    body: new Blob([large]).stream(),
+  }));
+  assert.equal(streamed.status, 413);
+  await streamed.body?.cancel();
+
+  const broken = await handler(buildRequest("/mcp", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: ACCEPT },
+    body: '{"jsonrpc": "2.0",',
+  }));
+  assert.equal(broken.status, 400);
+  assert.equal((await broken.json()).error.code, -32700);
+
+  const jsonOnly = await handler(buildRequest("/mcp", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+  }));
+  assert.equal(jsonOnly.status, 406);
+  assert.match((await jsonOnly.json()).error.message, /Not Acceptable/);
+});
+
+/** Serves one exchange on an instance, as the 2025 leg does, and closes it. */
+async function serveOnce(server: sdk.McpServer): Promise<void> {
+  const transport = new sdk.WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  const response = await transport.handleRequest(postLegacy({ method: "ping" }));
+  assert.equal(response.status, 200);
+  assert.deepEqual(await response.json(), { jsonrpc: "2.0", id: 1, result: {} });
+  await server.close();
+}
+
+test("createMcpServers() reuses an instance once its exchange has closed it, never one still connected, one that must not be reused, or one of the other era", async () => {
+  const services = resolveServices({}, STUDIO_DEFAULTS);
+  const servers = createMcpServers(sdk, {
+    ...services,
+    content: await services.loadContent(),
+    loadInvites: () => import("../../../lib/booking/invites.ts"),
+  });
+
+  const first = servers.take({ era: "legacy" });
+  const second = servers.take({ era: "legacy" });
+  assert.notEqual(second, first, "an instance taken and not yet closed is not handed out again");
+  await serveOnce(first);
+  assert.equal(servers.take({ era: "legacy" }), first, "the closed instance serves again");
+  assert.notEqual(servers.take({ era: "modern" }), second);
+
+  await serveOnce(second);
+  const modern = servers.take({ era: "modern" });
+  assert.notEqual(modern, second, "a 2025 instance never serves the 2026-07-28 revision");
+
+  const once = servers.take({ era: "legacy", reuse: false });
+  assert.equal(once, second);
+  await serveOnce(once);
+  assert.notEqual(servers.take({ era: "legacy" }), once, "an instance kept from reuse is dropped");
+});
