@@ -7,6 +7,7 @@
  */
 import type { Transporter } from "nodemailer";
 import type { Mailer, OutgoingMail } from "../lib/mail/mail.ts";
+import { loadOnce } from "../lib/load_once.ts";
 
 /** Options of {@linkcode createSmtpMailer}. */
 export interface SmtpMailerOptions {
@@ -27,26 +28,29 @@ export function createSmtpMailer(url: string, options: SmtpMailerOptions = {}): 
   close(): void;
 } {
   const timeout = (options.timeoutSeconds ?? 15) * 1000;
-  // nodemailer costs about 50 ms to load: a service that sends no mail never pays it, and one
-  // that does pays it at its first message rather than at start-up.
-  let transport: Promise<Transporter> | undefined;
-  const open = () =>
-    transport ??= import("nodemailer").then(({ default: nodemailer }) =>
-      nodemailer.createTransport({
-        url,
-        // Reuse a few connections instead of a TCP and SMTP handshake per message.
-        pool: true,
-        maxConnections: options.maxConnections ?? 4,
-        maxMessages: 100,
-        connectionTimeout: timeout,
-        greetingTimeout: timeout,
-        socketTimeout: timeout,
-        disableFileAccess: true,
-        disableUrlAccess: true,
-      })
-    );
+  // nodemailer is slow to load: a service that sends no mail never pays for it, and one that does
+  // pays at its first message rather than at start-up.
+  const open = loadOnce(async (): Promise<Transporter> => {
+    const { default: nodemailer } = await import("nodemailer");
+    return nodemailer.createTransport({
+      url,
+      // Reuse a few connections instead of a TCP and SMTP handshake per message.
+      pool: true,
+      maxConnections: options.maxConnections ?? 4,
+      maxMessages: 100,
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
+  });
+  // Whether a message asked for the transport, which close() then closes: a mailer that sent
+  // nothing has none to close.
+  let opened = false;
   return {
     async send(mail: OutgoingMail) {
+      opened = true;
       await (await open()).sendMail({
         messageId: `<${mail.messageId}>`,
         from: mail.from,
@@ -73,7 +77,7 @@ export function createSmtpMailer(url: string, options: SmtpMailerOptions = {}): 
       });
     },
     close() {
-      void transport?.then((opened) => opened.close());
+      if (opened) void open().then((transport) => transport.close(), () => {});
     },
   };
 }

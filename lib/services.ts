@@ -22,6 +22,7 @@ import type { ScheduleSettings } from "./availability/schedule.ts";
 import type { BusyCalendar } from "./availability/busy_calendar.ts";
 import type { SlotFinder } from "./availability/slots.ts";
 import type { LinkSigner } from "./booking/signed_links.ts";
+import type { InviteModule } from "./booking/booking_mail.ts";
 
 /** Everything a route needs, resolved once per handler and frozen. */
 export interface Services {
@@ -80,9 +81,9 @@ export interface Services {
   siteIndex: SiteIndex;
   /**
    * The site built from the content, on first use and kept for the handler's lifetime (the content
-   * routes, the contact form, the booking links and the not-found fallback share it). Building
-   * (and loading the Markdown renderer) takes some tens of milliseconds, paid by the first
-   * content request, not by start-up.
+   * routes, the contact form, the booking links and the not-found fallback share it). Building it
+   * (and loading the Markdown renderer) is paid by the first request that needs it, not by
+   * start-up.
    */
   site(): Promise<Site>;
   /**
@@ -105,4 +106,9 @@ export interface Services {
 export interface SiteServices extends Services {
   /** The site's content: pages of both languages, settings and assets. */
   readonly content: Corpus;
+  /**
+   * Loads the invites' module once, with the first e-mail of a booking made or changed through
+   * the site's routes (the forms, the action links, MCP), not at start-up.
+   */
+  loadInvites(): Promise<InviteModule>;
 }

@@ -25,14 +25,12 @@ import {
 import { CalendarUnavailableError } from "../lib/availability/busy_calendar.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
+import type { BookingServices } from "../lib/booking/bookings.ts";
 import { LISTING_MAX_AGE_SECONDS } from "../lib/availability/slots.ts";
 import { loadOnce } from "../lib/load_once.ts";
 
 /** How many months ahead of the current one a listing may ask for (spec: "the next six months"). */
 export const MONTHS_AHEAD = 6;
-
-/** The booking engine and its mail, loaded by the first booking rather than at start-up. */
-export const loadBookings = loadOnce(() => import("../lib/booking/bookings.ts"));
 
 /**
  * Reads and checks the `month` query parameter: exactly one value, `YYYY-MM` in ASCII digits, a
@@ -178,6 +176,12 @@ const IDEMPOTENCY_KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_M
 /** The routes of booking. */
 export function bookingRoutes(services: Services): RouteDefinition[] {
   const { schedule } = services;
+  // The booking engine and its mail are loaded by the first booking rather than at start-up.
+  const loadBookings = loadOnce(() => import("../lib/booking/bookings.ts"));
+  const bookingServices: BookingServices = {
+    ...services,
+    loadInvites: loadOnce(() => import("../lib/booking/invites.ts")),
+  };
   const book = buildOperationRoutes("createBooking", async (request, context) => {
     const { createBooking } = await loadBookings();
     const idempotencyKey = request.headers.get("Idempotency-Key")?.trim();
@@ -190,7 +194,7 @@ export function bookingRoutes(services: Services): RouteDefinition[] {
       });
     }
     const fields = await readBookingRequest(request);
-    const result = await createBooking(services, fields, {
+    const result = await createBooking(bookingServices, fields, {
       origin: { clientAddress: context.clientKey },
       idempotencyKey,
     });

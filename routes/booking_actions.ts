@@ -14,6 +14,7 @@ import { buildDocumentPage } from "../lib/site/site.ts";
 import type { SiteServices } from "../lib/services.ts";
 import type { BookingAction, LinkSigner } from "../lib/booking/signed_links.ts";
 import type { Store } from "../lib/store/store.ts";
+import { loadOnce } from "../lib/load_once.ts";
 
 type Locale = "pt" | "en";
 
@@ -76,12 +77,11 @@ const WORDS = {
   },
 } as const;
 
-/** The booking engine and its mail, loaded by the first action link rather than at start-up. */
-const loadBooking = () =>
-  Promise.all([import("../lib/booking/bookings.ts"), import("../lib/booking/booking_mail.ts")]);
-
-/** The modules {@linkcode loadBooking} loads. */
-type BookingModules = Awaited<ReturnType<typeof loadBooking>>;
+/** The booking engine and its mail. */
+type BookingModules = [
+  typeof import("../lib/booking/bookings.ts"),
+  typeof import("../lib/booking/booking_mail.ts"),
+];
 
 function details(
   record: BookingRecord,
@@ -106,9 +106,14 @@ const ACTION_PAGE_HEADERS = [
   ["X-Robots-Tag", "noindex"],
 ] as const;
 
-/** What the action pages share: the services, and the answer of a page in the site's template. */
+/**
+ * What the action pages share: the services, the booking's modules, and the answer of a page in
+ * the site's template.
+ */
 interface ActionPages {
   services: SiteServices;
+  /** Loads the booking engine and its mail once, with the first action link. */
+  loadBooking(): Promise<BookingModules>;
   page(
     request: Request,
     locale: Locale,
@@ -230,7 +235,7 @@ async function answerAction(
   request: Request,
 ): Promise<Response> {
   const { services, page } = pages;
-  const modules = await loadBooking();
+  const modules = await pages.loadBooking();
   const { id, valid } = await readLink(services.linkSigner, request, action);
   if (!valid) {
     return page(request, "pt", 403, WORDS.pt.title[action], `<p>${WORDS.pt.invalid}</p>`);
@@ -261,6 +266,10 @@ export function createBookingActions(
 ): (method: "GET" | "POST", action: BookingAction) => RouteHandlers {
   const pages: ActionPages = {
     services,
+    // Loaded by the first action link rather than at start-up.
+    loadBooking: loadOnce(() =>
+      Promise.all([import("../lib/booking/bookings.ts"), import("../lib/booking/booking_mail.ts")])
+    ),
     async page(request, locale, status, title, body) {
       const document = buildDocumentPage(await services.site(), locale, {
         title,

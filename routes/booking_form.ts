@@ -1,5 +1,5 @@
 /**
- * The booking pages for people without JavaScript (issue 19): `GET /marcar-conversa` and
+ * The booking pages for people without JavaScript: `GET /marcar-conversa` and
  * `GET /en/book` render a month's free times on the server as a form (`?month=YYYY-MM` picks the
  * month, from the current one to six ahead), and `POST` to the same paths books through the same
  * service, validation, quotas (write and booking), Origin rule and honeypot as
@@ -13,17 +13,20 @@ import { ApiError } from "../lib/contract/api_error.ts";
 import { BOOKING_FIELDS, BookingRequest, MAX_BODY_BYTES } from "../lib/contract/contract.ts";
 import { requireFields } from "../lib/contract/require_fields.ts";
 import { BodyError, discardBody, readBody, readMediaType } from "../lib/http/read_body.ts";
-import { buildNoticePage, type Site, type SitePage } from "../lib/site/site.ts";
-import { fillBase } from "../lib/site/site.ts";
+import { buildNoticePage, fillBase, type Site, type SitePage } from "../lib/site/site.ts";
 import type { BookingFormState } from "../lib/site/render_booking_widget.ts";
-
-/** The booking form's renderer, loaded by the first booking page (not at start-up: issue 15). */
-const loadWidget = loadOnce(() => import("../lib/site/render_booking_widget.ts"));
 import { type HeaderPair, respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RequestContext, RouteHandlers } from "../lib/http/route.ts";
 import type { Services, SiteServices } from "../lib/services.ts";
-import { checkMonth, listSlots, loadBookings, MONTHS_AHEAD } from "./booking.ts";
+import type { Language } from "../lib/site/corpus.ts";
+import { checkMonth, listSlots, MONTHS_AHEAD } from "./booking.ts";
 import { loadOnce } from "../lib/load_once.ts";
+
+/** The booking form's renderer. */
+type BookingWidget = typeof import("../lib/site/render_booking_widget.ts");
+
+/** The booking engine. */
+type Bookings = typeof import("../lib/booking/bookings.ts");
 
 /**
  * The largest form body, in bytes: percent-encoding writes a character outside ASCII in up to
@@ -73,49 +76,74 @@ async function readSlots(
   }
 }
 
+/** What a booking page shows again after a refused submission, and its status. */
+export type BookingPageOptions =
+  & { status?: number }
+  & Pick<BookingFormState, "values" | "problems" | "notice">;
+
+/** The booking page, answered per request with the free times of the moment. */
+export interface BookingPage {
+  /** Loads the form's renderer once, with the first booking page rather than at start-up. */
+  loadWidget(): Promise<BookingWidget>;
+  /**
+   * Answers a booking page with its form: the month asked for (or the current one) and its free
+   * times, and after a refused submission the person's values and what happened.
+   *
+   * @param site The site. @param entry The booking page. @param request The request.
+   * @param options The status, and what to show again.
+   * @returns The page, never cached.
+   */
+  answer(
+    site: Site,
+    entry: SitePage,
+    request: Request,
+    options?: BookingPageOptions,
+  ): Promise<Response>;
+}
+
 /**
- * Answers a booking page with its form: the month asked for (or the current one) and its free
- * times, and after a refused submission the person's values and what happened.
+ * Creates the booking page's answers for the routes that serve it (the page's `GET`, and the
+ * form's `POST`), with a renderer of their own.
  *
- * @param services The resolved services. @param site The site. @param entry The booking page.
- * @param request The request.
- * @param options The status, and what to show again.
- * @returns The page, never cached.
+ * @param services The resolved services.
+ * @returns The booking page.
  */
-export async function answerBookingPage(
-  services: Services,
-  site: Site,
-  entry: SitePage,
-  request: Request,
-  options: { status?: number } & Pick<BookingFormState, "values" | "problems" | "notice"> = {},
-): Promise<Response> {
-  const { renderBookingWidget } = await loadWidget();
-  const months = pickMonth(services, new URL(request.url));
-  const state: BookingFormState = {
-    path: entry.page.path,
-    ...months,
-    timeZone: services.schedule.timeZone,
-    slots: await readSlots(services, months.month),
-    values: options.values,
-    problems: options.problems,
-    notice: options.notice,
+export function createBookingPage(services: Services): BookingPage {
+  const loadWidget = loadOnce(() => import("../lib/site/render_booking_widget.ts"));
+  return {
+    loadWidget,
+    async answer(site, entry, request, options = {}) {
+      const { renderBookingWidget } = await loadWidget();
+      const months = pickMonth(services, new URL(request.url));
+      const state: BookingFormState = {
+        path: entry.page.path,
+        ...months,
+        timeZone: services.schedule.timeZone,
+        slots: await readSlots(services, months.month),
+        values: options.values,
+        problems: options.problems,
+        notice: options.notice,
+      };
+      const html = site.renderHtml({
+        language: entry.page.language,
+        title: entry.page.title,
+        description: entry.page.description,
+        mainHtml: entry.bodyHtml + renderBookingWidget(site.corpus, entry.page.language, state),
+        page: entry.page,
+        translation: entry.translation,
+        markdownPath: entry.markdownPath,
+        scripts: ["booking.js"],
+      });
+      const headers: HeaderPair[] = entry.html.headers.filter(([name]) =>
+        name !== "ETag" && name !== "Cache-Control"
+      );
+      return respond(
+        request,
+        toRepresentation(html, [...headers, ["Cache-Control", "no-store"]]),
+        { status: options.status ?? 200 },
+      );
+    },
   };
-  const html = site.renderHtml({
-    language: entry.page.language,
-    title: entry.page.title,
-    description: entry.page.description,
-    mainHtml: entry.bodyHtml + renderBookingWidget(site.corpus, entry.page.language, state),
-    page: entry.page,
-    translation: entry.translation,
-    markdownPath: entry.markdownPath,
-    scripts: ["booking.js"],
-  });
-  const headers: HeaderPair[] = entry.html.headers.filter(([name]) =>
-    name !== "ETag" && name !== "Cache-Control"
-  );
-  return respond(request, toRepresentation(html, [...headers, ["Cache-Control", "no-store"]]), {
-    status: options.status ?? 200,
-  });
 }
 
 /** Reads the form's fields: `application/x-www-form-urlencoded`, UTF-8, bounded. */
@@ -149,25 +177,24 @@ async function readFormFields(request: Request): Promise<URLSearchParams | undef
   }
 }
 
-async function submitBookingForm(
-  services: SiteServices,
-  site: Site,
-  entry: SitePage,
-  request: Request,
-  context: RequestContext,
-): Promise<Response> {
-  const language = entry.page.language;
-  const settings = site.corpus.languages[language];
-  const text = settings.booking;
-  const [{ createBooking }, { formatStart }] = await Promise.all([loadBookings(), loadWidget()]);
-  const form = await readFormFields(request);
-  if (!form) {
-    return respond(request, buildNoticePage(site, language, settings.form.badForm), {
-      status: 400,
-    });
-  }
+/** What the booking form's submissions share: the services, the page, the booking engine. */
+interface BookingForm {
+  services: SiteServices;
+  bookingPage: BookingPage;
+  /** Loads the booking engine and its mail once, with the form's first submission. */
+  loadBookings(): Promise<Bookings>;
+}
+
+/** The person's values as the form sent them, trimmed. */
+type BookingValues = Required<NonNullable<BookingFormState["values"]>>;
+
+/** Reads the person's values, and the BookingRequest the API would get from them. */
+function readBookingInput(
+  form: URLSearchParams,
+  language: Language,
+): { values: BookingValues; input: Record<string, unknown> } {
   const read = (name: string) => (form.get(name) ?? "").trim();
-  const values = {
+  const values: BookingValues = {
     start: read("start"),
     name: read("name"),
     email: read("email"),
@@ -182,85 +209,133 @@ async function submitBookingForm(
   // The honeypot goes to the validation as the API gets it: filled in, the booking is refused.
   const website = form.get("website");
   if (website) input.website = website;
+  return { values, input };
+}
+
+/** One submission of the booking form: where it was sent, what it held, and how to answer. */
+interface BookingSubmission {
+  bookingPage: BookingPage;
+  site: Site;
+  entry: SitePage;
+  request: Request;
+  values: BookingValues;
+  /** Fills a text of the page: the site's base, the time asked for, the attendee, and `extra`. */
+  fill(template: string, extra?: Record<string, string>): string;
+}
+
+/** Answers a page that says what happened, in the form's language. */
+function answerNotice(
+  submission: BookingSubmission,
+  text: string,
+  options: { status?: number; headers?: HeaderPair[] } = {},
+): Promise<Response> {
+  const { site, entry, request } = submission;
+  const page = buildNoticePage(site, entry.page.language, { title: entry.page.title, text });
+  return respond(request, page, options);
+}
+
+/** Answers the form again with the problems of the fields the validation refused (400). */
+function answerInvalid(submission: BookingSubmission, error: ApiError): Promise<Response> {
+  const { site, entry, request, values, fill } = submission;
+  const text = site.corpus.languages[entry.page.language].booking;
+  const problems = error.details ?? [];
+  const labels: Record<string, string> = {
+    start: text.chooseTime,
+    name: text.name,
+    email: text.email,
+    company: text.company,
+    topic: text.topic,
+  };
+  const named = problems.map((problem) => labels[problem.field] ?? problem.field);
+  return submission.bookingPage.answer(site, entry, request, {
+    status: 400,
+    values,
+    problems,
+    notice: { text: fill(text.invalid, { fields: named.join(", ") }), kind: "bad" },
+  });
+}
+
+/** Answers a booking the service refused: taken (409), limited (429), uncertain (503), other. */
+function answerRefused(submission: BookingSubmission, error: ApiError): Promise<Response> {
+  const { site, entry, request, values, fill } = submission;
+  const text = site.corpus.languages[entry.page.language].booking;
+  if (error.status === 409) {
+    return submission.bookingPage.answer(site, entry, request, {
+      status: 409,
+      values: { ...values, start: "" },
+      notice: { text: fill(text.conflict), kind: "bad" },
+    });
+  }
+  if (error.status === 429) {
+    const seconds = error.headers["Retry-After"] ?? "60";
+    return answerNotice(submission, fill(text.rateLimited, { seconds }), {
+      status: 429,
+      headers: [["Retry-After", seconds]],
+    });
+  }
+  if (error.status === 503) {
+    // Never invite a blind retry: the booking may exist.
+    return answerNotice(submission, fill(text.uncertain), { status: 503 });
+  }
+  return submission.bookingPage.answer(site, entry, request, {
+    status: error.status,
+    values,
+    notice: { text: fill(text.failed), kind: "bad" },
+  });
+}
+
+/** Books what the form holds, answering with a page in the form's language. */
+async function submitBookingForm(
+  form: BookingForm,
+  site: Site,
+  entry: SitePage,
+  request: Request,
+  context: RequestContext,
+): Promise<Response> {
+  const { services, bookingPage } = form;
+  const language = entry.page.language;
+  const settings = site.corpus.languages[language];
+  const [{ createBooking }, { formatStart }] = await Promise.all([
+    form.loadBookings(),
+    bookingPage.loadWidget(),
+  ]);
+  const fields = await readFormFields(request);
+  if (!fields) {
+    return respond(request, buildNoticePage(site, language, settings.form.badForm), {
+      status: 400,
+    });
+  }
+  const { values, input } = readBookingInput(fields, language);
+  const { timeZone } = services.schedule;
   const fill = (template: string, extra: Record<string, string> = {}) =>
     fillBase(template, site.baseUrl).replace(
       /\{(\w+)\}/g,
       (all, name: string) =>
         ({
-          time: values.start
-            ? formatStart(values.start, settings.tag, services.schedule.timeZone)
-            : "",
+          time: values.start ? formatStart(values.start, settings.tag, timeZone) : "",
           attendee: values.email,
           ...extra,
         })[name] ?? all,
     );
-  let fields: BookingRequest;
+  const submission: BookingSubmission = { bookingPage, site, entry, request, values, fill };
+  let booking: BookingRequest;
   try {
-    fields = requireFields(BOOKING_FIELDS, BookingRequest, input);
+    booking = requireFields(BOOKING_FIELDS, BookingRequest, input);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    const problems = error.details ?? [];
-    const labels: Record<string, string> = {
-      start: text.chooseTime,
-      name: text.name,
-      email: text.email,
-      company: text.company,
-      topic: text.topic,
-    };
-    const named = problems.map((problem) => labels[problem.field] ?? problem.field);
-    return answerBookingPage(services, site, entry, request, {
-      status: 400,
-      values,
-      problems,
-      notice: { text: fill(text.invalid, { fields: named.join(", ") }), kind: "bad" },
-    });
+    return answerInvalid(submission, error);
   }
   try {
-    const result = await createBooking(services, fields, {
+    const result = await createBooking(services, booking, {
       origin: { clientAddress: context.clientKey },
     });
+    const text = settings.booking;
     const message = result.status === "pending" ? text.pending : text.accepted;
-    const time = formatStart(result.start, settings.tag, services.schedule.timeZone);
-    return respond(
-      request,
-      buildNoticePage(site, language, {
-        title: entry.page.title,
-        text: fill(message, { time }).replace(/\*/g, "\\*"),
-      }),
-    );
+    const time = formatStart(result.start, settings.tag, timeZone);
+    return answerNotice(submission, fill(message, { time }).replace(/\*/g, "\\*"));
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    if (error.status === 409) {
-      return answerBookingPage(services, site, entry, request, {
-        status: 409,
-        values: { ...values, start: "" },
-        notice: { text: fill(text.conflict), kind: "bad" },
-      });
-    }
-    if (error.status === 429) {
-      const seconds = error.headers["Retry-After"] ?? "60";
-      return respond(
-        request,
-        buildNoticePage(site, language, {
-          title: entry.page.title,
-          text: fill(text.rateLimited, { seconds }),
-        }),
-        { status: 429, headers: [["Retry-After", seconds]] },
-      );
-    }
-    if (error.status === 503) {
-      // Never invite a blind retry: the booking may exist.
-      return respond(
-        request,
-        buildNoticePage(site, language, { title: entry.page.title, text: fill(text.uncertain) }),
-        { status: 503 },
-      );
-    }
-    return answerBookingPage(services, site, entry, request, {
-      status: error.status,
-      values,
-      notice: { text: fill(text.failed), kind: "bad" },
-    });
+    return answerRefused(submission, error);
   }
 }
 
@@ -274,6 +349,12 @@ async function submitBookingForm(
  * @throws {Error} When no page has that path.
  */
 export function createBookingForm(services: SiteServices): (path: string) => RouteHandlers {
+  const form: BookingForm = {
+    services,
+    bookingPage: createBookingPage(services),
+    // The booking engine and its mail are loaded by the form's first submission.
+    loadBookings: loadOnce(() => import("../lib/booking/bookings.ts")),
+  };
   return (path) => {
     const page = services.content.pages.find((candidate) => candidate.path === path);
     if (!page) throw new Error(`No page at "${path}"`);
@@ -300,7 +381,7 @@ export function createBookingForm(services: SiteServices): (path: string) => Rou
       },
       handle: async (request, context) => {
         const { site, entry } = await prepare();
-        return submitBookingForm(services, site, entry, request, context);
+        return submitBookingForm(form, site, entry, request, context);
       },
     };
   };

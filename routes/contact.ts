@@ -11,11 +11,10 @@ import type { Services } from "../lib/services.ts";
 /** The ContactSuccess body (spec, Resources). */
 export const CONTACT_SUCCESS = '{"ok":true}';
 
-/** Inquiries' validation and store, loaded by the first inquiry rather than at start-up. */
-export const loadInquiries = loadOnce(() => import("../lib/contact/inquiries.ts"));
-
 /** The routes of contact inquiries. */
 export function contactRoutes(services: Services): RouteDefinition[] {
+  // Inquiries' validation and store are loaded by the first inquiry rather than at start-up.
+  const loadInquiries = loadOnce(() => import("../lib/contact/inquiries.ts"));
   return buildOperationRoutes("createContactInquiry", async (request, context) => {
     const { readInquiryBody, submitInquiry, validateInquiry } = await loadInquiries();
     const fields = validateInquiry(await readInquiryBody(request));

@@ -13,12 +13,15 @@ import { findPage } from "../lib/site/render_page.ts";
 import type { FieldProblem } from "../lib/contract/fields.ts";
 import type { Attribution } from "../lib/contact/first_touch.ts";
 import { ATTRIBUTION_FIELDS } from "../lib/contract/contract.ts";
-import { loadInquiries } from "./contact.ts";
 import { type ContactFormState, renderContactForm } from "../lib/site/render_contact_form.ts";
 import { respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RequestContext, RouteHandlers } from "../lib/http/route.ts";
 import type { SiteServices } from "../lib/services.ts";
 import { discardBody } from "../lib/http/read_body.ts";
+import { loadOnce } from "../lib/load_once.ts";
+
+/** The module of inquiries' validation and store. */
+type Inquiries = typeof import("../lib/contact/inquiries.ts");
 
 /** Reads what the person typed from a copy of the request, to show the form again. */
 async function readFormState(copy: Request): Promise<ContactFormState> {
@@ -78,16 +81,18 @@ function answerInvalid(
   });
 }
 
+/** Submits the form's inquiry; a refusal is the form again or a page saying what happened. */
 async function submitContactForm(
   services: SiteServices,
-  site: Site,
-  entry: SitePage,
+  inquiries: Inquiries,
+  page: { site: Site; entry: SitePage },
   request: Request,
   context: RequestContext,
 ): Promise<Response> {
+  const { readInquiryBody, submitInquiry, validateInquiry } = inquiries;
+  const { site, entry } = page;
   const text = site.corpus.languages[entry.page.language].form;
   const language = entry.page.language;
-  const { readInquiryBody, submitInquiry, validateInquiry } = await loadInquiries();
   const copy = request.clone();
   let fields;
   try {
@@ -128,6 +133,8 @@ async function submitContactForm(
  * @throws {Error} When no page has that path.
  */
 export function createContactForm(services: SiteServices): (path: string) => RouteHandlers {
+  // Inquiries' validation and store are loaded by the form's first submission.
+  const loadInquiries = loadOnce(() => import("../lib/contact/inquiries.ts"));
   return (path) => {
     const page = services.content.pages.find((candidate) => candidate.path === path);
     if (!page) throw new Error(`No page at "${path}"`);
@@ -149,8 +156,8 @@ export function createContactForm(services: SiteServices): (path: string) => Rou
         });
       },
       handle: async (request, context) => {
-        const { site, entry } = await prepare();
-        return submitContactForm(services, site, entry, request, context);
+        const prepared = await prepare();
+        return submitContactForm(services, await loadInquiries(), prepared, request, context);
       },
     };
   };

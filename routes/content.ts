@@ -16,8 +16,8 @@ import {
   toPagePath,
 } from "../lib/site/site.ts";
 import {
-  buildFirstTouchCookie,
-  readFirstTouch,
+  createFirstTouch,
+  type FirstTouch,
   readQueryAttribution,
 } from "../lib/contact/first_touch.ts";
 import { renderContactForm } from "../lib/site/render_contact_form.ts";
@@ -33,7 +33,7 @@ import type { Language } from "../lib/site/corpus.ts";
 import type { Services } from "../lib/services.ts";
 import type { SiteIndexPage } from "../lib/site/site_index.ts";
 import type { SiteDocuments } from "../lib/site/site_documents.ts";
-import { answerBookingPage } from "./booking_form.ts";
+import { type BookingPage, createBookingPage } from "./booking_form.ts";
 
 /** A page's Markdown sent to a client that asked for plain text. */
 const AS_TEXT: readonly HeaderPair[] = [["Content-Type", "text/plain; charset=utf-8"]];
@@ -47,17 +47,18 @@ const PRIVATE: HeaderPair = ["Cache-Control", "private, no-store"];
  * hidden campaign fields from that cookie (or, on the first landing itself, from the query).
  */
 async function answerWithAttribution(
+  firstTouch: FirstTouch,
   site: Site,
   entry: SitePage,
   request: Request,
 ): Promise<Response> {
   const fromQuery = readQueryAttribution(request.url);
-  const kept = await readFirstTouch(request.headers.get("Cookie"));
+  const kept = await firstTouch.read(request.headers.get("Cookie"));
   const headers: HeaderPair[] = [];
   if (fromQuery && !kept) {
     headers.push([
       "Set-Cookie",
-      await buildFirstTouchCookie(fromQuery, site.baseUrl.startsWith("https:")),
+      await firstTouch.buildCookie(fromQuery, site.baseUrl.startsWith("https:")),
     ]);
   }
   const attribution = kept ?? fromQuery;
@@ -83,17 +84,25 @@ async function answerWithAttribution(
   return respond(request, representation, { headers: [...headers, PRIVATE] });
 }
 
+/** What the pages rendered per request need: the services, the cookie, the booking page. */
+interface PageRendering {
+  services: Services;
+  firstTouch: FirstTouch;
+  bookingPage: BookingPage;
+}
+
 /**
  * Answers a page: HTML, or its Markdown twin when `Accept` prefers it, as the build prepared them;
  * the booking page with the free times of the moment, and a page that shows the visitor's campaign
  * attribution, are rendered per request in the site built on first use.
  */
 async function servePage(
-  services: Services,
+  rendering: PageRendering,
   page: SiteIndexPage,
   request: Request,
   context: RequestContext,
 ): Promise<Response> {
+  const { services } = rendering;
   if (context.pathname !== page.path) {
     // itty-router also matches a trailing slash: send it to the one canonical address.
     const query = request.url.indexOf("?");
@@ -116,8 +125,8 @@ async function servePage(
   const entry = site.pages.get(page.path);
   if (!entry) return answerSiteFallback(services, request, context, "");
   // The booking form lists the free times of the moment: rendered per request.
-  if (page.layout === "booking") return answerBookingPage(services, site, entry, request);
-  return answerWithAttribution(site, entry, request);
+  if (page.layout === "booking") return rendering.bookingPage.answer(site, entry, request);
+  return answerWithAttribution(rendering.firstTouch, site, entry, request);
 }
 
 /**
@@ -196,12 +205,17 @@ export function createContent(services: Services): Content {
     return { handle: async (request) => respond(request, await pick()) };
   }
   const pages = new Map(services.siteIndex.pages.map((page) => [page.path, page]));
+  const rendering: PageRendering = {
+    services,
+    firstTouch: createFirstTouch(),
+    bookingPage: createBookingPage(services),
+  };
   return {
     page: (path) => ({
       handle: (request, context) => {
         const page = pages.get(path);
         if (!page) return fallback(request, context, "");
-        return servePage(services, page, request, context);
+        return servePage(rendering, page, request, context);
       },
     }),
     markdown: {

@@ -28,6 +28,7 @@ import { ACTION_PATH_PREFIX, BOOKING_ACTIONS } from "../lib/booking/signed_links
 import type { FallbackHandler } from "../lib/http/create_pipeline.ts";
 import type { RouteDefinition, RouteEntry, RouteHandlers } from "../lib/http/route.ts";
 import type { Services, SiteServices } from "../lib/services.ts";
+import type { SiteIndex } from "../lib/site/site_index.ts";
 import { loadOnce } from "../lib/load_once.ts";
 import { apiIndexRoutes } from "./api_index.ts";
 import { bookingRoutes } from "./booking.ts";
@@ -42,6 +43,149 @@ export interface RouteTable {
   fallback: FallbackHandler;
 }
 
+/** Loads a route's handlers with its first request. */
+type LoadHandlers = () => Promise<RouteHandlers>;
+
+/**
+ * The loaders of the site's resources: each resource's module is imported, and its handlers made,
+ * once, by the first request of any of its routes; those of the site get the services with the
+ * content, loaded once for all.
+ */
+function createResources(services: Services) {
+  const loadInvites = loadOnce(() => import("../lib/booking/invites.ts"));
+  const site = loadOnce(async (): Promise<SiteServices> => ({
+    ...services,
+    content: await services.loadContent(),
+    loadInvites,
+  }));
+  const mcpModule = loadOnce(() => import("./mcp.ts"));
+  // The content's answers are prepared by the build: serving them waits for no corpus.
+  const content = loadOnce(async () => (await import("./content.ts")).createContent(services));
+  return {
+    content,
+    mcpModule,
+    mcp: loadOnce(async () => (await mcpModule()).createMcpEndpoint(await site())),
+    bookingActions: loadOnce(async () =>
+      (await import("./booking_actions.ts")).createBookingActions(await site())
+    ),
+    discovery: loadOnce(async () => (await import("./discovery.ts")).createDiscovery(services)),
+    agents: loadOnce(async () =>
+      (await import("./agent_discovery.ts")).createAgentDiscovery(
+        await site(),
+        async (request, context) => (await content()).fallback(request, context, ""),
+      )
+    ),
+    reference: loadOnce(async () =>
+      (await import("./api_reference.ts")).createApiReference(await site())
+    ),
+    contactForm: loadOnce(async () =>
+      (await import("./contact_form.ts")).createContactForm(await site())
+    ),
+    bookingForm: loadOnce(async () =>
+      (await import("./booking_form.ts")).createBookingForm(await site())
+    ),
+  };
+}
+
+/** The resources' loaders (see {@linkcode createResources}). */
+type Resources = ReturnType<typeof createResources>;
+
+/** A GET route whose handlers come from a resource. */
+function get(
+  path: string,
+  load: LoadHandlers,
+  entry: Omit<RouteEntry, "method" | "path"> = {},
+): RouteDefinition {
+  return { method: "GET", path, ...entry, load };
+}
+
+/** A public document: readable from every origin. */
+function publicDocument(path: string, load: LoadHandlers): RouteDefinition {
+  return get(path, load, { cors: true });
+}
+
+/** The pages of the booking e-mails' signed links: a GET and a POST per action. */
+function actionRoutes({ bookingActions }: Resources): RouteDefinition[] {
+  return BOOKING_ACTIONS.flatMap((action): RouteDefinition[] => {
+    const path = ACTION_PATH_PREFIX + action;
+    return [
+      get(path, async () => (await bookingActions())("GET", action)),
+      {
+        method: "POST",
+        path,
+        policies: ["write"],
+        load: async () => (await bookingActions())("POST", action),
+      },
+    ];
+  });
+}
+
+/** The documents for software: OpenAPI, the catalogs, MCP and its cards, the API reference. */
+function documentRoutes({ discovery, mcp, agents, reference }: Resources): RouteDefinition[] {
+  return [
+    publicDocument(OPENAPI_PATH, async () => (await discovery()).openApi),
+    publicDocument(API_CATALOG_PATH, async () => (await discovery()).apiCatalog),
+    // Counted once against the read quota; each tool call is counted again by its operation.
+    { method: "POST", path: MCP_PATH, policies: ["read"], load: mcp },
+    publicDocument(MCP_SERVER_CARD_PATH, async () => (await agents()).serverCard),
+    ...MCP_WELL_KNOWN_PATHS.map((path) =>
+      publicDocument(path, async () => (await agents()).wellKnownCard)
+    ),
+    publicDocument(AI_CATALOG_PATH, async () => (await agents()).aiCatalog),
+    publicDocument(AGENT_SKILLS_INDEX_PATH, async () => (await agents()).skillsIndex),
+    publicDocument(`${AGENT_SKILLS_PATH}/:name/SKILL.md`, async () => (await agents()).skill),
+    publicDocument(WELL_KNOWN_LLMS_PATH, async () => (await agents()).llms),
+    get(API_REFERENCE_PATHS.en, async () => (await reference()).page("en")),
+    get(API_REFERENCE_PATHS.pt, async () => (await reference()).page("pt")),
+    get(`${API_REFERENCE_ASSETS_PATH}/standalone.js`, async () => (await reference()).script),
+    get(`${API_REFERENCE_ASSETS_PATH}/start.js`, async () => (await reference()).start),
+  ];
+}
+
+/** The `POST` of the forms, on the pages whose layout is `contact` or `booking`. */
+function formRoutes(
+  { contactForm, bookingForm }: Resources,
+  index: SiteIndex,
+): RouteDefinition[] {
+  return index.pages.flatMap(({ path, layout }): RouteDefinition[] => {
+    if (layout === "contact") {
+      return [{
+        method: "POST",
+        path,
+        policies: ["write"],
+        load: async () => (await contactForm())(path),
+      }];
+    }
+    if (layout === "booking") {
+      return [{
+        method: "POST",
+        path,
+        policies: ["write", "booking"],
+        load: async () => (await bookingForm())(path),
+      }];
+    }
+    return [];
+  });
+}
+
+/** The site's content: its pages, their Markdown twins, the documents and the assets. */
+function contentRoutes({ content }: Resources, index: SiteIndex): RouteDefinition[] {
+  return [
+    ...index.pages.map(({ path }) => get(path, async () => (await content()).page(path))),
+    publicDocument("/md/*", async () => (await content()).markdown),
+    publicDocument(LLMS_PATH, async () => (await content()).llms("pt")),
+    publicDocument(toLlmsPath("en"), async () => (await content()).llms("en")),
+    publicDocument(LLMS_FULL_PATH, async () => (await content()).llmsFull),
+    get("/sitemap.xml", async () => (await content()).sitemap),
+    publicDocument("/robots.txt", async () => (await content()).robots),
+    get("/assets/:name", async () => (await content()).asset),
+    // Browsers and chat apps ask for these at the root whatever the page links to.
+    ...index.rootAssets.map((name) =>
+      get(`/${name}`, async () => (await content()).rootAsset(name))
+    ),
+  ];
+}
+
 /**
  * Builds the route table: the API's operations and their aliases, then the site's routes (the
  * booking links, the discovery documents, the MCP endpoint, the agents' documents, the API
@@ -52,113 +196,19 @@ export interface RouteTable {
  * @returns The table and the fallback.
  */
 export function buildRouteTable(services: Services): RouteTable {
-  const index = services.siteIndex;
+  const resources = createResources(services);
   const table: RouteDefinition[] = [];
-  const site = loadOnce(async (): Promise<SiteServices> => ({
-    ...services,
-    content: await services.loadContent(),
-  }));
-  // Each resource's handlers are made once, by the first request of any of its routes.
-  const onSite = <T>(create: (services: SiteServices) => T | Promise<T>) =>
-    loadOnce(async () => await create(await site()));
-  const bookingActions = onSite(async (s) =>
-    (await import("./booking_actions.ts")).createBookingActions(s)
-  );
-  const discovery = loadOnce(async () =>
-    (await import("./discovery.ts")).createDiscovery(services)
-  );
-  const mcpModule = loadOnce(() => import("./mcp.ts"));
-  const mcp = onSite(async (s) => (await mcpModule()).createMcpEndpoint(s));
-  // The content's answers are prepared by the build: serving them waits for no corpus.
-  const content = loadOnce(async () => (await import("./content.ts")).createContent(services));
-  const agents = onSite(async (s) =>
-    (await import("./agent_discovery.ts")).createAgentDiscovery(
-      s,
-      async (request, context) => (await content()).fallback(request, context, ""),
-    )
-  );
-  const reference = onSite(async (s) => (await import("./api_reference.ts")).createApiReference(s));
-  const contactForm = onSite(async (s) => (await import("./contact_form.ts")).createContactForm(s));
-  const bookingForm = onSite(async (s) => (await import("./booking_form.ts")).createBookingForm(s));
-
-  /** A GET route whose handlers come from a resource. */
-  const get = (
-    path: string,
-    load: () => Promise<RouteHandlers>,
-    entry: Omit<RouteEntry, "method" | "path"> = {},
-  ): RouteDefinition => ({ method: "GET", path, ...entry, load });
-  /** A public document: readable from every origin. */
-  const document = (path: string, load: () => Promise<RouteHandlers>) =>
-    get(path, load, { cors: true });
-
   table.push(
     ...apiIndexRoutes(services, table),
     ...healthRoutes(services),
     ...contactRoutes(services),
     ...bookingRoutes(services),
+    ...actionRoutes(resources),
+    ...documentRoutes(resources),
+    ...formRoutes(resources, services.siteIndex),
+    ...contentRoutes(resources, services.siteIndex),
   );
-  for (const action of BOOKING_ACTIONS) {
-    const path = ACTION_PATH_PREFIX + action;
-    table.push(
-      get(path, async () => (await bookingActions())("GET", action)),
-      {
-        method: "POST",
-        path,
-        policies: ["write"],
-        load: async () => (await bookingActions())("POST", action),
-      },
-    );
-  }
-  table.push(
-    document(OPENAPI_PATH, async () => (await discovery()).openApi),
-    document(API_CATALOG_PATH, async () => (await discovery()).apiCatalog),
-    // Counted once against the read quota; each tool call is counted again by its operation.
-    { method: "POST", path: MCP_PATH, policies: ["read"], load: mcp },
-    document(MCP_SERVER_CARD_PATH, async () => (await agents()).serverCard),
-    ...MCP_WELL_KNOWN_PATHS.map((path) =>
-      document(path, async () => (await agents()).wellKnownCard)
-    ),
-    document(AI_CATALOG_PATH, async () => (await agents()).aiCatalog),
-    document(AGENT_SKILLS_INDEX_PATH, async () => (await agents()).skillsIndex),
-    document(`${AGENT_SKILLS_PATH}/:name/SKILL.md`, async () => (await agents()).skill),
-    document(WELL_KNOWN_LLMS_PATH, async () => (await agents()).llms),
-    get(API_REFERENCE_PATHS.en, async () => (await reference()).page("en")),
-    get(API_REFERENCE_PATHS.pt, async () => (await reference()).page("pt")),
-    get(`${API_REFERENCE_ASSETS_PATH}/standalone.js`, async () => (await reference()).script),
-    get(`${API_REFERENCE_ASSETS_PATH}/start.js`, async () => (await reference()).start),
-  );
-  for (const { path, layout } of index.pages) {
-    if (layout === "contact") {
-      table.push({
-        method: "POST",
-        path,
-        policies: ["write"],
-        load: async () => (await contactForm())(path),
-      });
-    } else if (layout === "booking") {
-      table.push({
-        method: "POST",
-        path,
-        policies: ["write", "booking"],
-        load: async () => (await bookingForm())(path),
-      });
-    }
-  }
-  table.push(...index.pages.map(({ path }) => get(path, async () => (await content()).page(path))));
-  table.push(
-    document("/md/*", async () => (await content()).markdown),
-    document(LLMS_PATH, async () => (await content()).llms("pt")),
-    document(toLlmsPath("en"), async () => (await content()).llms("en")),
-    document(LLMS_FULL_PATH, async () => (await content()).llmsFull),
-    get("/sitemap.xml", async () => (await content()).sitemap),
-    document("/robots.txt", async () => (await content()).robots),
-    get("/assets/:name", async () => (await content()).asset),
-    // Browsers and chat apps ask for these at the root whatever the page links to.
-    ...index.rootAssets.map((name) =>
-      get(`/${name}`, async () => (await content()).rootAsset(name))
-    ),
-  );
-
+  const { mcpModule, content } = resources;
   const fallback: FallbackHandler = async (request, context, allow) => {
     if (context.pathname === MCP_PATH) {
       return (await mcpModule()).answerMcpMethodNotAllowed(request, allow);

@@ -11,7 +11,7 @@
  */
 import { BUILD_FOLDER, writeGeneratedModule } from "./_generated_module.ts";
 import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
-import { computePublicHolidays } from "../../lib/availability/holidays.ts";
+import { createHolidayCalendar } from "../../lib/availability/holidays.ts";
 
 /** The years the table covers: a margin behind, and the booking horizon and more ahead. */
 export const TABLE_YEARS: readonly number[] = Array.from(
@@ -32,10 +32,13 @@ export async function renderHolidayTable(countries: readonly string[]): Promise<
     "/** The national public holidays of each country and year (see create_handler.ts). */",
     "export const PUBLIC_HOLIDAYS: HolidayTable = {",
   ];
+  // No table given: every year is computed by date-holidays.
+  const { calendar, prepare } = createHolidayCalendar();
   for (const country of countries) {
     lines.push(`  ${country}: {`);
+    await prepare(country, TABLE_YEARS);
     for (const year of TABLE_YEARS) {
-      const dates = [...await computePublicHolidays(country, year)].sort();
+      const dates = [...calendar(country, year)].sort();
       lines.push(`    ${year}: ${JSON.stringify(dates)},`);
     }
     lines.push("  },");

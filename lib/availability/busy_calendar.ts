@@ -10,6 +10,10 @@ import type { BusyInterval } from "./availability.ts";
 import type { ParsedCalendar } from "./ics_events.ts";
 import { BodyError, readBounded } from "../http/read_body.ts";
 import type { Clock, Logger } from "../ports.ts";
+import { loadOnce } from "../load_once.ts";
+
+/** Parsing and expansion of iCalendar feeds (`ics_events.ts`). */
+type IcsEvents = typeof import("./ics_events.ts");
 
 /** A calendar that cannot be read now and has no copy fresh enough: answered 503 `no-backend`. */
 export class CalendarUnavailableError extends Error {
@@ -92,12 +96,14 @@ async function readFeedText(response: Response, maxBytes: number): Promise<strin
   }
 }
 
-/** How feeds are fetched: resolved once per calendar. */
+/** How feeds are fetched and read: resolved once per calendar. */
 interface FeedFetching {
   fetch: typeof globalThis.fetch;
   timeoutMs: number;
   maxBytes: number;
   clock: Clock;
+  /** Loads the parser with the first feed, once per calendar. */
+  loadEvents(): Promise<IcsEvents>;
 }
 
 /**
@@ -128,7 +134,7 @@ async function downloadFeed(
     previous.fetchedAtMs = fetchedAtMs;
     return previous;
   }
-  const { parseCalendar } = await import("./ics_events.ts");
+  const { parseCalendar } = await fetching.loadEvents();
   const calendar = parseCalendar(text);
   const copy: FeedCopy = { fetchedAtMs, text, calendar, expansions: new Map() };
   copies.set(url, copy);
@@ -168,6 +174,7 @@ export function createIcsCalendar(options: IcsCalendarOptions): BusyCalendar {
     timeoutMs: options.timeoutMs ?? DEFAULT_FEED_TIMEOUT_MILLISECONDS,
     maxBytes: options.maxBytes ?? DEFAULT_MAX_FEED_BYTES,
     clock: options.clock,
+    loadEvents: loadOnce(() => import("./ics_events.ts")),
   };
   const copies = new Map<string, FeedCopy>();
   const combined = new Map<string, { parts: BusyInterval[][]; busy: BusyInterval[] }>();
@@ -201,7 +208,7 @@ export function createIcsCalendar(options: IcsCalendarOptions): BusyCalendar {
     const copy = await readFeed(url, maxAgeSeconds);
     let busy = copy.expansions.get(key);
     if (busy) return busy;
-    const { expandCalendar } = await import("./ics_events.ts");
+    const { expandCalendar } = await fetching.loadEvents();
     const skipped = [...copy.calendar.skipped];
     busy = expandCalendar(copy.calendar, span, options.defaultTimeZone, skipped);
     if (skipped.length) {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { loadOnce } from "../load_once.ts";
 
 /**
  * National public holidays computed ahead of time, by country (ISO 3166-1 alpha-2) and year, as
@@ -16,19 +17,18 @@ export type HolidayTable = Readonly<Record<string, Readonly<Record<number, reado
 /** The public holidays of a country in a year, as `YYYY-MM-DD` dates. */
 export type HolidayCalendar = (country: string, year: number) => ReadonlySet<string>;
 
+/** The `date-holidays` library's class. */
+type HolidaysLibrary = typeof import("date-holidays").default;
+
 /**
- * Computes the national public holidays of a country in a year with `date-holidays` (loaded on
- * first use). Regional holidays and optional days (such as Carnival in Portugal) are not included.
- *
- * @param country ISO 3166-1 alpha-2 code, e.g. `PT`.
- * @param year The year.
- * @returns The dates, `YYYY-MM-DD`.
+ * The national public holidays of a country in a year, by `date-holidays`. Regional holidays and
+ * optional days (such as Carnival in Portugal) are not included.
  */
-export async function computePublicHolidays(
+function computePublicHolidays(
+  Holidays: HolidaysLibrary,
   country: string,
   year: number,
-): Promise<ReadonlySet<string>> {
-  const { default: Holidays } = await import("date-holidays");
+): ReadonlySet<string> {
   const holidays = new Holidays(country).getHolidays(year) || [];
   return new Set(
     holidays.filter((holiday) => holiday.type === "public").map((holiday) =>
@@ -74,6 +74,7 @@ export interface HolidaySource {
  * ```
  */
 export function createHolidayCalendar(table: HolidayTable = {}): HolidaySource {
+  const loadLibrary = loadOnce(async () => (await import("date-holidays")).default);
   const computed = new Map<string, ReadonlySet<string>>();
   const fromTable = new Map<string, ReadonlySet<string>>();
   function known(country: string, year: number): ReadonlySet<string> | undefined {
@@ -97,7 +98,10 @@ export function createHolidayCalendar(table: HolidayTable = {}): HolidaySource {
     async prepare(country, years) {
       for (const year of years) {
         if (known(country, year)) continue;
-        computed.set(`${country}:${year}`, await computePublicHolidays(country, year));
+        computed.set(
+          `${country}:${year}`,
+          computePublicHolidays(await loadLibrary(), country, year),
+        );
       }
     },
   };

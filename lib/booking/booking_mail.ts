@@ -71,6 +71,20 @@ export interface BookingMailContext {
   meetingPlace: Record<string, string>;
   /** When the e-mail is written. */
   now: Temporal.Instant;
+  /** Builds the iMIP invites: see {@linkcode InviteModule}. */
+  buildInvite: InviteBuilder;
+}
+
+/** Builds an invite's text. */
+export type InviteBuilder = typeof buildInvite;
+
+/**
+ * The invites' module (`invites.ts`, on ical-generator): loaded with a booking's first e-mail, not
+ * when the service starts.
+ */
+export interface InviteModule {
+  /** Builds an invite's text. */
+  buildInvite: InviteBuilder;
 }
 
 /** The signed links an e-mail may carry. */
@@ -172,18 +186,14 @@ function detailLines(record: BookingRecord, locale: "pt" | "en", context: Bookin
   ];
 }
 
-/** Builds an invite's text (ical-generator, loaded with the first booking e-mail). */
-type InviteBuilder = typeof buildInvite;
-
 function invite(
-  buildInvite: InviteBuilder,
   record: BookingRecord,
   method: "REQUEST" | "CANCEL",
   locale: "pt" | "en",
   context: BookingMailContext,
 ): string {
   const text = TEXT[locale];
-  return buildInvite({
+  return context.buildInvite({
     uid: record.uid,
     sequence: record.sequence,
     method,
@@ -227,7 +237,6 @@ function buildAttendeeMail(
   record: BookingRecord,
   context: BookingMailContext,
   links: BookingLinks,
-  buildInvite: InviteBuilder,
 ): OutgoingMail {
   const locale = record.locale;
   const text = TEXT[locale];
@@ -260,10 +269,10 @@ function buildAttendeeMail(
     text: body,
   };
   if (kind === "attendee-booked") {
-    return withInvite(mail, "REQUEST", invite(buildInvite, record, "REQUEST", locale, context));
+    return withInvite(mail, "REQUEST", invite(record, "REQUEST", locale, context));
   }
   if (kind === "attendee-cancelled") {
-    return withInvite(mail, "CANCEL", invite(buildInvite, record, "CANCEL", locale, context));
+    return withInvite(mail, "CANCEL", invite(record, "CANCEL", locale, context));
   }
   return mail;
 }
@@ -277,7 +286,6 @@ function buildStudioMail(
   record: BookingRecord,
   context: BookingMailContext,
   links: BookingLinks,
-  buildInvite: InviteBuilder,
 ): OutgoingMail {
   const when = describeStart(record, "pt", context.timeZone);
   const pending = record.status === "pending";
@@ -325,8 +333,8 @@ function buildStudioMail(
     text: body,
   };
   return kind === "studio-new"
-    ? withInvite(mail, "REQUEST", invite(buildInvite, record, "REQUEST", "pt", context))
-    : withInvite(mail, "CANCEL", invite(buildInvite, record, "CANCEL", "pt", context));
+    ? withInvite(mail, "REQUEST", invite(record, "REQUEST", "pt", context))
+    : withInvite(mail, "CANCEL", invite(record, "CANCEL", "pt", context));
 }
 
 /**
@@ -334,19 +342,17 @@ function buildStudioMail(
  *
  * @param kind Which e-mail.
  * @param record The booking, as it is after the change the e-mail announces.
- * @param context Addresses, zone, meeting settings and the current instant.
+ * @param context Addresses, zone, meeting settings, the current instant and the invites' builder.
  * @param links The signed links to include.
- * @returns The e-mail, with its iMIP invite (ical-generator is loaded with the first one, not when
- * the service starts).
+ * @returns The e-mail, with its iMIP invite.
  */
-export async function buildBookingMail(
+export function buildBookingMail(
   kind: BookingMailKind,
   record: BookingRecord,
   context: BookingMailContext,
   links: BookingLinks,
-): Promise<OutgoingMail> {
-  const { buildInvite } = await import("./invites.ts");
+): OutgoingMail {
   return kind.startsWith("attendee-")
-    ? buildAttendeeMail(kind, record, context, links, buildInvite)
-    : buildStudioMail(kind, record, context, links, buildInvite);
+    ? buildAttendeeMail(kind, record, context, links)
+    : buildStudioMail(kind, record, context, links);
 }

@@ -10,9 +10,11 @@ import { createId } from "../store/ids.ts";
 import { ApiError } from "../contract/api_error.ts";
 import {
   type BookingLinks,
+  type BookingMailContext,
   type BookingMailKind,
   type BookingRecord,
   buildBookingMail,
+  type InviteModule,
 } from "./booking_mail.ts";
 import {
   BOOKING_PREFIX,
@@ -120,8 +122,8 @@ const UNCERTAIN_HINT =
   "The booking may or may not have been made: check the attendee's mailbox for a confirmation before any retry";
 
 /**
- * What bookings use: narrow ports and settings, not the whole set of services (the handler's
- * resolved services satisfy it).
+ * What bookings use: narrow ports and settings, not the whole set of services (the site's
+ * services satisfy it; the API's booking routes add the invites' loader to the resolved services).
  */
 export interface BookingServices {
   /** The public origin, for the signed links of the e-mails. */
@@ -147,10 +149,12 @@ export interface BookingServices {
    * attendee address may receive per day (UTC).
    */
   booking: { confirmation: "auto" | "manual"; bookingsPerAttendee: number };
+  /** Loads the invites' module once, with the first e-mail a booking queues. */
+  loadInvites(): Promise<InviteModule>;
 }
 
 /** The mail context of the services, at the current instant. */
-function mailContext(services: BookingServices) {
+function mailContext(services: BookingServices, invites: InviteModule): BookingMailContext {
   return {
     from: services.mail.from,
     inbox: services.mail.inbox,
@@ -159,6 +163,7 @@ function mailContext(services: BookingServices) {
     durationMinutes: services.schedule.meetingMinutes,
     meetingPlace: services.schedule.meetingPlace,
     now: services.clock.now(),
+    buildInvite: invites.buildInvite,
   };
 }
 
@@ -179,10 +184,8 @@ async function queueMails(
   kinds: BookingMailKind[],
 ): Promise<string[]> {
   const links = await buildLinks(services, record);
-  const context = mailContext(services);
-  const mails = await Promise.all(
-    kinds.map((kind) => buildBookingMail(kind, record, context, links)),
-  );
+  const context = mailContext(services, await services.loadInvites());
+  const mails = kinds.map((kind) => buildBookingMail(kind, record, context, links));
   return services.outbox.add(
     operation,
     mails.map((mail) => ({ topic: "booking", recordId: record.id, mail })),

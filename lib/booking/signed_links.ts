@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { loadOnce } from "../load_once.ts";
 
 /** The actions a signed link can carry. */
 export const BOOKING_ACTIONS = ["confirm", "decline", "cancel"] as const;
@@ -45,20 +46,16 @@ export interface LinkSigner {
  * @param readSecret Resolves to the secret (e.g. `STUDIO_SECRET`, or one kept in the store).
  */
 export function createLinkSigner(readSecret: () => Promise<string>): LinkSigner {
-  let key: Promise<CryptoKey> | undefined;
-  const readKey = () =>
-    key ??= readSecret().then((secret) =>
-      crypto.subtle.importKey(
-        "raw",
-        encoder.encode(secret),
-        { name: "HMAC", hash: "SHA-256" },
-        false,
-        ["sign", "verify"],
-      )
-    ).catch((error) => {
-      key = undefined;
-      throw error;
-    });
+  // A secret that cannot be read now (the store is busy) is read again by the next signature.
+  const readKey = loadOnce(async () =>
+    crypto.subtle.importKey(
+      "raw",
+      encoder.encode(await readSecret()),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    )
+  );
   // A fixed label, not SERVICE_NAME: renaming the service must not void the links already sent.
   const message = (action: BookingAction, bookingId: string) =>
     encoder.encode(`studio-website:booking:${action}:${bookingId}`);

@@ -10,8 +10,6 @@
 import { loadOnce } from "../load_once.ts";
 import { ATTRIBUTION_FIELDS, type AttributionField, CONTACT_FIELDS } from "../contract/contract.ts";
 
-const loadCookie = loadOnce(() => import("cookie"));
-
 /** The cookie's name. */
 export const FIRST_TOUCH_COOKIE = "first_touch";
 
@@ -54,40 +52,51 @@ export function readQueryAttribution(href: string): Attribution | undefined {
   return pick(new URLSearchParams(href.slice(query + 1, end < 0 ? undefined : end)));
 }
 
-/**
- * Reads the first-touch cookie.
- *
- * @param cookieHeader The request's `Cookie` value.
- * @returns The kept parameters, or `undefined` when there is no such cookie.
- */
-export async function readFirstTouch(
-  cookieHeader: string | null,
-): Promise<Attribution | undefined> {
-  // Most pages are asked for without the cookie: skip parsing then.
-  if (!cookieHeader || !cookieHeader.includes(FIRST_TOUCH_COOKIE + "=")) return undefined;
-  const { parse } = await loadCookie();
-  const value = parse(cookieHeader, { decode: keepAsIs })[FIRST_TOUCH_COOKIE];
-  return value === undefined ? undefined : pick(new URLSearchParams(value));
+/** Reads and writes the first-touch cookie. */
+export interface FirstTouch {
+  /**
+   * Reads the first-touch cookie.
+   *
+   * @param cookieHeader The request's `Cookie` value.
+   * @returns The kept parameters, or `undefined` when there is no such cookie.
+   */
+  read(cookieHeader: string | null): Promise<Attribution | undefined>;
+  /**
+   * Builds the `Set-Cookie` value that keeps the first landing's parameters.
+   *
+   * @param attribution The parameters.
+   * @param secure Whether the site is served over HTTPS (adds `Secure`).
+   */
+  buildCookie(attribution: Attribution, secure: boolean): Promise<string>;
 }
 
 /**
- * Builds the `Set-Cookie` value that keeps the first landing's parameters.
+ * Creates the first-touch cookie's reader and writer, which load the `cookie` package with the
+ * first request that has the cookie or sets it, once for their lifetime (a handler's).
  *
- * @param attribution The parameters.
- * @param secure Whether the site is served over HTTPS (adds `Secure`).
+ * @returns The reader and writer.
  */
-export async function buildFirstTouchCookie(
-  attribution: Attribution,
-  secure: boolean,
-): Promise<string> {
-  const { serialize } = await loadCookie();
-  const value = new URLSearchParams(attribution as Record<string, string>).toString();
-  return serialize(FIRST_TOUCH_COOKIE, value, {
-    encode: keepAsIs,
-    path: "/",
-    maxAge: FIRST_TOUCH_MAX_AGE_SECONDS,
-    sameSite: "lax",
-    httpOnly: true,
-    secure,
-  });
+export function createFirstTouch(): FirstTouch {
+  const loadCookie = loadOnce(() => import("cookie"));
+  return {
+    async read(cookieHeader) {
+      // Most pages are asked for without the cookie: skip parsing then.
+      if (!cookieHeader || !cookieHeader.includes(FIRST_TOUCH_COOKIE + "=")) return undefined;
+      const { parse } = await loadCookie();
+      const value = parse(cookieHeader, { decode: keepAsIs })[FIRST_TOUCH_COOKIE];
+      return value === undefined ? undefined : pick(new URLSearchParams(value));
+    },
+    async buildCookie(attribution, secure) {
+      const { serialize } = await loadCookie();
+      const value = new URLSearchParams(attribution as Record<string, string>).toString();
+      return serialize(FIRST_TOUCH_COOKIE, value, {
+        encode: keepAsIs,
+        path: "/",
+        maxAge: FIRST_TOUCH_MAX_AGE_SECONDS,
+        sameSite: "lax",
+        httpOnly: true,
+        secure,
+      });
+    },
+  };
 }

@@ -15,7 +15,7 @@ import {
   createClientKeyReader,
   type TrustedProxyHeader,
 } from "./client_address.ts";
-import { createApiResponder } from "./create_api_responder.ts";
+import { type ApiResponder, createApiResponder } from "./create_api_responder.ts";
 import { createOriginCheck } from "./check_origin.ts";
 import { answerPreflight, isReadPreflight } from "./cors.ts";
 import { createSecurityHeaders } from "./security_headers.ts";
@@ -23,10 +23,11 @@ import { createErrorStage, isApiPath } from "./create_error_stage.ts";
 import {
   createRequestCounter,
   type Quota,
+  type RequestCounter,
   toRateLimitedError,
   toRetryAfterSeconds,
 } from "./create_request_counter.ts";
-import { createRouteMatcher } from "./create_route_matcher.ts";
+import { createRouteMatcher, type RouteMatcher } from "./create_route_matcher.ts";
 import { loadOnce } from "../load_once.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate_limit.ts";
 import {
@@ -97,58 +98,65 @@ function toLazyHandlers(load: () => Promise<RouteHandlers>): RouteHandlers {
   };
 }
 
-/**
- * Builds the fetch handler of a route table.
- *
- * @param options The route table and the services of the stages.
- * @returns The handler; it answers every request, errors included, and never rejects.
- */
-export function createPipeline(options: PipelineOptions): Handler {
-  const { table, fallback } = options;
-  const readClientKey = createClientKeyReader(options.trustProxy);
-  const responder = createApiResponder(
-    table,
-    options.versionHeaders,
-    createSecurityHeaders(options.baseUrl),
-  );
-  const { finish } = responder;
-  const errors = createErrorStage(responder, options);
-  const counter = createRequestCounter(options.rateLimiter, options.policies);
-  const readQuota = counter.toQuota(["read"]);
-  const writeQuota = counter.toQuota(["write"]);
+/** What the stages of one pipeline share, made once with it. */
+interface PipelineParts {
+  responder: ApiResponder;
+  counter: RequestCounter;
+  checkOrigin: (request: Request) => void;
+}
 
-  const checkOrigin = createOriginCheck(options.allowedOrigins, options.baseUrl);
+/** A route of the table with its prepared stage, as the matcher holds it. */
+interface MatchedRoute {
+  method: RouteDefinition["method"];
+  path: string;
+  route: RouteDefinition;
+  stage: Stage;
+}
 
-  /** Count (when the route has policies) → check the Origin of a POST → answer → finish. */
-  function prepare(route: RouteDefinition): Stage {
-    const handlers = route.load ? toLazyHandlers(route.load) : route;
-    const { handle, answerRateLimited } = handlers;
-    const answer: Stage = route.method === "POST"
-      ? (request, context) => {
-        checkOrigin(request);
-        return finish(handle(request, context), request, context);
-      }
-      : (request, context) => finish(handle(request, context), request, context);
-    const quota = route.policies?.length ? counter.toQuota(route.policies) : undefined;
-    if (!quota) {
-      return (request, context) => {
-        context.route = route;
-        return answer(request, context);
-      };
+/** Count (when the route has policies) → check the Origin of a POST → answer → finish. */
+function prepareStage(route: RouteDefinition, parts: PipelineParts): Stage {
+  const { counter, checkOrigin } = parts;
+  const { finish } = parts.responder;
+  const handlers = route.load ? toLazyHandlers(route.load) : route;
+  const { handle, answerRateLimited } = handlers;
+  const answer: Stage = route.method === "POST"
+    ? (request, context) => {
+      checkOrigin(request);
+      return finish(handle(request, context), request, context);
     }
-    const proceed = (decision: RateLimitDecision, request: Request, context: RequestContext) => {
-      if (!decision.exceeded) return answer(request, context);
-      if (!answerRateLimited) throw toRateLimitedError();
-      return answerRateLimited(request, context, toRetryAfterSeconds(decision));
-    };
+    : (request, context) => finish(handle(request, context), request, context);
+  const quota = route.policies?.length ? counter.toQuota(route.policies) : undefined;
+  if (!quota) {
     return (request, context) => {
       context.route = route;
-      const decision = counter.count(quota, context);
-      return decision instanceof Promise
-        ? decision.then((settled) => proceed(settled, request, context))
-        : proceed(decision, request, context);
+      return answer(request, context);
     };
   }
+  const proceed = (decision: RateLimitDecision, request: Request, context: RequestContext) => {
+    if (!decision.exceeded) return answer(request, context);
+    if (!answerRateLimited) throw toRateLimitedError();
+    return answerRateLimited(request, context, toRetryAfterSeconds(decision));
+  };
+  return (request, context) => {
+    context.route = route;
+    const decision = counter.count(quota, context);
+    return decision instanceof Promise
+      ? decision.then((settled) => proceed(settled, request, context))
+      : proceed(decision, request, context);
+  };
+}
+
+/**
+ * The stage of a request no route of its method serves: the methods its path has, then a CORS
+ * preflight's answer, the site's fallback outside `/api/`, or the API's 405 or 404.
+ */
+function createUnmatchedStage(
+  matcher: RouteMatcher<MatchedRoute>,
+  parts: PipelineParts & { fallback: FallbackHandler },
+): Stage {
+  const { responder, counter, fallback } = parts;
+  const readQuota = counter.toQuota(["read"]);
+  const writeQuota = counter.toQuota(["write"]);
 
   /** Counts an `/api/` request no operation serves, then refuses it: 405 or 404. */
   function refuse(request: Request, context: RequestContext, allow: string, quota: Quota) {
@@ -172,11 +180,7 @@ export function createPipeline(options: PipelineOptions): Handler {
     return decision instanceof Promise ? decision.then(answer) : answer(decision);
   }
 
-  /** No route of this method: the methods the path has, then the site's or the API's answer. */
-  const answerUnmatched = (
-    request: Request,
-    context: RequestContext,
-  ): Response | Promise<Response> => {
+  return (request, context) => {
     const allowed = new Set<string>();
     const matches = matcher.matchAll(context.pathname);
     // A page on another origin asking to read a public read: granted, and counted nowhere.
@@ -191,18 +195,40 @@ export function createPipeline(options: PipelineOptions): Handler {
     }
     const allow = [...allowed].join(", ");
     if (!isApiPath(context.pathname)) {
-      return finish(fallback(request, context, allow), request, context);
+      return responder.finish(fallback(request, context, allow), request, context);
     }
     const safe = request.method === "GET" || request.method === "HEAD";
     return refuse(request, context, allow, safe ? readQuota : writeQuota);
   };
+}
 
-  const matcher = createRouteMatcher(table.map((route) => ({
+/**
+ * Builds the fetch handler of a route table.
+ *
+ * @param options The route table and the services of the stages.
+ * @returns The handler; it answers every request, errors included, and never rejects.
+ */
+export function createPipeline(options: PipelineOptions): Handler {
+  const { table, fallback } = options;
+  const readClientKey = createClientKeyReader(options.trustProxy);
+  const responder = createApiResponder(
+    table,
+    options.versionHeaders,
+    createSecurityHeaders(options.baseUrl),
+  );
+  const errors = createErrorStage(responder, options);
+  const parts: PipelineParts = {
+    responder,
+    counter: createRequestCounter(options.rateLimiter, options.policies),
+    checkOrigin: createOriginCheck(options.allowedOrigins, options.baseUrl),
+  };
+  const matcher = createRouteMatcher(table.map((route): MatchedRoute => ({
     method: route.method,
     path: route.path,
     route,
-    stage: prepare(route),
+    stage: prepareStage(route, parts),
   })));
+  const answerUnmatched = createUnmatchedStage(matcher, { ...parts, fallback });
 
   return (request, info) => {
     let context: RequestContext | undefined;

@@ -108,9 +108,29 @@ export function toRepresentation(
     etag,
     headers: all,
     notModifiedHeaders: toNotModified(all),
-    gzip: loadOnce(async () => variant("gzip", await compress(body, "gzip"))),
-    brotli: loadOnce(async () => variant("br", await compress(body, "brotli"))),
+    gzip: compressOnFirstUse(body, "gzip", variant),
+    brotli: compressOnFirstUse(body, "br", variant),
   };
+}
+
+/**
+ * A compressed variant of a body, made by its first request: with the runtime's
+ * `CompressionStream` where it knows the format, else with `node:zlib`, imported then.
+ */
+function compressOnFirstUse(
+  body: Uint8Array<ArrayBuffer>,
+  coding: "gzip" | "br",
+  toVariant: (coding: "gzip" | "br", compressed: Uint8Array<ArrayBuffer>) => Representation,
+): () => Promise<Representation> {
+  const format = coding === "gzip" ? "gzip" : "brotli";
+  return loadOnce(async () =>
+    toVariant(
+      coding,
+      isStreamFormat(format)
+        ? await compressWithStream(body, format)
+        : compressWithZlib(await import("node:zlib"), body, format),
+    )
+  );
 }
 
 /** Whether the runtime's `CompressionStream` knows a format (Deno's knows Brotli too). */
@@ -123,22 +143,27 @@ function isStreamFormat(format: "gzip" | "brotli"): boolean {
   }
 }
 
-/**
- * Compresses a body: with the runtime's `CompressionStream` where it knows the format, else with
- * `node:zlib` (gzip level 9; Brotli at its best quality, or a quicker one for a body of
- * megabytes, the API reference's renderer, so that its first request does not wait long).
- */
-async function compress(
+/** Compresses a body with the runtime's `CompressionStream`, which knows the format. */
+async function compressWithStream(
   body: Uint8Array<ArrayBuffer>,
   format: "gzip" | "brotli",
 ): Promise<Uint8Array<ArrayBuffer>> {
-  if (isStreamFormat(format)) {
-    const stream = new Blob([body]).stream().pipeThrough(
-      new CompressionStream(format as CompressionFormat),
-    );
-    return new Uint8Array(await new Response(stream).arrayBuffer());
-  }
-  const zlib = await import("node:zlib");
+  const stream = new Blob([body]).stream().pipeThrough(
+    new CompressionStream(format as CompressionFormat),
+  );
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/**
+ * Compresses a body with `node:zlib`: gzip level 9; Brotli at its best quality, or a quicker one
+ * for a body of megabytes, the API reference's renderer, so that its first request does not wait
+ * long.
+ */
+function compressWithZlib(
+  zlib: typeof import("node:zlib"),
+  body: Uint8Array<ArrayBuffer>,
+  format: "gzip" | "brotli",
+): Uint8Array<ArrayBuffer> {
   if (format === "gzip") return new Uint8Array(zlib.gzipSync(body, { level: 9 }));
   return new Uint8Array(zlib.brotliCompressSync(body, {
     params: {

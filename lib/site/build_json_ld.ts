@@ -1,5 +1,5 @@
 /**
- * The structured data of every HTML page (schema.org as JSON-LD; issue 14): the studio as a
+ * The structured data of every HTML page (schema.org as JSON-LD): the studio as a
  * `ProfessionalService` organisation with its `ContactPoint`, the page as a `WebPage` of the site
  * in its language, and, on the booking page, a `ReserveAction` whose `EntryPoint` is the booking
  * operation of the API. A JSON-LD block is data, not script: the site's policy runs no inline

@@ -3,7 +3,7 @@
  * llms.txt, llms-full.txt, the sitemap, robots.txt and the assets, each rendered, encoded and
  * tagged once, so a content request costs a lookup and a copy. The handler imports this module
  * with its first content request (see `Services.site`): the Markdown renderer and what it builds
- * are not part of start-up (issue 15).
+ * are not part of start-up, which every cold isolate would pay.
  *
  * @module
  */
@@ -87,7 +87,7 @@ export interface RenderedSite {
   llmsFull: SiteText;
   /** robots.txt. */
   robots: SiteText;
-  /** Renders sitemap.xml (its XML library is imported then). */
+  /** Renders sitemap.xml, once: its XML library is imported by the first call. */
   renderSitemap(): Promise<SiteText>;
   /** Renders an HTML document in the site's template (for answers built per request). */
   renderHtml: Site["renderHtml"];
@@ -286,8 +286,12 @@ export function renderSite(
     },
     llmsFull: text(buildLlmsFullTxt(corpus, baseUrl), plain),
     robots: text(buildRobotsTxt(baseUrl), plain),
-    renderSitemap: async () =>
-      text(await buildSitemap(corpus, baseUrl), "application/xml; charset=utf-8"),
+    renderSitemap: loadOnce(async () =>
+      text(
+        buildSitemap(corpus, { baseUrl, xml: await import("xmlbuilder2") }),
+        "application/xml; charset=utf-8",
+      )
+    ),
     renderHtml,
   };
 }

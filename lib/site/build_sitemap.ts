@@ -7,6 +7,9 @@
  */
 import type { Corpus } from "./corpus.ts";
 
+/** The XML builder (`xmlbuilder2`), which the first sitemap loads. */
+export type XmlBuilder = typeof import("xmlbuilder2");
+
 const SITEMAP_NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9";
 const XHTML_NAMESPACE = "http://www.w3.org/1999/xhtml";
 const XMLNS_NAMESPACE = "http://www.w3.org/2000/xmlns/";
@@ -15,13 +18,15 @@ const XMLNS_NAMESPACE = "http://www.w3.org/2000/xmlns/";
  * Builds the sitemap of a corpus.
  *
  * @param corpus The corpus (checked: every page has its translation).
- * @param baseUrl The public origin, without a trailing slash.
+ * @param options `baseUrl`, the public origin without a trailing slash, and `xml`, the loaded XML
+ * builder.
  * @returns The XML document, UTF-8, with its declaration.
  */
-export async function buildSitemap(corpus: Corpus, baseUrl: string): Promise<string> {
-  // xmlbuilder2 is loaded with the first sitemap, not when the service starts (issue 15).
-  const { create } = await import("xmlbuilder2");
-  const document = create({ version: "1.0", encoding: "UTF-8" })
+export function buildSitemap(
+  corpus: Corpus,
+  { baseUrl, xml }: { baseUrl: string; xml: XmlBuilder },
+): string {
+  const document = xml.create({ version: "1.0", encoding: "UTF-8" })
     .ele(SITEMAP_NAMESPACE, "urlset")
     .att(XMLNS_NAMESPACE, "xmlns:xhtml", XHTML_NAMESPACE);
   for (const page of corpus.pages) {

@@ -11,7 +11,7 @@
 import { paramAttribute, toolAttributes } from "./webmcp.ts";
 import { BOOKING_FIELDS, getOperation } from "../contract/contract.ts";
 import type { FieldProblem } from "../contract/fields.ts";
-import type { Corpus, Language } from "./corpus.ts";
+import type { BookingText, Corpus, Language } from "./corpus.ts";
 import { escapeHtml } from "../mail/mail.ts";
 
 /** What the booking form shows. */
@@ -54,6 +54,176 @@ export function formatStart(start: string, tag: string, timeZone: string): strin
   }).format(new Date(start));
 }
 
+/** The person's values after a refused submission. */
+type BookingValues = NonNullable<BookingFormState["values"]>;
+
+/** The message of each field with a problem, the first problem of a field only. */
+type FieldMessages = ReadonlyMap<string, string>;
+
+/** The messages of the problems to show, in the form's language. */
+function describeProblems(
+  corpus: Corpus,
+  language: Language,
+  state: BookingFormState,
+): FieldMessages {
+  const settings = corpus.languages[language];
+  const messages = new Map<string, string>();
+  for (const problem of state.problems ?? []) {
+    if (messages.has(problem.field)) continue;
+    // The contact form's messages say what each kind of problem means; bounds are booking's.
+    const field = BOOKING_FIELDS[problem.field as keyof typeof BOOKING_FIELDS];
+    const message = problem.field === "start"
+      ? settings.booking.missingTime
+      : settings.form.problems[problem.problem]
+        .replace("{min}", String(field && "minLength" in field ? field.minLength : 0))
+        .replace("{max}", String(field?.maxLength ?? ""));
+    messages.set(problem.field, message);
+  }
+  return messages;
+}
+
+/** A field's error message, or nothing. */
+function renderError(messages: FieldMessages, name: string): string {
+  return messages.has(name)
+    ? `<span class="error" id="b-${name}-error">${escapeHtml(messages.get(name) ?? "")}</span>`
+    : "";
+}
+
+/** The attributes that mark an input invalid and tie it to its hint and error. */
+function invalidAttributes(messages: FieldMessages, name: string, hint?: string): string {
+  const described = [hint, messages.has(name) ? `b-${name}-error` : ""].filter(Boolean);
+  return (messages.has(name) ? ' aria-invalid="true"' : "") +
+    (described.length ? ` aria-describedby="${described.join(" ")}"` : "");
+}
+
+/** The navigation between months: the one before, the one shown, the one after. */
+function renderMonthBar(state: BookingFormState, text: BookingText, tag: string): string[] {
+  const monthName = capitalize(
+    new Intl.DateTimeFormat(tag, { timeZone: "UTC", month: "long", year: "numeric" })
+      .format(new Date(`${state.month}-01T12:00:00Z`)),
+    tag,
+  );
+  const monthLink = (month: string | undefined, label: string, rel: string) =>
+    month
+      ? `<a href="${state.path}?month=${month}#booking" rel="${rel}">${escapeHtml(label)}</a>`
+      : `<span aria-hidden="true"></span>`;
+  return [
+    `<nav class="month-bar" aria-label="${escapeHtml(text.month)}">`,
+    monthLink(state.previousMonth, `← ${text.previousMonth}`, "prev"),
+    `<p class="month-name">${escapeHtml(monthName)}</p>`,
+    monthLink(state.nextMonth, `${text.nextMonth} →`, "next"),
+    "</nav>",
+  ];
+}
+
+/** The month's free times, a radio group per day; or why there are none. */
+function renderDays(
+  state: BookingFormState,
+  text: BookingText,
+  { tag, values }: { tag: string; values: BookingValues },
+): string {
+  if (!state.slots) {
+    return `<p class="slots-status notice">${escapeHtml(text.slotsFailed)}</p>`;
+  }
+  if (Object.keys(state.slots).length === 0) {
+    return `<p class="slots-status">${escapeHtml(text.noSlots)}</p>`;
+  }
+  const dayFormat = new Intl.DateTimeFormat(tag, {
+    timeZone: state.timeZone,
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+  });
+  const timeFormat = new Intl.DateTimeFormat(tag, {
+    timeZone: state.timeZone,
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  });
+  const startParam = paramAttribute(BOOKING_FIELDS, "start");
+  const days = Object.entries(state.slots).map(([date, starts], index) => {
+    const legend = capitalize(dayFormat.format(new Date(starts[0]?.start ?? date)), tag);
+    const radios = starts.map(({ start }) =>
+      `<label><input type="radio" name="start" value="${escapeHtml(start)}"${
+        values.start === start ? " checked" : ""
+      }${index === 0 ? " required" : ""}${startParam}><span>${
+        timeFormat.format(new Date(start))
+      }</span></label>`
+    ).join("");
+    return `<fieldset><legend>${
+      escapeHtml(legend)
+    }</legend><div class="times">${radios}</div></fieldset>`;
+  }).join("");
+  return `<div class="days">${days}</div>`;
+}
+
+/** The notice above the form: what happened to the last submission, or an empty status. */
+function renderNotice(state: BookingFormState): string {
+  return state.notice
+    ? `<p class="booking-result notice${
+      state.notice.kind === "ok" ? " ok" : ""
+    }" role="status" tabindex="-1">${escapeHtml(state.notice.text)}</p>`
+    : '<p class="booking-result" role="status" tabindex="-1"></p>';
+}
+
+/** The attendee's details (name, e-mail, company, topic), the honeypot and the button. */
+function renderDetails(
+  text: BookingText,
+  values: BookingValues,
+  messages: FieldMessages,
+): string[] {
+  const optional = ` <span class="opt">(${escapeHtml(text.optional)})</span>`;
+  const value = (name: keyof BookingValues) =>
+    values[name] ? ` value="${escapeHtml(values[name] ?? "")}"` : "";
+  const field = (id: string, name: string, label: string, input: string, hint?: string) =>
+    `<div class="field"><label for="${id}">${label}</label>${
+      hint ? `<span class="hint" id="${id}-hint">${escapeHtml(hint)}</span>` : ""
+    }${renderError(messages, name)}${input}</div>`;
+  return [
+    '<div class="booking-details">',
+    '<div class="field-row">',
+    field(
+      "b-name",
+      "name",
+      escapeHtml(text.name),
+      `<input id="b-name" name="name" autocomplete="name" required minlength="${BOOKING_FIELDS.name.minLength}" maxlength="${BOOKING_FIELDS.name.maxLength}"${
+        value("name")
+      }${invalidAttributes(messages, "name")}${paramAttribute(BOOKING_FIELDS, "name")}>`,
+    ),
+    field(
+      "b-email",
+      "email",
+      escapeHtml(text.email),
+      `<input id="b-email" name="email" type="email" autocomplete="email" required maxlength="${BOOKING_FIELDS.email.maxLength}"${
+        value("email")
+      }${invalidAttributes(messages, "email")}${paramAttribute(BOOKING_FIELDS, "email")}>`,
+    ),
+    "</div>",
+    field(
+      "b-company",
+      "company",
+      escapeHtml(text.company) + optional,
+      `<input id="b-company" name="company" autocomplete="organization" maxlength="${BOOKING_FIELDS.company.maxLength}"${
+        value("company")
+      }${invalidAttributes(messages, "company")}${paramAttribute(BOOKING_FIELDS, "company")}>`,
+    ),
+    field(
+      "b-topic",
+      "topic",
+      escapeHtml(text.topic),
+      `<textarea id="b-topic" name="topic" rows="4" required minlength="${BOOKING_FIELDS.topic.minLength}" maxlength="${BOOKING_FIELDS.topic.maxLength}"${
+        invalidAttributes(messages, "topic", "b-topic-hint")
+      }${paramAttribute(BOOKING_FIELDS, "topic")}>${escapeHtml(values.topic ?? "")}</textarea>`,
+      text.topicHint,
+    ),
+    // A field people never see: software that fills every input is refused, as by the API.
+    '<div hidden><label for="b-website">Website</label>' +
+    '<input id="b-website" name="website" tabindex="-1" autocomplete="off"></div>',
+    `<button type="submit">${escapeHtml(text.submit)}</button>`,
+    "</div>",
+  ];
+}
+
 /**
  * Renders the booking form with its configuration block.
  *
@@ -71,19 +241,7 @@ export function renderBookingWidget(
   const text = settings.booking;
   const tag = settings.tag;
   const values = state.values ?? {};
-  const problems = new Map<string, string>();
-  for (const problem of state.problems ?? []) {
-    if (problems.has(problem.field)) continue;
-    // The contact form's messages say what each kind of problem means; bounds are booking's.
-    const field = BOOKING_FIELDS[problem.field as keyof typeof BOOKING_FIELDS];
-    const message = problem.field === "start"
-      ? text.missingTime
-      : settings.form.problems[problem.problem]
-        .replace("{min}", String(field && "minLength" in field ? field.minLength : 0))
-        .replace("{max}", String(field?.maxLength ?? ""));
-    problems.set(problem.field, message);
-  }
-  const optional = ` <span class="opt">(${escapeHtml(text.optional)})</span>`;
+  const messages = describeProblems(corpus, language, state);
   // A JSON data block is never executed, so the page's Content-Security-Policy allows it; "<" is
   // escaped so no text can close the element.
   // The slot listing as a WebMCP tool, registered by the script where the browser offers it.
@@ -93,130 +251,21 @@ export function renderBookingWidget(
     path: getOperation("listBookingSlots").path,
   };
   const config = JSON.stringify({ tag, locale: language, text, tool }).replace(/</g, "\\u003c");
-  const error = (name: string) =>
-    problems.has(name)
-      ? `<span class="error" id="b-${name}-error">${escapeHtml(problems.get(name) ?? "")}</span>`
-      : "";
-  const invalid = (name: string, hint?: string) => {
-    const described = [hint, problems.has(name) ? `b-${name}-error` : ""].filter(Boolean);
-    return (problems.has(name) ? ' aria-invalid="true"' : "") +
-      (described.length ? ` aria-describedby="${described.join(" ")}"` : "");
-  };
-  const value = (name: keyof NonNullable<BookingFormState["values"]>) =>
-    values[name] ? ` value="${escapeHtml(values[name] ?? "")}"` : "";
-  const field = (id: string, name: string, label: string, input: string, hint?: string) =>
-    `<div class="field"><label for="${id}">${label}</label>${
-      hint ? `<span class="hint" id="${id}-hint">${escapeHtml(hint)}</span>` : ""
-    }${error(name)}${input}</div>`;
-
-  const monthName = capitalize(
-    new Intl.DateTimeFormat(tag, { timeZone: "UTC", month: "long", year: "numeric" })
-      .format(new Date(`${state.month}-01T12:00:00Z`)),
-    tag,
-  );
-  const monthLink = (month: string | undefined, label: string, rel: string) =>
-    month
-      ? `<a href="${state.path}?month=${month}#booking" rel="${rel}">${escapeHtml(label)}</a>`
-      : `<span aria-hidden="true"></span>`;
-  const dayFormat = new Intl.DateTimeFormat(tag, {
-    timeZone: state.timeZone,
-    weekday: "long",
-    day: "numeric",
-    month: "long",
-  });
-  const timeFormat = new Intl.DateTimeFormat(tag, {
-    timeZone: state.timeZone,
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  });
-  let days: string;
-  if (!state.slots) {
-    days = `<p class="slots-status notice">${escapeHtml(text.slotsFailed)}</p>`;
-  } else if (Object.keys(state.slots).length === 0) {
-    days = `<p class="slots-status">${escapeHtml(text.noSlots)}</p>`;
-  } else {
-    const startParam = paramAttribute(BOOKING_FIELDS, "start");
-    days = Object.entries(state.slots).map(([date, starts], index) => {
-      const legend = capitalize(dayFormat.format(new Date(starts[0]?.start ?? date)), tag);
-      const radios = starts.map(({ start }) =>
-        `<label><input type="radio" name="start" value="${escapeHtml(start)}"${
-          values.start === start ? " checked" : ""
-        }${index === 0 ? " required" : ""}${startParam}><span>${
-          timeFormat.format(new Date(start))
-        }</span></label>`
-      ).join("");
-      return `<fieldset><legend>${
-        escapeHtml(legend)
-      }</legend><div class="times">${radios}</div></fieldset>`;
-    }).join("");
-    days = `<div class="days">${days}</div>`;
-  }
-  const notice = state.notice
-    ? `<p class="booking-result notice${
-      state.notice.kind === "ok" ? " ok" : ""
-    }" role="status" tabindex="-1">${escapeHtml(state.notice.text)}</p>`
-    : '<p class="booking-result" role="status" tabindex="-1"></p>';
-
   return [
     '<section class="booking" id="booking" aria-labelledby="booking-title">',
     `<h2 id="booking-title">${escapeHtml(text.chooseTime)}</h2>`,
     `<p class="small">${escapeHtml(text.timeZone)}</p>`,
-    `<nav class="month-bar" aria-label="${escapeHtml(text.month)}">`,
-    monthLink(state.previousMonth, `← ${text.previousMonth}`, "prev"),
-    `<p class="month-name">${escapeHtml(monthName)}</p>`,
-    monthLink(state.nextMonth, `${text.nextMonth} →`, "next"),
-    "</nav>",
-    notice,
+    ...renderMonthBar(state, text, tag),
+    renderNotice(state),
     // A tool for an agent in the browser (WebMCP), which a person still submits.
     `<form method="post" action="${state.path}?month=${state.month}"${
       toolAttributes("book_call", "createBooking", false)
     }>`,
     `<fieldset class="slots"><legend>${escapeHtml(text.days)}</legend>`,
-    error("start"),
-    days,
+    renderError(messages, "start"),
+    renderDays(state, text, { tag, values }),
     "</fieldset>",
-    '<div class="booking-details">',
-    '<div class="field-row">',
-    field(
-      "b-name",
-      "name",
-      escapeHtml(text.name),
-      `<input id="b-name" name="name" autocomplete="name" required minlength="${BOOKING_FIELDS.name.minLength}" maxlength="${BOOKING_FIELDS.name.maxLength}"${
-        value("name")
-      }${invalid("name")}${paramAttribute(BOOKING_FIELDS, "name")}>`,
-    ),
-    field(
-      "b-email",
-      "email",
-      escapeHtml(text.email),
-      `<input id="b-email" name="email" type="email" autocomplete="email" required maxlength="${BOOKING_FIELDS.email.maxLength}"${
-        value("email")
-      }${invalid("email")}${paramAttribute(BOOKING_FIELDS, "email")}>`,
-    ),
-    "</div>",
-    field(
-      "b-company",
-      "company",
-      escapeHtml(text.company) + optional,
-      `<input id="b-company" name="company" autocomplete="organization" maxlength="${BOOKING_FIELDS.company.maxLength}"${
-        value("company")
-      }${invalid("company")}${paramAttribute(BOOKING_FIELDS, "company")}>`,
-    ),
-    field(
-      "b-topic",
-      "topic",
-      escapeHtml(text.topic),
-      `<textarea id="b-topic" name="topic" rows="4" required minlength="${BOOKING_FIELDS.topic.minLength}" maxlength="${BOOKING_FIELDS.topic.maxLength}"${
-        invalid("topic", "b-topic-hint")
-      }${paramAttribute(BOOKING_FIELDS, "topic")}>${escapeHtml(values.topic ?? "")}</textarea>`,
-      text.topicHint,
-    ),
-    // A field people never see: software that fills every input is refused, as by the API.
-    '<div hidden><label for="b-website">Website</label>' +
-    '<input id="b-website" name="website" tabindex="-1" autocomplete="off"></div>',
-    `<button type="submit">${escapeHtml(text.submit)}</button>`,
-    "</div>",
+    ...renderDetails(text, values, messages),
     "</form>",
     "</section>",
     `<script type="application/json" id="booking-config">${config}</script>`,

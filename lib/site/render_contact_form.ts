@@ -44,6 +44,100 @@ export function describeProblem(text: ContactFormText, problem: FieldProblem): s
     .replace("{max}", String(field?.maxLength ?? ""));
 }
 
+/** The message of each field with a problem, the first problem of a field only. */
+type FieldMessages = ReadonlyMap<string, string>;
+
+/** The attributes that tie an input to its hint and error. */
+function describedBy(messages: FieldMessages, id: string, field: string, hint?: boolean): string {
+  const ids = [hint ? `${id}-hint` : "", messages.has(field) ? `${id}-error` : ""]
+    .filter(Boolean);
+  return (ids.length ? ` aria-describedby="${ids.join(" ")}"` : "") +
+    (messages.has(field) ? ' aria-invalid="true"' : "");
+}
+
+/** A field's error message, or nothing. */
+function renderError(messages: FieldMessages, id: string, field: string): string {
+  return messages.has(field)
+    ? `<p class="error" id="${id}-error">${escapeHtml(messages.get(field) ?? "")}</p>`
+    : "";
+}
+
+/** An input's `value` attribute, or nothing. */
+function valueAttribute(value?: string): string {
+  return value ? ` value="${escapeHtml(value)}"` : "";
+}
+
+/** The summary above the form of what to fix, each item linking to its field. */
+function renderErrorSummary(text: ContactFormText, messages: FieldMessages): string[] {
+  if (!messages.size) return [];
+  const labels: Record<string, [string, string]> = {
+    Name: [text.firstName, "f-first"],
+    Email: [text.email, "f-email"],
+    Category: [text.category, "f-category"],
+    Message: [text.message, "f-message"],
+  };
+  return [
+    '<div class="notice" id="form-errors" role="alert" tabindex="-1">',
+    `<h2>${escapeHtml(text.errorSummary)}</h2>`,
+    "<ul>",
+    ...[...messages].map(([field, message]) => {
+      const [label, id] = labels[field] ?? [field, "f-message"];
+      return `<li><a href="#${id}">${escapeHtml(label)}</a>: ${escapeHtml(message)}</li>`;
+    }),
+    "</ul>",
+    "</div>",
+  ];
+}
+
+/** The fields a person fills in: the two names, e-mail, category and message. */
+function renderFields(
+  text: ContactFormText,
+  state: ContactFormState,
+  messages: FieldMessages,
+): string[] {
+  const values = state.values ?? {};
+  const required = ` <span class="req">(${escapeHtml(text.required)})</span>`;
+  const options = [
+    `<option value="">${escapeHtml(text.categoryNone)}</option>`,
+    ...text.categories.map((category) =>
+      `<option value="${escapeHtml(category.value)}"${
+        values.Category === category.value ? " selected" : ""
+      }>${escapeHtml(category.label)}</option>`
+    ),
+  ];
+  return [
+    '<div class="field-row">',
+    `<div class="field"><label for="f-first">${escapeHtml(text.firstName)}${required}</label>`,
+    `<input id="f-first" name="Name" autocomplete="given-name" required maxlength="${FIRST_NAME_MAX}"${
+      valueAttribute(state.firstName)
+    }${describedBy(messages, "f-first", "Name")}${paramAttribute(CONTACT_FIELDS, "Name")}>${
+      renderError(messages, "f-first", "Name")
+    }</div>`,
+    `<div class="field"><label for="f-last">${escapeHtml(text.lastName)}</label>`,
+    `<input id="f-last" name="Name" autocomplete="family-name" maxlength="${LAST_NAME_MAX}"${
+      valueAttribute(state.lastName)
+    }></div>`,
+    "</div>",
+    `<div class="field"><label for="f-email">${escapeHtml(text.email)}${required}</label>`,
+    `<input id="f-email" name="Email" type="email" autocomplete="email" required maxlength="${CONTACT_FIELDS.Email.maxLength}"${
+      valueAttribute(values.Email)
+    }${describedBy(messages, "f-email", "Email")}${paramAttribute(CONTACT_FIELDS, "Email")}>${
+      renderError(messages, "f-email", "Email")
+    }</div>`,
+    `<div class="field"><label for="f-category">${escapeHtml(text.category)}</label>`,
+    `<select id="f-category" name="Category"${describedBy(messages, "f-category", "Category")}${
+      paramAttribute(CONTACT_FIELDS, "Category")
+    }>${options.join("")}</select>${renderError(messages, "f-category", "Category")}</div>`,
+    `<div class="field"><label for="f-message">${escapeHtml(text.message)}${required}</label>`,
+    `<span class="hint" id="f-message-hint">${escapeHtml(text.messageHint)}</span>`,
+    `<textarea id="f-message" name="Message" rows="8" required maxlength="${CONTACT_FIELDS.Message.maxLength}"${
+      describedBy(messages, "f-message", "Message", true)
+    }${paramAttribute(CONTACT_FIELDS, "Message")}>${escapeHtml(values.Message ?? "")}</textarea>${
+      renderError(messages, "f-message", "Message")
+    }</div>`,
+  ];
+}
+
 /**
  * Renders the contact form.
  *
@@ -60,95 +154,22 @@ export function renderContactForm(
   state: ContactFormState,
   renderInlineMarkdown: (markdown: string) => string,
 ): string {
-  const problems = new Map<string, string>();
+  const messages = new Map<string, string>();
   for (const problem of state.problems ?? []) {
-    if (!problems.has(problem.field)) problems.set(problem.field, describeProblem(text, problem));
+    if (!messages.has(problem.field)) messages.set(problem.field, describeProblem(text, problem));
   }
-  const values = state.values ?? {};
-  const required = ` <span class="req">(${escapeHtml(text.required)})</span>`;
-
-  /** The attributes that tie an input to its hint and error. */
-  const described = (id: string, field: string, hint?: boolean) => {
-    const ids = [hint ? `${id}-hint` : "", problems.has(field) ? `${id}-error` : ""]
-      .filter(Boolean);
-    return (ids.length ? ` aria-describedby="${ids.join(" ")}"` : "") +
-      (problems.has(field) ? ' aria-invalid="true"' : "");
-  };
-  const error = (id: string, field: string) =>
-    problems.has(field)
-      ? `<p class="error" id="${id}-error">${escapeHtml(problems.get(field) ?? "")}</p>`
-      : "";
-  const value = (text?: string) => text ? ` value="${escapeHtml(text)}"` : "";
-
-  const labels: Record<string, [string, string]> = {
-    Name: [text.firstName, "f-first"],
-    Email: [text.email, "f-email"],
-    Category: [text.category, "f-category"],
-    Message: [text.message, "f-message"],
-  };
-  const summary = problems.size
-    ? [
-      '<div class="notice" id="form-errors" role="alert" tabindex="-1">',
-      `<h2>${escapeHtml(text.errorSummary)}</h2>`,
-      "<ul>",
-      ...[...problems].map(([field, message]) => {
-        const [label, id] = labels[field] ?? [field, "f-message"];
-        return `<li><a href="#${id}">${escapeHtml(label)}</a>: ${escapeHtml(message)}</li>`;
-      }),
-      "</ul>",
-      "</div>",
-    ]
-    : [];
-
-  const options = [
-    `<option value="">${escapeHtml(text.categoryNone)}</option>`,
-    ...text.categories.map((category) =>
-      `<option value="${escapeHtml(category.value)}"${
-        values.Category === category.value ? " selected" : ""
-      }>${escapeHtml(category.label)}</option>`
-    ),
-  ];
   const hidden = ATTRIBUTION_FIELDS.map((name) =>
-    `<input type="hidden" name="${name}"${value(state.attribution?.[name])}>`
+    `<input type="hidden" name="${name}"${valueAttribute(state.attribution?.[name])}>`
   );
-
   return [
     `<form class="contact-form" method="post" action="${escapeHtml(action)}" ` +
     `enctype="multipart/form-data" accept-charset="utf-8"${
       toolAttributes("send_inquiry", "createContactInquiry", true)
     }>`,
-    ...summary,
+    ...renderErrorSummary(text, messages),
     "<fieldset>",
     `<legend>${escapeHtml(text.legend)}</legend>`,
-    '<div class="field-row">',
-    `<div class="field"><label for="f-first">${escapeHtml(text.firstName)}${required}</label>`,
-    `<input id="f-first" name="Name" autocomplete="given-name" required maxlength="${FIRST_NAME_MAX}"${
-      value(state.firstName)
-    }${described("f-first", "Name")}${paramAttribute(CONTACT_FIELDS, "Name")}>${
-      error("f-first", "Name")
-    }</div>`,
-    `<div class="field"><label for="f-last">${escapeHtml(text.lastName)}</label>`,
-    `<input id="f-last" name="Name" autocomplete="family-name" maxlength="${LAST_NAME_MAX}"${
-      value(state.lastName)
-    }></div>`,
-    "</div>",
-    `<div class="field"><label for="f-email">${escapeHtml(text.email)}${required}</label>`,
-    `<input id="f-email" name="Email" type="email" autocomplete="email" required maxlength="${CONTACT_FIELDS.Email.maxLength}"${
-      value(values.Email)
-    }${described("f-email", "Email")}${paramAttribute(CONTACT_FIELDS, "Email")}>${
-      error("f-email", "Email")
-    }</div>`,
-    `<div class="field"><label for="f-category">${escapeHtml(text.category)}</label>`,
-    `<select id="f-category" name="Category"${described("f-category", "Category")}${
-      paramAttribute(CONTACT_FIELDS, "Category")
-    }>${options.join("")}</select>${error("f-category", "Category")}</div>`,
-    `<div class="field"><label for="f-message">${escapeHtml(text.message)}${required}</label>`,
-    `<span class="hint" id="f-message-hint">${escapeHtml(text.messageHint)}</span>`,
-    `<textarea id="f-message" name="Message" rows="8" required maxlength="${CONTACT_FIELDS.Message.maxLength}"${
-      described("f-message", "Message", true)
-    }${paramAttribute(CONTACT_FIELDS, "Message")}>${escapeHtml(values.Message ?? "")}</textarea>${
-      error("f-message", "Message")
-    }</div>`,
+    ...renderFields(text, state, messages),
     ...hidden,
     "</fieldset>",
     `<button type="submit">${escapeHtml(text.submit)}</button>`,

@@ -47,21 +47,75 @@ export function findPage(corpus: Corpus, id: string, language: Language): Corpus
 
 const OTHER: Record<Language, Language> = { pt: "en", en: "pt" };
 
+/** The path of a language's home page. */
+function toHomePath(language: Language): string {
+  return language === "pt" ? "/" : "/en";
+}
+
+/** An asset's versioned URL, or its plain one when the site has no version for it. */
+function toAssetUrl(view: PageView, name: string): string {
+  return view.assetUrls[name] ?? `/assets/${name}`;
+}
+
 /**
- * Renders a complete HTML document.
- *
- * @param view The page's content and context.
- * @returns The document, `<!doctype html>` first.
+ * The `<head>`'s links and sharing tags of a page of the corpus: canonical, the alternate
+ * languages of an indexed page, Open Graph and, with the studio's design, the sharing card.
  */
-export function renderPage(view: PageView): string {
-  const { corpus, language, baseUrl, page, translation } = view;
+function renderPageLinks(view: PageView, page: CorpusPage): string[] {
+  const { corpus, language, baseUrl, translation } = view;
+  const design = corpus.design;
+  const url = baseUrl + page.path;
+  const links = [`<link rel="canonical" href="${url}">`];
+  if (translation && page.indexed) {
+    const byLanguage = { [language]: page, [OTHER[language]]: translation };
+    for (const code of ["pt", "en"] as const) {
+      links.push(
+        `<link rel="alternate" hreflang="${corpus.languages[code].tag}" href="${
+          baseUrl + byLanguage[code].path
+        }">`,
+      );
+    }
+    links.push(
+      `<link rel="alternate" hreflang="x-default" href="${baseUrl + byLanguage.pt.path}">`,
+    );
+  }
+  links.push(
+    `<meta property="og:title" content="${escapeHtml(view.title)}">`,
+    `<meta property="og:description" content="${escapeHtml(view.description)}">`,
+    `<meta property="og:url" content="${url}">`,
+    '<meta property="og:type" content="website">',
+    `<meta property="og:site_name" content="${escapeHtml(corpus.name)}">`,
+    `<meta property="og:locale" content="${corpus.languages[language].tag.replace("-", "_")}">`,
+  );
+  if (design) {
+    // The page's own card where the site can serve it (its title drawn on it), else the
+    // studio's card; the size is the same.
+    const own = page.card !== undefined && page.card in view.assetUrls ? page.card : undefined;
+    const card = baseUrl + toAssetUrl(view, own ?? design.card.name);
+    links.push(
+      `<meta property="og:image" content="${card}">`,
+      `<meta property="og:image:type" content="image/png">`,
+      `<meta property="og:image:width" content="${design.card.width}">`,
+      `<meta property="og:image:height" content="${design.card.height}">`,
+      `<meta property="og:image:alt" content="${
+        escapeHtml(own ? `${view.title} · ${corpus.name}` : corpus.name)
+      }">`,
+      '<meta name="twitter:card" content="summary_large_image">',
+      `<meta name="twitter:title" content="${escapeHtml(view.title)}">`,
+      `<meta name="twitter:description" content="${escapeHtml(view.description)}">`,
+      `<meta name="twitter:image" content="${card}">`,
+    );
+  }
+  return links;
+}
+
+/** The `<head>`'s elements: title, description, theme, structured data, links, styles, scripts. */
+function renderHead(view: PageView): string[] {
+  const { corpus, language, baseUrl, page } = view;
   const settings = corpus.languages[language];
-  const other = corpus.languages[OTHER[language]];
-  const home = language === "pt" ? "/" : "/en";
-  const isHome = page?.path === home;
+  const isHome = page?.path === toHomePath(language);
   const title = isHome ? `${corpus.name} · ${view.title}` : `${view.title} · ${corpus.name}`;
   const design = corpus.design;
-  const assetUrl = (name: string) => view.assetUrls[name] ?? `/assets/${name}`;
   const head = [
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -74,62 +128,19 @@ export function renderPage(view: PageView): string {
       `<meta name="theme-color" media="(prefers-color-scheme: light)" content="${design.themeColors.light}">`,
       `<meta name="theme-color" media="(prefers-color-scheme: dark)" content="${design.themeColors.dark}">`,
       `<link rel="preload" href="${
-        assetUrl(design.font)
+        toAssetUrl(view, design.font)
       }" as="font" type="font/woff2" crossorigin>`,
     );
   }
   if (!page || !page.indexed) head.push('<meta name="robots" content="noindex">');
   head.push(renderJsonLd(view));
-  if (page) {
-    const url = baseUrl + page.path;
-    head.push(`<link rel="canonical" href="${url}">`);
-    if (translation && page.indexed) {
-      const byLanguage = { [language]: page, [OTHER[language]]: translation };
-      for (const code of ["pt", "en"] as const) {
-        head.push(
-          `<link rel="alternate" hreflang="${corpus.languages[code].tag}" href="${
-            baseUrl + byLanguage[code].path
-          }">`,
-        );
-      }
-      head.push(
-        `<link rel="alternate" hreflang="x-default" href="${baseUrl + byLanguage.pt.path}">`,
-      );
-    }
-    head.push(
-      `<meta property="og:title" content="${escapeHtml(view.title)}">`,
-      `<meta property="og:description" content="${escapeHtml(view.description)}">`,
-      `<meta property="og:url" content="${url}">`,
-      '<meta property="og:type" content="website">',
-      `<meta property="og:site_name" content="${escapeHtml(corpus.name)}">`,
-      `<meta property="og:locale" content="${settings.tag.replace("-", "_")}">`,
-    );
-    if (design) {
-      // The page's own card where the site can serve it (its title drawn on it), else the
-      // studio's card; the size is the same.
-      const own = page.card !== undefined && page.card in view.assetUrls ? page.card : undefined;
-      const card = baseUrl + assetUrl(own ?? design.card.name);
-      head.push(
-        `<meta property="og:image" content="${card}">`,
-        `<meta property="og:image:type" content="image/png">`,
-        `<meta property="og:image:width" content="${design.card.width}">`,
-        `<meta property="og:image:height" content="${design.card.height}">`,
-        `<meta property="og:image:alt" content="${
-          escapeHtml(own ? `${view.title} · ${corpus.name}` : corpus.name)
-        }">`,
-        '<meta name="twitter:card" content="summary_large_image">',
-        `<meta name="twitter:title" content="${escapeHtml(view.title)}">`,
-        `<meta name="twitter:description" content="${escapeHtml(view.description)}">`,
-        `<meta name="twitter:image" content="${card}">`,
-      );
-    }
-  }
+  if (page) head.push(...renderPageLinks(view, page));
   if (design) {
     head.push(
       '<link rel="icon" href="/favicon.ico" sizes="32x32">',
-      `<link rel="icon" href="${assetUrl("favicon.svg")}" type="image/svg+xml">`,
-      `<link rel="apple-touch-icon" href="${assetUrl("apple-touch-icon.png")}">`,
-      `<link rel="manifest" href="${assetUrl("site.webmanifest")}">`,
+      `<link rel="icon" href="${toAssetUrl(view, "favicon.svg")}" type="image/svg+xml">`,
+      `<link rel="apple-touch-icon" href="${toAssetUrl(view, "apple-touch-icon.png")}">`,
+      `<link rel="manifest" href="${toAssetUrl(view, "site.webmanifest")}">`,
     );
   }
   if (view.markdownPath) {
@@ -143,23 +154,37 @@ export function renderPage(view: PageView): string {
   for (const script of view.scripts ?? []) {
     head.push(`<script src="${view.assetUrls[script]}" defer></script>`);
   }
+  return head;
+}
 
-  const link = (target: CorpusPage, className?: string) => {
-    // The page itself, or (a case study under the work index) the section it belongs to.
-    const current = page?.path === target.path
-      ? ' aria-current="page"'
-      : page?.path.startsWith(target.path + "/") && target.path !== "/en"
-      ? ' aria-current="true"'
-      : "";
-    const classes = className ? ` class="${className}"` : "";
-    return `<a href="${target.path}"${classes}${current}>${escapeHtml(target.label)}</a>`;
-  };
-  const nav = settings.nav.map((id) => `<li>${link(findPage(corpus, id, language))}</li>`);
-  nav.push(`<li>${link(findPage(corpus, settings.callToAction, language), "cta")}</li>`);
+/** A link of the navigation or the footer, marked current on its page or its section's. */
+function renderNavLink(page: CorpusPage | undefined, target: CorpusPage, className?: string) {
+  // The page itself, or (a case study under the work index) the section it belongs to.
+  const current = page?.path === target.path
+    ? ' aria-current="page"'
+    : page?.path.startsWith(target.path + "/") && target.path !== "/en"
+    ? ' aria-current="true"'
+    : "";
+  const classes = className ? ` class="${className}"` : "";
+  return `<a href="${target.path}"${classes}${current}>${escapeHtml(target.label)}</a>`;
+}
+
+/** The site's header: the studio's logo and name, the language switch and the navigation. */
+function renderHeader(view: PageView): string[] {
+  const { corpus, language, page, translation } = view;
+  const settings = corpus.languages[language];
+  const other = corpus.languages[OTHER[language]];
+  const design = corpus.design;
+  const nav = settings.nav.map((id) =>
+    `<li>${renderNavLink(page, findPage(corpus, id, language))}</li>`
+  );
+  nav.push(
+    `<li>${renderNavLink(page, findPage(corpus, settings.callToAction, language), "cta")}</li>`,
+  );
   const switchTarget = translation?.path ?? (language === "pt" ? "/en" : "/");
-  const header = [
+  return [
     '<header class="site-header">',
-    `<a class="brand" href="${home}">${
+    `<a class="brand" href="${toHomePath(language)}">${
       design ? design.logoSvg.replace(/^<svg\b/, '<svg aria-hidden="true"') : ""
     }<span>${escapeHtml(corpus.name)}<small>${escapeHtml(settings.tagline)}</small></span></a>`,
     `<a class="lang" href="${switchTarget}" hreflang="${other.tag}" lang="${other.tag}">${
@@ -168,9 +193,14 @@ export function renderPage(view: PageView): string {
     `<nav aria-label="${escapeHtml(settings.text.navLabel)}"><ul>${nav.join("")}</ul></nav>`,
     "</header>",
   ];
+}
 
+/** The site's footer: the studio's details, the footer's links and the links for software. */
+function renderFooter(view: PageView): string[] {
+  const { corpus, language, page } = view;
+  const settings = corpus.languages[language];
   const footerLinks = settings.footer.map((id) =>
-    `<li>${link(findPage(corpus, id, language))}</li>`
+    `<li>${renderNavLink(page, findPage(corpus, id, language))}</li>`
   );
   const machine = [
     view.markdownPath
@@ -184,7 +214,7 @@ export function renderPage(view: PageView): string {
     }</a>`,
     '<a href="/sitemap.xml">sitemap.xml</a>',
   ].filter(Boolean).join(" · ");
-  const footer = [
+  return [
     '<footer class="site-footer">',
     `<p><strong>${escapeHtml(corpus.name)}</strong> · ${escapeHtml(settings.tagline)}<br>${
       escapeHtml(corpus.address)
@@ -193,20 +223,29 @@ export function renderPage(view: PageView): string {
     `<p class="small">${escapeHtml(settings.text.machineLinks)}: ${machine}</p>`,
     "</footer>",
   ];
+}
 
+/**
+ * Renders a complete HTML document.
+ *
+ * @param view The page's content and context.
+ * @returns The document, `<!doctype html>` first.
+ */
+export function renderPage(view: PageView): string {
+  const settings = view.corpus.languages[view.language];
   return [
     "<!doctype html>",
     `<html lang="${settings.tag}">`,
     "<head>",
-    ...head,
+    ...renderHead(view),
     "</head>",
-    `<body class="layout-${page?.layout ?? "page"}">`,
+    `<body class="layout-${view.page?.layout ?? "page"}">`,
     `<a class="skip" href="#main">${escapeHtml(settings.text.skipLink)}</a>`,
-    ...header,
+    ...renderHeader(view),
     '<main id="main" tabindex="-1">',
     view.mainHtml.trim(),
     "</main>",
-    ...footer,
+    ...renderFooter(view),
     "</body>",
     "</html>",
     "",

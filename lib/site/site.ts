@@ -1,11 +1,11 @@
 /**
  * The prepared site as the routes see it (built by `build_site.ts`, which the handler loads with
- * the first content request: the Markdown renderer is not part of start-up, issue 15), the
+ * the first content request: the Markdown renderer is not part of start-up), the
  * pages built per request in its template, and the paths of the site's documents.
  *
  * @module
  */
-import { AGENT_SKILLS_PATH, LLMS_PATH } from "../contract/contract.ts";
+import { AGENT_SKILLS_PATH } from "../contract/contract.ts";
 import type { Corpus, CorpusPage, Language } from "./corpus.ts";
 import type { ContentFormat } from "../http/negotiate_format.ts";
 import type { PageView } from "./render_page.ts";

@@ -4,7 +4,7 @@
  * controls describe their parameters (`toolparamdescription`), and `toolautosubmit` lets the agent
  * submit it without the person (left off the booking form, so a person confirms a booking). Names
  * match the MCP tools of `/mcp`; texts come from the contract, so the rules of use and the field
- * bounds read the same everywhere (issue 14).
+ * bounds read the same everywhere.
  *
  * @module
  */

@@ -16,15 +16,17 @@ import type {
   Store,
 } from "./store.ts";
 import { recordOperation, replaySteps } from "./recorded_operation.ts";
+import { loadOnce } from "../load_once.ts";
 
 /**
- * Wraps a store that `open` makes on first use. Until it is open every method waits for it;
+ * Wraps a store that `open` makes on first use (and again on the next call, after a failure to
+ * open). Until it is open every method waits for it;
  * `atomic()` collects its checks and writes and replays them on the opened store at `commit()`, so
  * a key or an `expireIn` that the store refuses fails at `commit()` (or at the first `next()` of
  * `list`), never earlier. Once it is open, every call goes straight to it. `close()` closes the
- * store once it is open; afterwards every method rejects.
+ * store, at once or as soon as it is open; afterwards every method rejects.
  *
- * @param open Opens the backing store; called at most once.
+ * @param open Opens the backing store; called once, and again after it failed.
  * @returns The store.
  * @throws {Error} From every method after `close()`: `"The store is closed"`; and whatever `open`
  * rejects with, from every method.
@@ -48,18 +50,23 @@ import { recordOperation, replaySteps } from "./recorded_operation.ts";
  * ```
  */
 export function createLazyStore(open: () => Promise<Store>): Store {
-  let opening: Promise<Store> | undefined;
   // The store once it is open and until it is closed: every call then goes straight to it.
   let opened: Store | undefined;
   let closed = false;
+  const opening = loadOnce(async () => {
+    const store = await open();
+    if (closed) {
+      // Closed while it opened: it is closed as soon as it is open.
+      store.close();
+      throw new Error("The store is closed");
+    }
+    opened = store;
+    return store;
+  });
 
   function use(): Promise<Store> {
     if (closed) return Promise.reject(new Error("The store is closed"));
-    opening ??= open().then((store) => {
-      if (!closed) opened = store;
-      return store;
-    });
-    return opening;
+    return opening();
   }
 
   return {
@@ -94,10 +101,10 @@ export function createLazyStore(open: () => Promise<Store>): Store {
     close(): void {
       if (closed) throw new Error("The store is closed");
       closed = true;
-      opened = undefined;
-      // A store still opening is closed as soon as it is open; one that failed to open has
+      // A store still opening is closed by `opening` once it is open; one that failed to open has
       // nothing to close.
-      opening?.then((store) => store.close(), () => {});
+      opened?.close();
+      opened = undefined;
     },
   };
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { createLazyStore } from "./lazy_store.ts";
+import { loadOnce } from "../load_once.ts";
 import type { AtomicCheck, AtomicOperation, KvKey, Store } from "./store.ts";
 
 /**
@@ -44,9 +45,10 @@ import type { AtomicCheck, AtomicOperation, KvKey, Store } from "./store.ts";
  * ```
  */
 export function createMemoryStore(): Store {
+  // Loaded when first used: a handler given its own store never loads @deno/kv.
+  const loadKv = loadOnce(() => import("@deno/kv"));
   return createLazyStore(async () => {
-    // Loaded when first used: a handler given its own store never loads @deno/kv.
-    const { makeInMemoryService } = await import("@deno/kv");
+    const { makeInMemoryService } = await loadKv();
     const kv = await makeInMemoryService().openKv();
     // @deno/kv types an entry's value as `T | null` where the port narrows it by `versionstamp`;
     // the objects are the same at run time.

@@ -83,7 +83,11 @@ test("createApiReference() loads the renderer from the services on the first req
         : Promise.resolve({ version: "9.9.9", script: "window.Scalar = {};" });
     },
   });
-  const reference = createApiReference({ ...services, content: CORPUS });
+  const reference = createApiReference({
+    ...services,
+    content: CORPUS,
+    loadInvites: () => import("../../../lib/booking/invites.ts"),
+  });
   assert.equal(loads, 0, "making the handlers loads nothing");
   const handlers: Record<string, RouteHandlers> = {
     "/en/api-reference": reference.page("en"),

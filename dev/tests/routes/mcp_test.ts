@@ -293,7 +293,11 @@ async function serveOnce(server: sdk.McpServer): Promise<void> {
 
 test("createMcpServers() reuses an instance once its exchange has closed it, never one still connected, one that must not be reused, or one of the other era", async () => {
   const services = resolveServices({}, STUDIO_DEFAULTS);
-  const servers = createMcpServers(sdk, { ...services, content: await services.loadContent() });
+  const servers = createMcpServers(sdk, {
+    ...services,
+    content: await services.loadContent(),
+    loadInvites: () => import("../../../lib/booking/invites.ts"),
+  });
 
   const first = servers.take({ era: "legacy" });
   const second = servers.take({ era: "legacy" });

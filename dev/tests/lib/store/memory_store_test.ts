@@ -80,3 +80,36 @@ test("createLazyStore() hands the failure of open to every call", async () => {
   await assert.rejects(store.atomic().delete(["a"]).commit(), /database is locked/);
   store.close();
 });
+
+test("createLazyStore() opens again on the next call after open failed", async () => {
+  let attempts = 0;
+  const store = createLazyStore((): Promise<Store> => {
+    attempts++;
+    return attempts === 1
+      ? Promise.reject(new TypeError("database is locked"))
+      : Promise.resolve(createMemoryStore());
+  });
+  await assert.rejects(store.get(["a"]), /database is locked/);
+  await store.set(["a"], 1);
+  assert.equal((await store.get(["a"])).value, 1);
+  assert.equal(attempts, 2);
+  store.close();
+});
+
+test("createLazyStore() closes a store that opens after close()", async () => {
+  let closed = 0;
+  let finishOpening: (store: Store) => void = () => {};
+  const store = createLazyStore(() => new Promise<Store>((resolve) => finishOpening = resolve));
+  const reading = store.get(["a"]);
+  store.close();
+  const opened = createMemoryStore();
+  finishOpening({
+    ...opened,
+    close() {
+      closed++;
+      opened.close();
+    },
+  });
+  await assert.rejects(reading, /The store is closed/);
+  assert.equal(closed, 1);
+});
