@@ -190,11 +190,16 @@ function createLegacyLeg(
   };
 }
 
-async function createEndpoint(services: SiteServices): Promise<McpEndpoint> {
-  const [sdk, { createMcpServers, toAuthInfo }] = await Promise.all([
-    import("@modelcontextprotocol/server") as Promise<McpSdk>,
-    import("./_mcp_server.ts"),
-  ]);
+/** The MCP server's modules: the SDK and our server on it, loaded by the first request. */
+interface McpModules {
+  sdk: McpSdk;
+  server: typeof import("./_mcp_server.ts");
+}
+
+function createEndpoint(
+  services: SiteServices,
+  { sdk, server: { createMcpServers, toAuthInfo } }: McpModules,
+): McpEndpoint {
   const allowedHostnames = toAllowedHostnames(sdk, services);
   const servers = createMcpServers(sdk, services);
   const onerror = (error: Error) =>
@@ -234,7 +239,13 @@ async function createEndpoint(services: SiteServices): Promise<McpEndpoint> {
  * @returns The handlers: the endpoint, and its JSON-RPC 429.
  */
 export function createMcpEndpoint(services: SiteServices): RouteHandlers {
-  const endpoint = loadOnce(() => createEndpoint(services));
+  const endpoint = loadOnce(async () => {
+    const [sdk, server] = await Promise.all([
+      import("@modelcontextprotocol/server") as Promise<McpSdk>,
+      import("./_mcp_server.ts"),
+    ]);
+    return createEndpoint(services, { sdk, server });
+  });
   return {
     answerRateLimited(request, _context, retryAfterSeconds) {
       discardBody(request);
