@@ -16,7 +16,7 @@ import { CONSOLE_LOGGER, createHandler, type Handler, SYSTEM_CLOCK } from "./cre
 import { createOutbox, type Outbox, OUTBOX_START_DELAY_MILLISECONDS } from "./lib/mail/outbox.ts";
 import { createSmtpMailer } from "./adapters/smtp_mailer.ts";
 import { createIcsCalendar } from "./lib/availability/busy_calendar.ts";
-import { DEFAULT_SCHEDULE } from "./content/schedule.ts";
+import { DEFAULT_SCHEDULE } from "./build/schedule.generated.ts";
 import { createKvRateLimiter } from "./lib/http/kv_rate_limit.ts";
 import { logRequests } from "./lib/http/log_requests.ts";
 import type { Store } from "./lib/store/store.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { DEFAULT_SCHEDULE } from "./content/schedule.ts";
+import { DEFAULT_SCHEDULE } from "./build/schedule.generated.ts";
 import { SITE_INDEX } from "./build/site_index.generated.ts";
 import { PUBLIC_HOLIDAYS } from "./build/public_holidays.generated.ts";
 import { createPipeline, type Handler } from "./lib/http/create_pipeline.ts";

@@ -17,7 +17,7 @@
  * @module
  */
 import { compare, printRatio, readFlag, startProcess } from "./_bench_support.ts";
-import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../../build/schedule.generated.ts";
 
 const seconds = Number(readFlag("--seconds") ?? 10);
 const rounds = Number(readFlag("--rounds") ?? 3);

@@ -16,7 +16,7 @@ import { compare, printRatio, readFlag, startProcess } from "./_bench_support.ts
 import { buildCandidateSlots } from "../../lib/availability/availability.ts";
 import { createHolidayCalendar } from "../../lib/availability/holidays.ts";
 import { PUBLIC_HOLIDAYS } from "../../build/public_holidays.generated.ts";
-import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../../build/schedule.generated.ts";
 import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "../../lib/booking/booking_store.ts";
 
 const seconds = Number(readFlag("--seconds") ?? 10);

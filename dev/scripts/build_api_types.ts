@@ -17,7 +17,7 @@ import { BUILD_FOLDER, writeGeneratedModule } from "./_generated_module.ts";
 import openapiTS, { astToString } from "openapi-typescript";
 import { buildOpenApiDocument } from "../../lib/contract/openapi.ts";
 import { RATE_LIMIT_POLICIES } from "../../lib/contract/contract.ts";
-import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../../build/schedule.generated.ts";
 
 /** Where the types are written. */
 export const API_TYPES_PATH = BUILD_FOLDER + "api_types.generated.ts";

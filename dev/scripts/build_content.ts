@@ -29,6 +29,7 @@
  */
 import { renderSiteIndexModule, SITE_INDEX_MODULE_PATH } from "./build_site_index.ts";
 import { writePrebuiltSite } from "./prerender_site.ts";
+import { renderScheduleModule, SCHEDULE_MODULE_PATH } from "./build_schedule.ts";
 import { BUILD_FOLDER, writeGeneratedModule } from "./_generated_module.ts";
 import { readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -553,4 +554,5 @@ if (import.meta.main) {
     "build:content",
   );
   await writePrebuiltSite(corpus);
+  await writeGeneratedModule(SCHEDULE_MODULE_PATH, await renderScheduleModule(), "build:content");
 }

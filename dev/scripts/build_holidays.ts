@@ -10,7 +10,7 @@
  * @module
  */
 import { BUILD_FOLDER, writeGeneratedModule } from "./_generated_module.ts";
-import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../../build/schedule.generated.ts";
 import { createHolidayCalendar } from "../../lib/availability/holidays.ts";
 
 /** The years the table covers: a margin behind, and the booking horizon and more ahead. */

@@ -7,7 +7,7 @@
 import type { ServiceDefaults } from "../../lib/resolve_services.ts";
 import { CORPUS } from "../../build/corpus.generated.ts";
 import { SITE_INDEX } from "../../build/site_index.generated.ts";
-import { DEFAULT_SCHEDULE } from "../../content/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../../build/schedule.generated.ts";
 import { PUBLIC_HOLIDAYS } from "../../build/public_holidays.generated.ts";
 
 /** The studio's corpus, schedule, holiday table and API reference renderer. */

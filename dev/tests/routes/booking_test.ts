@@ -8,7 +8,7 @@ const BOOKING_LIMIT = MAX_BODY_BYTES.createBooking;
 import { createHandler, type Handler, type HandlerOptions } from "../../../mod.ts";
 import type { BookingRecord } from "../../../lib/booking/booking_mail.ts";
 import { createOutbox, type Outbox } from "../../../lib/mail/outbox.ts";
-import { DEFAULT_SCHEDULE } from "../../../content/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../../../build/schedule.generated.ts";
 import { createLinkSigner } from "../../../lib/booking/signed_links.ts";
 import { createSmtpMailer } from "../../../adapters/smtp_mailer.ts";
 import type {

@@ -5,7 +5,7 @@ import { createHandler } from "../../../mod.ts";
 import { buildRouteTable } from "../../../routes/mod.ts";
 import { resolveServices } from "../../../lib/resolve_services.ts";
 import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
-import { DEFAULT_SCHEDULE } from "../../../content/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../../../build/schedule.generated.ts";
 import { ERROR_CODES, ERROR_STATUS_CODES, OPERATIONS } from "../../../lib/contract/contract.ts";
 import { API_HEADERS, buildRequest } from "../_support.ts";
 

@@ -173,3 +173,14 @@ test("build/site/ holds exactly the prepared site build:content makes of content
     }
   }
 });
+
+test("build/schedule.generated.ts is content/schedule.json as the schedule reader checks it now", async () => {
+  const { renderScheduleModule, SCHEDULE_MODULE_PATH } = await import(
+    "../../scripts/build_schedule.ts"
+  );
+  const committed = await readFile(SCHEDULE_MODULE_PATH, "utf8");
+  assert.ok(
+    committed === await renderScheduleModule(),
+    "build/schedule.generated.ts is out of date: run `deno task build:content`",
+  );
+});

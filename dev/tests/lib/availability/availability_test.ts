@@ -13,7 +13,7 @@ import {
 } from "../../../../lib/availability/availability.ts";
 import { type ScheduleSettings, WEEKDAYS } from "../../../../lib/availability/schedule.ts";
 import { readSchedule } from "../../../../lib/availability/read_schedule.ts";
-import { DEFAULT_SCHEDULE } from "../../../../content/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../../../../build/schedule.generated.ts";
 import { createHolidayCalendar } from "../../../../lib/availability/holidays.ts";
 import { PUBLIC_HOLIDAYS } from "../../../../build/public_holidays.generated.ts";
 import schedule from "../../../../content/schedule.json" with { type: "json" };

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHolidayCalendar } from "../../../../lib/availability/holidays.ts";
 import { PUBLIC_HOLIDAYS } from "../../../../build/public_holidays.generated.ts";
-import { DEFAULT_SCHEDULE } from "../../../../content/schedule.ts";
+import { DEFAULT_SCHEDULE } from "../../../../build/schedule.generated.ts";
 import { createSlotFinder } from "../../../../lib/availability/slots.ts";
 import { NO_BUSY_CALENDAR } from "../../../../lib/availability/busy_calendar.ts";
 import { createMemoryStore } from "../../../../testing.ts";
