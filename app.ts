@@ -12,19 +12,24 @@ import { SERVICE_NAME } from "./lib/contract/contract.ts";
 import { START_RETRY } from "./lib/store/settings.ts";
 import { retry } from "./lib/store/retry.ts";
 import { checkDeprecationWindow } from "./lib/http/versioning.ts";
-import { CONSOLE_LOGGER, createHandler, type Handler, SYSTEM_CLOCK } from "./create_handler.ts";
+import { createHandler, type Handler, SYSTEM_CLOCK } from "./create_handler.ts";
 import { createOutbox, type Outbox, OUTBOX_START_DELAY_MILLISECONDS } from "./lib/mail/outbox.ts";
 import { createSmtpMailer } from "./adapters/smtp_mailer.ts";
 import { createIcsCalendar } from "./lib/availability/busy_calendar.ts";
 import { DEFAULT_SCHEDULE } from "./build/schedule.generated.ts";
 import { createKvRateLimiter } from "./lib/http/kv_rate_limit.ts";
 import { logRequests } from "./lib/http/log_requests.ts";
+import { createLogWriter, type LogWriter } from "./lib/create_log_writer.ts";
+import { createJsonLogger, createLogTime } from "./lib/create_json_logger.ts";
+import type { Logger } from "./lib/ports.ts";
 import type { Store } from "./lib/store/store.ts";
 import { createLazyStore } from "./lib/store/lazy_store.ts";
 import type { AppHost, AppRuntime, Listening, ServeOptions } from "./lib/host.ts";
 
 export type { AppHost, AppRuntime, Listening, OpenStore, ServeOptions } from "./lib/host.ts";
 export type { Config, Environment } from "./lib/config.ts";
+export type { LogOutput } from "./lib/ports.ts";
+export type { LogWriter } from "./lib/create_log_writer.ts";
 
 /** A started application: the handler and what it holds. */
 export interface App {
@@ -36,8 +41,40 @@ export interface App {
   store: Store;
   /** The outbox, started (its first pass a second after start; `Deno.cron` may nudge it). */
   outbox: Outbox;
-  /** Stops background delivery and closes the mailer and the store. */
+  /**
+   * The log's writer (batches on `logOutput`, or `console.log` without one). The host writes its
+   * own lines here ("Listening", "Stopped"), so that they keep their place among the request
+   * log's.
+   */
+  log: LogWriter;
+  /** Stops background delivery, closes the mailer and the store, and flushes the log. */
   close(): Promise<void>;
+}
+
+/** Lines written at once with `console.log`, for a runtime that gives no `logOutput`. */
+const CONSOLE_WRITER: LogWriter = Object.freeze({
+  write: (line: string) => console.log(line),
+  flush: () => Promise.resolve(),
+  close: () => Promise.resolve(),
+});
+
+/**
+ * The application's log: lines in batches on the runtime's output where it gives one.
+ *
+ * @param runtime The runtime's output and the logger it passes, if any.
+ * @returns The writer, the time of its lines, and the logger of the services.
+ */
+function createAppLog(
+  runtime: AppRuntime,
+): { log: LogWriter; time: () => string; logger: Logger } {
+  const log = runtime.logOutput ? createLogWriter(runtime.logOutput) : CONSOLE_WRITER;
+  const time = createLogTime();
+  // `info` lines join the batches; `warn` and `error` go straight to standard error: they are
+  // rare, so writing each at once costs nothing at scale, they must show at once, and the error
+  // that comes before a crash must not die in a buffer with the process.
+  const logger = runtime.logger ??
+    createJsonLogger({ write: log.write, writeError: (line) => console.error(line), time });
+  return { log, time, logger };
 }
 
 /**
@@ -55,9 +92,9 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
   const config = readConfig(env, { onDenoDeploy: runtime.onDenoDeploy });
   // Two processes starting at once on one KV file: one may find it locked for a moment.
   const store = await retry(() => runtime.openStore(config.kvPath), START_RETRY);
+  const { log, time, logger } = createAppLog(runtime);
   try {
     const clock = SYSTEM_CLOCK;
-    const logger = runtime.logger ?? CONSOLE_LOGGER;
     if (config.deprecation) {
       try {
         await checkDeprecationWindow(store, config.deprecation, clock.now());
@@ -100,17 +137,20 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
     outbox.start(OUTBOX_START_DELAY_MILLISECONDS);
     return {
       config,
-      handler: config.log === "info" ? logRequests(handler, logger) : handler,
+      handler: config.log === "info" ? logRequests(handler, { write: log.write, time }) : handler,
       store,
       outbox,
+      log,
       async close() {
         await outbox.stop();
         mailer?.close();
         store.close();
+        await log.close();
       },
     };
   } catch (error) {
     store.close();
+    await log.close();
     throw error;
   }
 }
@@ -118,7 +158,8 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
 /**
  * Starts the service: builds the application, serves it where `PORT` and `HOST` say, logs one
  * JSON line `{"message":"Listening","url",…,"port","baseUrl"}`, and on SIGINT or SIGTERM stops
- * serving, closes the application and exits 0. With `PORT=0` and no `STUDIO_BASE_URL` it listens
+ * serving, closes the application (which writes the request log's buffered lines), logs
+ * `{"message":"Stopped"}` and exits 0. With `PORT=0` and no `STUDIO_BASE_URL` it listens
  * first and builds the application once the port is known, so the default base URL (and allowed
  * origin) name that port; requests that arrive meanwhile wait. A bad variable prints
  * `studio-website: Invalid …` and exits 1. The store opens on first use, after the service
@@ -128,12 +169,13 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
  * @returns The running application, or `undefined` when the configuration was refused.
  */
 export async function runApp(host: AppHost): Promise<App | undefined> {
-  let app: App;
+  let app: App | undefined;
   let server: Listening;
   try {
     const config = readConfig(host.env, { onDenoDeploy: host.onDenoDeploy });
     const listening = { port: config.port, hostname: config.host };
-    const runtime = openStoreOnFirstUse(host);
+    // The store may fail while createApp() still runs, before there is a log to flush.
+    const runtime = openStoreOnFirstUse(host, () => app?.log.flush());
     if (config.port === 0 && config.baseUrlFollowsPort) {
       ({ app, server } = await listenThenCreate(host, runtime, listening));
     } else {
@@ -146,9 +188,9 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
     host.exit(1);
     return undefined;
   }
-  const { config } = app;
+  const { config, log } = app;
   const { port, hostname } = server;
-  console.log(JSON.stringify({
+  log.write(JSON.stringify({
     level: "info",
     message: "Listening",
     url: `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}/`,
@@ -157,29 +199,37 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
     kvPath: config.kvPath ?? "(platform default)",
     rateLimitStore: config.rateLimitStore,
   }));
+  await log.flush();
+  const running = app;
   let stopping = false;
   host.onSignal(async () => {
     if (stopping) return;
     stopping = true;
+    // Every request answered so far has its line in the log's buffer: close() writes them.
     await server.shutdown();
-    await app.close();
-    console.log(JSON.stringify({ level: "info", message: "Stopped", port }));
+    await running.close();
+    log.write(JSON.stringify({ level: "info", message: "Stopped", port }));
+    await log.flush();
     host.exit(0);
   });
   return app;
 }
 
 /**
- * The host's runtime with a store that opens on first use (issue 15): the service listens before
+ * The host's runtime with a store that opens on first use: the service listens before
  * it opens its store (~5 ms on Deno), which a health check or a page does not need; the outbox's
  * first pass, a second after start, or the first request that needs the store opens it. A store
  * that cannot be opened, after the retries for a file another process holds locked, stops the
  * service as before: `studio-website: The store could not be opened: …` and exit 1.
  *
  * @param host The host.
+ * @param flushLog Writes the log's buffered lines, before the exit.
  * @returns The runtime to build the application with.
  */
-function openStoreOnFirstUse(host: AppHost): AppRuntime {
+function openStoreOnFirstUse(
+  host: AppHost,
+  flushLog: () => Promise<void> | undefined,
+): AppRuntime {
   return {
     ...host,
     openStore: (path) =>
@@ -188,7 +238,8 @@ function openStoreOnFirstUse(host: AppHost): AppRuntime {
         opening.catch((error: unknown) => {
           const reason = error instanceof Error ? error.message : String(error);
           console.error(`${SERVICE_NAME}: The store could not be opened: ${reason}`);
-          host.exit(1);
+          // The lines of the requests answered so far first.
+          void Promise.resolve(flushLog()).finally(() => host.exit(1));
         });
         return opening;
       })),

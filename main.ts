@@ -7,6 +7,7 @@
  */
 import { type App, runApp } from "./app.ts";
 import { isDenoDeploy, openDenoKv } from "./adapters/deno_kv.ts";
+import { createDenoLogOutput } from "./adapters/deno_log_output.ts";
 
 if (import.meta.main) {
   const onDenoDeploy = isDenoDeploy();
@@ -21,6 +22,8 @@ if (import.meta.main) {
   started.app = await runApp({
     onDenoDeploy,
     openStore: openDenoKv,
+    // Deno Deploy's log keeps one entry per console call: there, a line at a time.
+    logOutput: onDenoDeploy ? undefined : createDenoLogOutput(),
     env: Deno.env.toObject(),
     serve(handler, { port, hostname }) {
       const server = Deno.serve({ port, hostname, onListen() {} }, handler);

@@ -15,17 +15,26 @@
  */
 import { type App, createApp } from "./app.ts";
 import { isDenoDeploy, openDenoKv } from "./adapters/deno_kv.ts";
+import { createDenoLogOutput } from "./adapters/deno_log_output.ts";
 import type { Handler } from "./create_handler.ts";
 
 const env = Deno.env.toObject();
-const host = { onDenoDeploy: isDenoDeploy(), openStore: openDenoKv };
+const onDenoDeploy = isDenoDeploy();
+const host = {
+  onDenoDeploy,
+  openStore: openDenoKv,
+  // Deno Deploy's log keeps one entry per console call: there, a line at a time. Elsewhere the
+  // workers of `deno serve --parallel` share the standard output.
+  logOutput: onDenoDeploy ? undefined : createDenoLogOutput({ shared: true }),
+};
 const started: { handler?: Handler } = {};
 const ready = Promise.withResolvers<Handler>();
 
 function start(environment: Record<string, string>): void {
   createApp(environment, host).then((app: App) => {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
-      // The outbox's timer would keep the process alive: release the app, then leave.
+      // The outbox's timer would keep the process alive: release the app (which writes the log's
+      // buffered lines), then leave.
       Deno.addSignalListener(signal, () => void app.close().finally(() => Deno.exit(0)));
     }
     started.handler = app.handler;

@@ -8,6 +8,7 @@
 import process from "node:process";
 import { type AppHost, CONNECTION_TIMEOUTS } from "../lib/host.ts";
 import { openNodeKv } from "./node_kv.ts";
+import { createProcessLogOutput } from "./process_log_output.ts";
 
 /** The members of Bun's server used here (Bun's types are not part of this Deno project). */
 interface BunServer {
@@ -40,6 +41,7 @@ export function createBunHost(): AppHost {
   return {
     env: process.env,
     openStore: openNodeKv,
+    logOutput: createProcessLogOutput(),
     serve(handler, { port, hostname }) {
       const server = Bun.serve({
         port,

@@ -9,6 +9,7 @@ import process from "node:process";
 import { serve } from "@hono/node-server";
 import { type AppHost, CONNECTION_TIMEOUTS } from "../lib/host.ts";
 import { openNodeKv } from "./node_kv.ts";
+import { createProcessLogOutput } from "./process_log_output.ts";
 
 /** How long requests in flight may take to finish once the service is told to stop. */
 const SHUTDOWN_GRACE_MILLISECONDS = 5_000;
@@ -23,6 +24,7 @@ export function createNodeHost(): AppHost {
   return {
     env: process.env,
     openStore: openNodeKv,
+    logOutput: createProcessLogOutput(),
     serve: (handler, { port, hostname }) =>
       new Promise((resolve) => {
         const server = serve({

@@ -7,7 +7,7 @@
  */
 import type { Environment } from "./config.ts";
 import type { Handler } from "./http/create_pipeline.ts";
-import type { Logger } from "./ports.ts";
+import type { Logger, LogOutput } from "./ports.ts";
 import type { Store } from "./store/store.ts";
 
 /** Opens the store: a file path, a KV Connect URL, or `undefined` for the platform's KV. */
@@ -19,7 +19,16 @@ export interface AppRuntime {
   openStore: OpenStore;
   /** Whether this is Deno Deploy, where an unset `STUDIO_KV_PATH` means the platform's KV. */
   onDenoDeploy?: boolean;
-  /** The logger. @default {CONSOLE_LOGGER} */
+  /**
+   * The standard output: the request log, `info` lines and the host's own lines ("Listening",
+   * "Stopped") go there in batches (see `createLogWriter`). Without it, each line is written at
+   * once with `console.log`, as on Deno Deploy, whose log collects one entry per call.
+   */
+  logOutput?: LogOutput;
+  /**
+   * The logger of the services (warnings, errors, notes such as mail delivered).
+   * @default {JSON lines: `info` to `logOutput`, `warn` and `error` to `console.error`}
+   */
   logger?: Logger;
 }
 

@@ -21,3 +21,21 @@ export interface Logger {
   /** Something failed. */
   error(message: string, fields?: Record<string, unknown>): void;
 }
+
+/**
+ * A runtime's standard output as the log writes to it: text in batches, and a timer that lets
+ * the process end. Hosts implement it (Deno: `Deno.stdout`; Node and Bun: `process.stdout`), so
+ * that `lib/` touches no runtime.
+ */
+export interface LogOutput {
+  /**
+   * Writes `text` (whole lines, each ending in `\n`) in full.
+   *
+   * @returns Once the runtime has taken all of it; rejects when the output is gone.
+   */
+  write(text: string): Promise<void>;
+  /**
+   * Calls `callback` once, after `delayMilliseconds`, without keeping the process alive for it.
+   */
+  schedule(callback: () => void, delayMilliseconds: number): void;
+}

@@ -25,6 +25,7 @@ import type { Mailer } from "./mail/mail.ts";
 import { createMemoryMailer } from "./mail/memory_mailer.ts";
 import { createOutbox, type Outbox } from "./mail/outbox.ts";
 import type { Clock, Logger } from "./ports.ts";
+import { createJsonLogger } from "./create_json_logger.ts";
 import type { Services } from "./services.ts";
 import type { Corpus } from "./site/corpus.ts";
 import { checkCorpus } from "./site/check_corpus.ts";
@@ -140,21 +141,16 @@ export interface ServiceDefaults {
 /** The system clock (`Temporal.Now`); where it is the clock, hot paths read `Date.now()`. */
 export const SYSTEM_CLOCK: Clock = { now: () => Temporal.Now.instant() };
 
-function log(
-  write: (line: string) => void,
-  level: string,
-  message: string,
-  fields?: Record<string, unknown>,
-): void {
-  write(JSON.stringify({ time: new Date().toISOString(), level, message, ...fields }));
-}
-
-/** The default logger: one JSON object per line, errors and warnings on standard error. */
-export const CONSOLE_LOGGER: Logger = {
-  info: (message, fields) => log(console.log, "info", message, fields),
-  warn: (message, fields) => log(console.error, "warn", message, fields),
-  error: (message, fields) => log(console.error, "error", message, fields),
-};
+/**
+ * The default logger: one JSON object per line (see `createJsonLogger`), each written at once,
+ * errors and warnings on standard error. The service's own log writes in batches (`app.ts`).
+ */
+export const CONSOLE_LOGGER: Logger = createJsonLogger({
+  write: (line) => console.log(line),
+  writeError: (line) => console.error(line),
+  // A string per line: a cache here would be state that every handler of the process shares.
+  time: () => new Date().toISOString(),
+});
 
 function readBaseUrl(value: string): string {
   let url: URL;

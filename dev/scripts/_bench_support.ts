@@ -16,38 +16,39 @@ export interface BenchProcess {
 
 /**
  * Starts `deno <args>` (or another program with `program`) and waits until it logs a JSON line
- * with `"message":"Listening"` and its `port`.
+ * with `"message":"Listening"` and its `port`. Its standard output is a pipe this process drains,
+ * or, with `stdoutFile`, that file (as a deployment that sends the log to a file runs it: the
+ * server's writes then cost it what they cost there, and nothing here reads them meanwhile).
  *
  * @param args Arguments of the program.
  * @param env Extra environment variables.
  * @param program The executable. @default {Deno.execPath()}
+ * @param options `stdoutFile`: a file for the server's standard output, truncated first.
  */
 export async function startProcess(
   args: string[],
   env: Record<string, string>,
   program = Deno.execPath(),
+  options: { stdoutFile?: string } = {},
 ): Promise<BenchProcess> {
+  const { stdoutFile } = options;
+  // `sh -c 'exec …'` redirects, then becomes the server, keeping its pid and its core.
+  const command = stdoutFile
+    ? ["sh", "-c", 'exec "$0" "$@" >"$BENCH_STDOUT_FILE"', program, ...args]
+    : [program, ...args];
   const pinned = await hasTaskset();
-  const child = new Deno.Command(pinned ? "taskset" : program, {
-    args: pinned ? ["-c", "0", program, ...args] : args,
-    env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
+  const child = new Deno.Command(pinned ? "taskset" : command[0], {
+    args: pinned ? ["-c", "0", ...command] : command.slice(1),
+    env: { NO_COLOR: "1", ...env, ...(stdoutFile ? { BENCH_STDOUT_FILE: stdoutFile } : {}) },
+    stdout: stdoutFile ? "null" : "piped",
     stderr: "inherit",
   }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let output = "";
-  let port: number | undefined;
-  while (port === undefined) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`${program} ${args.join(" ")} exited before listening:\n${output}`);
-    output += value;
-    const match = /"message":"Listening".*?"port":(\d+)/.exec(output);
-    if (match) port = Number(match[1]);
+  const port = stdoutFile
+    ? await readPortFromFile(stdoutFile, child)
+    : await readPortFromPipe(child.stdout);
+  if (port === undefined) {
+    throw new Error(`${program} ${args.join(" ")} exited before listening`);
   }
-  // Keep draining stdout so the child never blocks on a full pipe.
-  (async () => {
-    while (!(await reader.read()).done) { /* discard */ }
-  })();
   return {
     origin: `http://127.0.0.1:${port}`,
     pid: child.pid,
@@ -58,6 +59,44 @@ export async function startProcess(
       await child.status;
     },
   };
+}
+
+const LISTENING = /"message":"Listening".*?"port":(\d+)/;
+
+async function readPortFromPipe(stdout: ReadableStream<Uint8Array>): Promise<number | undefined> {
+  const reader = stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let output = "";
+  let port: number | undefined;
+  while (port === undefined) {
+    const { value, done } = await reader.read();
+    if (done) {
+      console.error(output);
+      return undefined;
+    }
+    output += value;
+    const match = LISTENING.exec(output);
+    if (match) port = Number(match[1]);
+  }
+  // Keep draining stdout so the child never blocks on a full pipe.
+  (async () => {
+    while (!(await reader.read()).done) { /* discard */ }
+  })();
+  return port;
+}
+
+async function readPortFromFile(
+  path: string,
+  child: Deno.ChildProcess,
+): Promise<number | undefined> {
+  let exited = false;
+  child.status.then(() => exited = true);
+  while (!exited) {
+    const match = LISTENING.exec(await Deno.readTextFile(path).catch(() => ""));
+    if (match) return Number(match[1]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  console.error(await Deno.readTextFile(path).catch(() => ""));
+  return undefined;
 }
 
 let tasksetPresent: boolean | undefined;

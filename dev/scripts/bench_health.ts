@@ -1,18 +1,23 @@
 /**
  * Benchmark: `GET /api/v1/health` through the real service (read quota raised) next to a plain
- * server of the same runtime doing the same work, both measured with `wrk` (Debian package) on
- * loopback in the same run, on each runtime:
+ * server of the same runtime doing the same work, all measured with `wrk` (Debian package) on
+ * loopback in the same run, on each runtime. The service runs twice: as `deno task start` runs
+ * it, with the request log on (the default, `STUDIO_LOG=info`), and with `STUDIO_LOG=quiet`.
+ * Every server's standard output goes to a file, as a deployment that keeps its log in a file
+ * (or hands it to a collector through a pipe) runs it; the run ends by counting the lines the
+ * service logged, "Stopped" last, after its SIGTERM.
  *
- * - Deno: `main.ts` (`Deno.serve`) against scripts/_bench_baseline.ts (plain `Deno.serve`);
- *   target ≥ 85%.
+ * - Deno: `main.ts` (`Deno.serve`, with the start task's permissions)
+ *   against dev/scripts/_bench_baseline.ts (plain `Deno.serve`); targets: log on ≥ 80%, off ≥ 90%.
  * - Node: the npm package's executable (`@hono/node-server`) against
- *   scripts/_bench_baseline_node.mjs (plain `node:http`).
- * - Bun: the npm package's executable (`Bun.serve`) against scripts/_bench_baseline_bun.ts
- *   (plain `Bun.serve`).
+ *   dev/scripts/_bench_baseline_node.mjs (plain `node:http`); target: log on ≥ 90%.
+ * - Bun: the npm package's executable (`Bun.serve`) against dev/scripts/_bench_baseline_bun.ts
+ *   (plain `Bun.serve`); target: log on ≥ 90%.
  *
  * Servers run on core 0 and wrk on core 1 (with `taskset`, where present) so they do not
- * compete; each pair is measured alternately for several rounds and the medians compared. Node
- * and Bun run the built package in npm/ (built first when missing: `deno task build:npm`).
+ * compete; the three are measured alternately for several rounds and the medians compared, by
+ * throughput and by the server's CPU time per request (the steadier figure on a shared machine).
+ * Node and Bun run the built package in npm/ (built first when missing: `deno task build:npm`).
  *
  * Usage: `deno task bench:health [--runtime deno|node|bun|all] [--seconds 10] [--rounds 3]
  * [--connections 50]` (default: all three)
@@ -40,6 +45,8 @@ interface RuntimeBench {
   service: string[];
   baseline: string[];
   baselineLabel: string;
+  /** The targets, in percent of the plain server's throughput, with the log on and off. */
+  targets: { logOn: number; logOff?: number };
   version(): Promise<string>;
 }
 
@@ -53,9 +60,19 @@ async function readVersion(program: string): Promise<string> {
 const BENCHES: Record<string, RuntimeBench> = {
   deno: {
     program: Deno.execPath(),
-    service: ["run", "--allow-all", "main.ts"],
+    // As `deno task start` runs it.
+    service: [
+      "run",
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      "--allow-write",
+      "--allow-sys",
+      "main.ts",
+    ],
     baseline: ["run", "--allow-all", "dev/scripts/_bench_baseline.ts"],
     baselineLabel: "plain Deno.serve",
+    targets: { logOn: 80, logOff: 90 },
     version: () => Promise.resolve(`Deno ${Deno.version.deno}`),
   },
   node: {
@@ -63,6 +80,7 @@ const BENCHES: Record<string, RuntimeBench> = {
     service: [`${ROOT}npm/cli.js`],
     baseline: [`${ROOT}dev/scripts/_bench_baseline_node.mjs`],
     baselineLabel: "plain node:http",
+    targets: { logOn: 90 },
     version: async () => `Node ${await readVersion("node")}, @hono/node-server`,
   },
   bun: {
@@ -70,6 +88,7 @@ const BENCHES: Record<string, RuntimeBench> = {
     service: [`${ROOT}npm/cli.js`],
     baseline: [`${ROOT}dev/scripts/_bench_baseline_bun.ts`],
     baselineLabel: "plain Bun.serve",
+    targets: { logOn: 90 },
     version: async () => `Bun ${await readVersion("bun")}`,
   },
 };
@@ -92,41 +111,67 @@ if (runtimes.some((runtime) => runtime !== "deno")) {
   }
 }
 
+/** Counts the lines of a file, and reads its last line. */
+async function readLineCount(path: string): Promise<{ lines: number; last: string }> {
+  using file = await Deno.open(path);
+  let lines = 0;
+  let tail = new Uint8Array();
+  for await (const chunk of file.readable) {
+    for (const byte of chunk) if (byte === 10) lines++;
+    tail = chunk;
+  }
+  const text = new TextDecoder().decode(tail).trimEnd();
+  return { lines, last: text.slice(text.lastIndexOf("\n") + 1) };
+}
+
 const folder = await Deno.makeTempDir({ prefix: "studio-bench-" });
 try {
   for (const runtime of runtimes) {
     const bench = BENCHES[runtime];
     const started: BenchProcess[] = [];
+    const logFile = `${folder}/${runtime}-log-on.jsonl`;
     try {
-      const service = await startProcess(bench.service, {
+      const env = {
         PORT: "0",
         HOST: "127.0.0.1",
-        STUDIO_KV_PATH: `${folder}/${runtime}.kv`,
-        STUDIO_LOG: "quiet", // the handler is measured, not the console
         STUDIO_RATE_LIMIT_READ: "1000000000",
-      }, bench.program);
-      started.push(service);
-      const baseline = await startProcess(bench.baseline, { PORT: "0" }, bench.program);
+      };
+      const logOn = await startProcess(
+        bench.service,
+        { ...env, STUDIO_KV_PATH: `${folder}/${runtime}-on.kv` },
+        bench.program,
+        { stdoutFile: logFile },
+      );
+      started.push(logOn);
+      const logOff = await startProcess(
+        bench.service,
+        { ...env, STUDIO_KV_PATH: `${folder}/${runtime}-off.kv`, STUDIO_LOG: "quiet" },
+        bench.program,
+        { stdoutFile: `${folder}/${runtime}-log-off.jsonl` },
+      );
+      started.push(logOff);
+      const baseline = await startProcess(bench.baseline, { PORT: "0" }, bench.program, {
+        stdoutFile: `${folder}/${runtime}-baseline.jsonl`,
+      });
       started.push(baseline);
       console.log(
         `GET /api/v1/health, wrk -c${connections} -d${seconds}s × ${rounds} rounds, ${await bench
-          .version()}`,
+          .version()}; each server's standard output to a file`,
       );
-      const [ours, plain] = await compare([
-        {
-          label: "studio-website handler",
-          origin: service.origin,
-          path: "/api/v1/health",
-          pid: service.pid,
-        },
-        {
-          label: bench.baselineLabel,
-          origin: baseline.origin,
-          path: "/api/v1/health",
-          pid: baseline.pid,
-        },
+      const path = "/api/v1/health";
+      const [on, off, plain] = await compare([
+        { label: "service, log on (default)", origin: logOn.origin, path, pid: logOn.pid },
+        { label: "service, STUDIO_LOG=quiet", origin: logOff.origin, path, pid: logOff.pid },
+        { label: bench.baselineLabel, origin: baseline.origin, path, pid: baseline.pid },
       ], { seconds, rounds, connections });
-      printRatio(ours, plain, runtime === "deno" ? 85 : undefined);
+      console.log(`  log on against ${bench.baselineLabel}:`);
+      printRatio(on, plain, bench.targets.logOn);
+      console.log(`  log off against ${bench.baselineLabel}:`);
+      printRatio(off, plain, bench.targets.logOff);
+      await logOn.stop();
+      const { lines, last } = await readLineCount(logFile);
+      // Besides the requests: "Listening" first and "Stopped" last.
+      console.log(`  log on: ${lines - 2} request lines written, the last line: ${last}`);
     } finally {
       for (const process of started) await process.stop();
     }
