@@ -15,9 +15,7 @@ import { checkDeprecationWindow } from "./lib/http/versioning.ts";
 import { createHandler, type Handler, SYSTEM_CLOCK } from "./create_handler.ts";
 import { createOutbox, type Outbox, OUTBOX_START_DELAY_MILLISECONDS } from "./lib/mail/outbox.ts";
 import { createSmtpMailer } from "./adapters/smtp_mailer.ts";
-import { createIcsCalendar } from "./lib/availability/busy_calendar.ts";
 import { DEFAULT_SCHEDULE } from "./build/schedule.generated.ts";
-import { createKvRateLimiter } from "./lib/http/kv_rate_limit.ts";
 import { logRequests } from "./lib/http/log_requests.ts";
 import { createLogWriter, type LogWriter } from "./lib/create_log_writer.ts";
 import { createJsonLogger, createLogTime } from "./lib/create_json_logger.ts";
@@ -105,13 +103,17 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
     }
     const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
     const outbox = createOutbox({ store, mailer, clock, logger });
+    // Modules only some configurations need are imported by those alone, not by every start.
     const busyCalendar = config.busyCalendars.length
-      ? createIcsCalendar({
+      ? (await import("./lib/availability/busy_calendar.ts")).createIcsCalendar({
         urls: config.busyCalendars,
         defaultTimeZone: DEFAULT_SCHEDULE.timeZone,
         clock,
         logger,
       })
+      : undefined;
+    const rateLimiter = config.rateLimitStore === "kv"
+      ? (await import("./lib/http/kv_rate_limit.ts")).createKvRateLimiter({ store, logger })
       : undefined;
     const handler = createHandler({
       baseUrl: config.baseUrl,
@@ -129,9 +131,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       inbox: config.inbox,
       trustProxy: config.trustProxy,
       rateLimits: config.rateLimits,
-      rateLimiter: config.rateLimitStore === "kv"
-        ? createKvRateLimiter({ store, logger })
-        : undefined,
+      rateLimiter,
       deprecation: config.deprecation,
     });
     outbox.start(OUTBOX_START_DELAY_MILLISECONDS);
@@ -217,7 +217,7 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
 
 /**
  * The host's runtime with a store that opens on first use: the service listens before
- * it opens its store (~5 ms on Deno), which a health check or a page does not need; the outbox's
+ * it opens its store, which a health check or a page does not need; the outbox's
  * first pass, a second after start, or the first request that needs the store opens it. A store
  * that cannot be opened, after the retries for a file another process holds locked, stops the
  * service as before: `studio-website: The store could not be opened: …` and exit 1.

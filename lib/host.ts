@@ -33,8 +33,8 @@ export interface AppRuntime {
 }
 
 /**
- * The connection timeouts the hosts set where their server allows it (issue 16: a client that
- * trickles its request head must not hold a connection for good). Node enforces all three; Bun
+ * The connection timeouts the hosts set where their server allows it: a client that
+ * trickles its request head must not hold a connection for good. Node enforces all three; Bun
  * closes a connection idle for `idleSeconds`; Deno's `Deno.serve` has no such setting, so a
  * self-hosted Deno server belongs behind a proxy that enforces them (Deno Deploy's does).
  */

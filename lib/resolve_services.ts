@@ -251,6 +251,7 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     policies: Object.freeze(resolvePolicies(options.rateLimits)),
     trustProxy: options.trustProxy,
     versionHeaders: Object.freeze(buildVersionHeaders(options.deprecation)),
+    loadInvites: loadOnce(() => import("./booking/invites.ts")),
     siteIndex: given ? buildSiteIndex(given) : defaults.content.index,
     site,
     documents: loadOnce(async () => {

@@ -77,6 +77,11 @@ export interface Services {
    * `SiteServices.content`.
    */
   loadContent(): Promise<Corpus>;
+  /**
+   * Loads the invites' module (ical-generator) once, with the first e-mail of a booking made or
+   * changed, by the API, the forms, the action links or MCP; not at start-up.
+   */
+  loadInvites(): Promise<InviteModule>;
   /** The site's paths (its pages and root assets), which the route table is built from. */
   siteIndex: SiteIndex;
   /**
@@ -106,9 +111,4 @@ export interface Services {
 export interface SiteServices extends Services {
   /** The site's content: pages of both languages, settings and assets. */
   readonly content: Corpus;
-  /**
-   * Loads the invites' module once, with the first e-mail of a booking made or changed through
-   * the site's routes (the forms, the action links, MCP), not at start-up.
-   */
-  loadInvites(): Promise<InviteModule>;
 }

@@ -25,7 +25,6 @@ import {
 import { CalendarUnavailableError } from "../lib/availability/busy_calendar.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
-import type { BookingServices } from "../lib/booking/bookings.ts";
 import { LISTING_MAX_AGE_SECONDS } from "../lib/availability/slots.ts";
 import { loadOnce } from "../lib/load_once.ts";
 
@@ -178,10 +177,6 @@ export function bookingRoutes(services: Services): RouteDefinition[] {
   const { schedule } = services;
   // The booking engine and its mail are loaded by the first booking rather than at start-up.
   const loadBookings = loadOnce(() => import("../lib/booking/bookings.ts"));
-  const bookingServices: BookingServices = {
-    ...services,
-    loadInvites: loadOnce(() => import("../lib/booking/invites.ts")),
-  };
   const book = buildOperationRoutes("createBooking", async (request, context) => {
     const { createBooking } = await loadBookings();
     const idempotencyKey = request.headers.get("Idempotency-Key")?.trim();
@@ -194,7 +189,7 @@ export function bookingRoutes(services: Services): RouteDefinition[] {
       });
     }
     const fields = await readBookingRequest(request);
-    const result = await createBooking(bookingServices, fields, {
+    const result = await createBooking(services, fields, {
       origin: { clientAddress: context.clientKey },
       idempotencyKey,
     });

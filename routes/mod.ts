@@ -52,11 +52,9 @@ type LoadHandlers = () => Promise<RouteHandlers>;
  * content, loaded once for all.
  */
 function createResources(services: Services) {
-  const loadInvites = loadOnce(() => import("../lib/booking/invites.ts"));
   const site = loadOnce(async (): Promise<SiteServices> => ({
     ...services,
     content: await services.loadContent(),
-    loadInvites,
   }));
   const mcpModule = loadOnce(() => import("./mcp.ts"));
   // The content's answers are prepared by the build: serving them waits for no corpus.

@@ -122,8 +122,8 @@ const UNCERTAIN_HINT =
   "The booking may or may not have been made: check the attendee's mailbox for a confirmation before any retry";
 
 /**
- * What bookings use: narrow ports and settings, not the whole set of services (the site's
- * services satisfy it; the API's booking routes add the invites' loader to the resolved services).
+ * What bookings use: narrow ports and settings, not the whole set of services (the handler's
+ * resolved services satisfy it).
  */
 export interface BookingServices {
   /** The public origin, for the signed links of the e-mails. */

@@ -86,7 +86,6 @@ test("createApiReference() loads the renderer from the services on the first req
   const reference = createApiReference({
     ...services,
     content: CORPUS,
-    loadInvites: () => import("../../../lib/booking/invites.ts"),
   });
   assert.equal(loads, 0, "making the handlers loads nothing");
   const handlers: Record<string, RouteHandlers> = {

@@ -296,7 +296,6 @@ test("createMcpServers() reuses an instance once its exchange has closed it, nev
   const servers = createMcpServers(sdk, {
     ...services,
     content: await services.loadContent(),
-    loadInvites: () => import("../../../lib/booking/invites.ts"),
   });
 
   const first = servers.take({ era: "legacy" });
