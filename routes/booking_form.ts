@@ -307,15 +307,13 @@ async function submitBookingForm(
   }
   const { values, input } = readBookingInput(fields, language);
   const { timeZone } = services.schedule;
+  // The start as sent may be anything (the form's own values, or a forged post): it is shown as a
+  // time only once it reads as an instant, and answered by validation otherwise.
+  const time = isInstant(values.start) ? formatStart(values.start, settings.tag, timeZone) : "";
   const fill = (template: string, extra: Record<string, string> = {}) =>
     fillBase(template, site.baseUrl).replace(
       /\{(\w+)\}/g,
-      (all, name: string) =>
-        ({
-          time: values.start ? formatStart(values.start, settings.tag, timeZone) : "",
-          attendee: values.email,
-          ...extra,
-        })[name] ?? all,
+      (all, name: string) => ({ time, attendee: values.email, ...extra })[name] ?? all,
     );
   const submission: BookingSubmission = { bookingPage, site, entry, request, values, fill };
   let booking: BookingRequest;
@@ -336,6 +334,17 @@ async function submitBookingForm(
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     return answerRefused(submission, error);
+  }
+}
+
+/** Whether a text reads as an instant with an offset (RFC 3339, as Temporal reads it). */
+function isInstant(value: string | undefined): value is string {
+  if (!value) return false;
+  try {
+    Temporal.Instant.from(value);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -51,7 +51,7 @@ export function formatStart(start: string, tag: string, timeZone: string): strin
     dateStyle: "full",
     timeStyle: "short",
     hourCycle: "h23",
-  }).format(new Date(start));
+  }).format(new Date(Temporal.Instant.from(start).epochMilliseconds));
 }
 
 /** The person's values after a refused submission. */
