@@ -74,16 +74,20 @@ export function buildLlmsTxt(corpus: Corpus, language: Language, baseUrl: string
 }
 
 /**
- * The "Agent interfaces" section of llms.txt: the MCP endpoint, its server card, the Agent
- * Skills index and each skill's SKILL.md.
+ * The "Agent interfaces" section of llms.txt: the MCP server's card (the endpoint itself is named,
+ * not linked: it answers only POST, and every link of llms.txt is a document an agent can fetch),
+ * the Agent Skills index and each skill's SKILL.md.
  */
 function buildAgentInterfaces(corpus: Corpus, language: Language, baseUrl: string): string[] {
   const titles = corpus.languages[language].llms.agentInterfaces;
   return [
     `## ${titles.heading}`,
     "",
-    linkItem(titles.mcp, baseUrl + MCP_PATH),
-    linkItem(titles.serverCard, baseUrl + MCP_SERVER_CARD_PATH),
+    linkItem(
+      titles.serverCard,
+      baseUrl + MCP_SERVER_CARD_PATH,
+      `${titles.mcp}: \`POST ${baseUrl + MCP_PATH}\``,
+    ),
     linkItem(titles.skills, baseUrl + AGENT_SKILLS_INDEX_PATH),
     ...(corpus.skills ?? []).map((skill) =>
       linkItem(skill.name, baseUrl + toSkillPath(skill.name), skill.description)

@@ -146,7 +146,9 @@ test("llms.txt has an Agent interfaces section, and /.well-known/llms.txt serves
   const english = await (await handler(buildRequest("/en/llms.txt"))).text();
   const section = english.slice(english.indexOf("## Agent interfaces"));
   assert.ok(english.includes("## Agent interfaces"));
-  assert.match(section, /\(https:\/\/studio\.example\/mcp\)/);
+  // The endpoint answers only POST: it is named, not linked.
+  assert.doesNotMatch(section, /\(https:\/\/studio\.example\/mcp\)/);
+  assert.match(section, /`POST https:\/\/studio\.example\/mcp`/);
   assert.match(section, /\(https:\/\/studio\.example\/mcp\/server-card\)/);
   assert.match(section, /\(https:\/\/studio\.example\/\.well-known\/agent-skills\/index\.json\)/);
   assert.match(
