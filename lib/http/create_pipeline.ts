@@ -197,7 +197,9 @@ function createUnmatchedStage(
     if (!isApiPath(context.pathname)) {
       return responder.finish(fallback(request, context, allow), request, context);
     }
-    const safe = request.method === "GET" || request.method === "HEAD";
+    // A method the path does not take (405) writes nothing: it costs what a read costs, so probes
+    // cannot spend a client's write quota; a POST to no operation (404) counts as a write.
+    const safe = request.method === "GET" || request.method === "HEAD" || allow !== "";
     return refuse(request, context, allow, safe ? readQuota : writeQuota);
   };
 }

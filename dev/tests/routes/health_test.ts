@@ -57,3 +57,26 @@ test("HEAD /api/v1/health answers the GET headers without a body", async () => {
   assert.equal(response.headers.get("RateLimit-Remaining"), "119");
   assert.equal(response.body, null);
 });
+
+test("a method an /api/ path does not take (405) costs a read, not the write quota", async () => {
+  const handler = createHandler({ rateLimits: { write: 2 } });
+  for (const method of ["DELETE", "PATCH", "PUT", "OPTIONS"]) {
+    const response = await handler(
+      new Request("http://localhost/api/v1/health", { method }),
+      fromAddress("198.51.100.7"),
+    );
+    await response.body?.cancel();
+    assert.equal(response.status, 405, method);
+    assert.match(response.headers.get("RateLimit-Policy") ?? "", /^"read"/, method);
+  }
+  const inquiry = await handler(
+    new Request("http://localhost/api/v1/contact", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ Name: "Rita", Email: "rita@example.pt", Message: "Hello there" }),
+    }),
+    fromAddress("198.51.100.7"),
+  );
+  await inquiry.body?.cancel();
+  assert.equal(inquiry.status, 200, "the write quota is whole after four 405s");
+});
