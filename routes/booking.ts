@@ -10,6 +10,7 @@ import {
   BOOKING_FIELDS,
   BookingRequest,
   IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_KEY_PATTERN,
   MAX_BODY_BYTES,
 } from "../lib/contract/contract.ts";
 import { requireFields } from "../lib/contract/require_fields.ts";
@@ -168,9 +169,6 @@ export async function listSlots(
   for (const slot of available) (slots[slot.date] ??= []).push({ start: slot.start });
   return { ok: true, timeZone: services.schedule.timeZone, slots };
 }
-
-/** An Idempotency-Key: 1 to `IDEMPOTENCY_KEY_MAX_LENGTH` visible ASCII characters. */
-const IDEMPOTENCY_KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
 
 /** The routes of booking. */
 export function bookingRoutes(services: Services): RouteDefinition[] {

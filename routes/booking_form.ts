@@ -10,7 +10,12 @@
  * @module
  */
 import { ApiError } from "../lib/contract/api_error.ts";
-import { BOOKING_FIELDS, BookingRequest, MAX_BODY_BYTES } from "../lib/contract/contract.ts";
+import {
+  BOOKING_FIELDS,
+  BookingRequest,
+  IDEMPOTENCY_KEY_PATTERN,
+  MAX_BODY_BYTES,
+} from "../lib/contract/contract.ts";
 import { requireFields } from "../lib/contract/require_fields.ts";
 import { BodyError, discardBody, readBody, readMediaType } from "../lib/http/read_body.ts";
 import { buildNoticePage, fillBase, type Site, type SitePage } from "../lib/site/site.ts";
@@ -123,6 +128,7 @@ export function createBookingPage(services: Services): BookingPage {
         values: options.values,
         problems: options.problems,
         notice: options.notice,
+        idempotencyKey: FORM_KEY_PREFIX + crypto.randomUUID(),
       };
       const html = site.renderHtml({
         language: entry.page.language,
@@ -326,6 +332,7 @@ async function submitBookingForm(
   try {
     const result = await createBooking(services, booking, {
       origin: { clientAddress: context.clientKey },
+      idempotencyKey: readFormKey(fields),
     });
     const text = settings.booking;
     const message = result.status === "pending" ? text.pending : text.accepted;
@@ -335,6 +342,18 @@ async function submitBookingForm(
     if (!(error instanceof ApiError)) throw error;
     return answerRefused(submission, error);
   }
+}
+
+/**
+ * The prefix of the idempotency keys the booking form carries, apart from the keys API clients
+ * choose.
+ */
+const FORM_KEY_PREFIX = "form:";
+
+/** The form's idempotency key, when it sent one that the API would take too. */
+function readFormKey(fields: URLSearchParams): string | undefined {
+  const key = fields.get("idempotency")?.trim();
+  return key?.startsWith(FORM_KEY_PREFIX) && IDEMPOTENCY_KEY_PATTERN.test(key) ? key : undefined;
 }
 
 /** Whether a text reads as an instant with an offset (RFC 3339, as Temporal reads it). */

@@ -425,6 +425,11 @@ export const ORIGIN_PARAMETER = {
 /** The most characters of an `Idempotency-Key` header (visible ASCII). */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
 
+/** An Idempotency-Key: 1 to {@linkcode IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN: RegExp = new RegExp(
+  `^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`,
+);
+
 /** The media types of a ContactInquiry body (spec, Resources). */
 const CONTACT_MEDIA_TYPES = [
   "application/json",

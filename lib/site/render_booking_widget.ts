@@ -33,6 +33,12 @@ export interface BookingFormState {
   problems?: readonly FieldProblem[];
   /** A notice above the form: what happened to the last submission. */
   notice?: { text: string; kind: "ok" | "bad" };
+  /**
+   * The key this rendering of the form sends as its booking's idempotency key (a hidden field), so
+   * that the same form posted twice (a double click, a browser's retry, back and resend) books once
+   * and answers the second post as the first; a new one for every rendering.
+   */
+  idempotencyKey?: string;
 }
 
 /** Upper-cases the first letter only ("segunda-feira, 23 de novembro" → "Segunda-feira, …"). */
@@ -166,11 +172,15 @@ function renderNotice(state: BookingFormState): string {
     : '<p class="booking-result" role="status" tabindex="-1"></p>';
 }
 
-/** The attendee's details (name, e-mail, company, topic), the honeypot and the button. */
+/**
+ * The attendee's details (name, e-mail, company, topic), the honeypot, the form's idempotency key
+ * and the button.
+ */
 function renderDetails(
   text: BookingText,
   values: BookingValues,
   messages: FieldMessages,
+  idempotencyKey: string | undefined,
 ): string[] {
   const optional = ` <span class="opt">(${escapeHtml(text.optional)})</span>`;
   const value = (name: keyof BookingValues) =>
@@ -219,6 +229,9 @@ function renderDetails(
     // A field people never see: software that fills every input is refused, as by the API.
     '<div hidden><label for="b-website">Website</label>' +
     '<input id="b-website" name="website" tabindex="-1" autocomplete="off"></div>',
+    ...(idempotencyKey
+      ? [`<input type="hidden" name="idempotency" value="${escapeHtml(idempotencyKey)}">`]
+      : []),
     `<button type="submit">${escapeHtml(text.submit)}</button>`,
     "</div>",
   ];
@@ -265,7 +278,7 @@ export function renderBookingWidget(
     renderError(messages, "start"),
     renderDays(state, text, { tag, values }),
     "</fieldset>",
-    ...renderDetails(text, values, messages),
+    ...renderDetails(text, values, messages, state.idempotencyKey),
     "</form>",
     "</section>",
     `<script type="application/json" id="booking-config">${config}</script>`,
