@@ -78,15 +78,64 @@ test("POST /api/v1/contact and /contacto accept their own origin and requests wi
 
 test("allowedOrigins replaces the default: the configured origins may post, the base URL no longer", async () => {
   const handler = createHandler({
-    allowedOrigins: ["https://studio.example", "https://www.studio.example"],
+    baseUrl: "https://studio.example",
+    allowedOrigins: ["https://www.studio.example"],
     logger: createRecordingLogger(),
   });
-  const client = createTestClient(handler);
   const post = (origin: string) =>
-    client.post("/api/v1/contact", JSON.stringify(FIELDS), {
-      Origin: origin,
-      "Content-Type": "application/json",
-    });
-  await readError(await post(BASE_URL), 403, "validation-failed");
-  assert.equal((await post("https://www.studio.example")).status, 200);
+    handler(
+      new Request("http://127.0.0.1:8000/api/v1/contact", {
+        method: "POST",
+        headers: { Origin: origin, "Content-Type": "application/json" },
+        body: JSON.stringify(FIELDS),
+      }),
+    );
+  const refused = await post("https://studio.example");
+  assert.equal(refused.status, 403);
+  assert.equal((await refused.json()).error.code, "validation-failed");
+  const accepted = await post("https://www.studio.example");
+  await accepted.body?.cancel();
+  assert.equal(accepted.status, 200);
+});
+
+test("every browser-facing POST accepts its own origin (scheme and Host) and Sec-Fetch-Site: same-origin, whatever the base URL, and still refuses another", async () => {
+  const store = createMemoryStore();
+  const handler = createHandler({
+    baseUrl: "https://studio.example",
+    store,
+    mailer: createMemoryMailer(),
+    logger: createRecordingLogger(),
+    rateLimits: { write: 1000, booking: 1000 },
+  });
+  // Opened at a LAN address, or behind a proxy without STUDIO_BASE_URL.
+  const own = "http://192.168.1.20:8000";
+  try {
+    for (const path of ["/api/v1/contact", "/contacto", "/en/contact"]) {
+      const form = path.startsWith("/api/");
+      const post = (headers: Record<string, string>) =>
+        handler(
+          new Request(own + path, {
+            method: "POST",
+            headers: form ? { ...headers, "Content-Type": "application/json" } : headers,
+            body: form ? JSON.stringify(FIELDS) : new URLSearchParams({
+              name: FIELDS.Name,
+              email: FIELDS.Email,
+              message: FIELDS.Message,
+            }),
+            redirect: "manual",
+          }),
+        );
+      const accepted = await post({ Origin: own });
+      await accepted.body?.cancel();
+      assert.notEqual(accepted.status, 403, `${path}: its own origin`);
+      const fetched = await post({ Origin: "null", "Sec-Fetch-Site": "same-origin" });
+      await fetched.body?.cancel();
+      assert.notEqual(fetched.status, 403, `${path}: Sec-Fetch-Site: same-origin`);
+      const foreign = await post({ Origin: "http://192.168.1.20:8001" });
+      await foreign.body?.cancel();
+      assert.equal(foreign.status, 403, `${path}: another port is another origin`);
+    }
+  } finally {
+    store.close();
+  }
 });
