@@ -28,7 +28,8 @@ test("the request log has a line for every answered request when SIGTERM comes u
     // Standard output alone: a line of standard error must not land inside a batch.
     let stdout = "";
     server.process.stdout?.on("data", (chunk) => stdout += chunk);
-    const exited = once(server.process, "exit");
+    // "close", not "exit": a process may exit before its last output has been read.
+    const exited = once(server.process, "close");
 
     // Health checks, a page (its first request loads the site) and 404 pages at paths of their
     // own, all at once; SIGTERM once a hundred have their answer.
