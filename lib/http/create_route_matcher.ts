@@ -1,7 +1,7 @@
 /**
- * Route matching: itty-router compiles the route table's paths (its pattern syntax, e.g.
- * `/assets/:name`, `/md/*`) into regular expressions, and this module is the one place that
- * reads itty-router's compiled route tuples.
+ * Route matching: plain paths are looked up as they are written, and itty-router compiles the
+ * others (its pattern syntax, e.g. `/assets/:name`, `/md/*`) into regular expressions; this module
+ * is the one place that reads itty-router's compiled route tuples.
  *
  * @module
  */
@@ -53,28 +53,69 @@ export interface RouteMatcher<R extends RoutePattern> {
 export function createRouteMatcher<R extends RoutePattern>(
   routes: readonly R[],
 ): RouteMatcher<R> {
+  // Most paths of the table are plain (a page, a document, an operation): they are looked up by
+  // their path, and only the few with parameters or wildcards are compiled by itty-router and
+  // tried in turn, so neither building the table nor matching a plain path pays for regular
+  // expressions. Table order decides as before: a pattern listed before a plain path wins.
+  const plain = new Map<string, number[]>();
   const router = Router();
-  for (const route of routes) {
-    if (route.method === "GET") router.get(route.path, () => undefined);
-    else router.post(route.path, () => undefined);
-  }
+  const patterned: Array<{ index: number; route: R }> = [];
+  routes.forEach((route, index) => {
+    if (isPattern(route.path)) {
+      if (route.method === "GET") router.get(route.path, () => undefined);
+      else router.post(route.path, () => undefined);
+      patterned.push({ index, route });
+      return;
+    }
+    const key = trimTrailingSlashes(route.path);
+    const indices = plain.get(key);
+    if (indices) indices.push(index);
+    else plain.set(key, [index]);
+  });
   // itty-router keeps one tuple per registration, in order: [METHOD, pattern, handlers, path].
-  const compiled = router.routes.map(([method, pattern], index) => ({
+  const compiled = router.routes.map(([method, pattern], position) => ({
     method,
     pattern,
-    route: routes[index],
+    ...patterned[position],
   }));
   return {
     match(method, pathname) {
       const wanted = method === "HEAD" ? "GET" : method;
-      for (let index = 0; index < compiled.length; index++) {
-        const entry = compiled[index];
+      let first = Number.POSITIVE_INFINITY;
+      for (const index of plain.get(trimTrailingSlashes(pathname)) ?? []) {
+        if (routes[index].method === wanted) {
+          first = index;
+          break;
+        }
+      }
+      for (let position = 0; position < compiled.length; position++) {
+        const entry = compiled[position];
+        if (entry.index > first) break;
         if (entry.method === wanted && entry.pattern.test(pathname)) return entry.route;
       }
-      return undefined;
+      return first === Number.POSITIVE_INFINITY ? undefined : routes[first];
     },
     matchAll(pathname) {
-      return compiled.filter((entry) => entry.pattern.test(pathname)).map((entry) => entry.route);
+      const indices = [
+        ...(plain.get(trimTrailingSlashes(pathname)) ?? []),
+        ...compiled.filter((entry) => entry.pattern.test(pathname)).map((entry) => entry.index),
+      ];
+      return indices.sort((a, b) => a - b).map((index) => routes[index]);
     },
   };
+}
+
+/** Whether a path has itty-router's parameters (`:name`) or wildcards (`*`). */
+function isPattern(path: string): boolean {
+  return path.includes(":") || path.includes("*");
+}
+
+/**
+ * A plain path as itty-router matches it: trailing slashes optional (`/en/` is `/en`, and `/`
+ * is the empty path).
+ */
+function trimTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 47) end--;
+  return end === path.length ? path : path.slice(0, end);
 }
