@@ -158,6 +158,10 @@ export const CORPUS: Corpus = { ...{
         "noBackend": {
           "title": "A mensagem não ficou guardada",
           "text": "Tivemos um problema do nosso lado e a mensagem não ficou registada. Tente de novo dentro de alguns minutos ou escreva diretamente para [ola@studio.example](mailto:ola@studio.example)."
+        },
+        "originRejected": {
+          "title": "A mensagem não pode ser enviada a partir daqui",
+          "text": "Este formulário só pode ser enviado a partir do site do estúdio, em {base}. Abra a [página de contacto]({base}/contacto) e envie de novo, ou escreva para [ola@studio.example](mailto:ola@studio.example)."
         }
       },
       "booking": {
@@ -307,6 +311,10 @@ export const CORPUS: Corpus = { ...{
         "noBackend": {
           "title": "Your message was not saved",
           "text": "Something failed on our side and the message was not recorded. Try again in a few minutes or write directly to [ola@studio.example](mailto:ola@studio.example)."
+        },
+        "originRejected": {
+          "title": "Your message cannot be sent from here",
+          "text": "This form can only be sent from the studio's site, at {base}. Open the [contact page]({base}/en/contact) and send it again, or write to [ola@studio.example](mailto:ola@studio.example)."
         }
       },
       "booking": {

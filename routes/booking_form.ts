@@ -393,6 +393,20 @@ export function createBookingForm(services: SiteServices): (path: string) => Rou
       return { site, entry };
     };
     return {
+      answerRefused: async (request, _context, error) => {
+        discardBody(request);
+        const { site } = await prepare();
+        const text = site.corpus.languages[page.language].booking;
+        const refused = error instanceof ApiError && error.status === 403;
+        return respond(
+          request,
+          buildNoticePage(site, page.language, {
+            title: page.title,
+            text: refused ? text.originRejected : text.failed,
+          }),
+          { status: refused ? 403 : 500 },
+        );
+      },
       answerRateLimited: async (request, _context, retryAfterSeconds) => {
         discardBody(request);
         const { site } = await prepare();

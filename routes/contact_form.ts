@@ -155,6 +155,18 @@ export function createContactForm(services: SiteServices): (path: string) => Rou
           headers: [["Retry-After", seconds]],
         });
       },
+      // A refused Origin, or a failure: a page in the form's language, not plain text.
+      answerRefused: async (request, _context, error) => {
+        discardBody(request);
+        const { site } = await prepare();
+        const text = site.corpus.languages[page.language].form;
+        const refused = error instanceof ApiError && error.status === 403;
+        return respond(
+          request,
+          buildNoticePage(site, page.language, refused ? text.originRejected : text.noBackend),
+          { status: refused ? 403 : 500 },
+        );
+      },
       handle: async (request, context) => {
         const prepared = await prepare();
         return submitContactForm(services, await loadInquiries(), prepared, request, context);

@@ -14,8 +14,12 @@ import type { RequestContext } from "./route.ts";
 
 /** Turns failures into responses; neither function throws. */
 export interface ErrorStage {
-  /** Answers what a stage or route threw, for a request whose context is known. */
-  recover(error: unknown, request: Request, context: RequestContext): Response;
+  /**
+   * Answers what a stage or route threw, for a request whose context is known: the API's
+   * ErrorResponse under `/api/`, the matched route's own page where it has one
+   * (`RouteHandlers.answerRefused`), plain text elsewhere.
+   */
+  recover(error: unknown, request: Request, context: RequestContext): Response | Promise<Response>;
   /**
    * A bare 500 for a failure before routing or in the error stage itself: the ErrorResponse with
    * the fields every API response carries whatever its rate limit.
@@ -44,14 +48,16 @@ export function createErrorStage(
 ): ErrorStage {
   const { logger, docsUrl } = options;
 
+  function logUnexpected(error: unknown, request: Request, context: RequestContext): void {
+    if (error instanceof ApiError) return;
+    logger.error("Unexpected failure", {
+      method: request.method,
+      path: context.pathname,
+      error: describe(error),
+    });
+  }
+
   function answerError(error: unknown, request: Request, context: RequestContext): Response {
-    if (!(error instanceof ApiError)) {
-      logger.error("Unexpected failure", {
-        method: request.method,
-        path: context.pathname,
-        error: describe(error),
-      });
-    }
     const answer = toErrorResponse(error, docsUrl);
     if (isApiPath(context.pathname)) return responder.toApiResponse(answer, request, context);
     return responder.secure(
@@ -68,13 +74,29 @@ export function createErrorStage(
     return new Response(body, { status: 500, headers: responder.apiFields });
   }
 
+  /** The plain answer, or a bare 500 when even that fails. */
+  function answerPlain(error: unknown, request: Request, context: RequestContext): Response {
+    try {
+      return answerError(error, request, context);
+    } catch (failure) {
+      return answerFailure(failure);
+    }
+  }
+
   return {
     recover(error, request, context) {
-      try {
-        return answerError(error, request, context);
-      } catch (failure) {
-        return answerFailure(failure);
+      logUnexpected(error, request, context);
+      const answerRefused = context.answerRefused;
+      if (!answerRefused || isApiPath(context.pathname)) {
+        return answerPlain(error, request, context);
       }
+      // A person sent this (a form): a page of the site in its language says what happened.
+      return Promise.resolve()
+        .then(() => answerRefused(request, context, error))
+        .then(
+          (response) => responder.secure(response),
+          () => answerPlain(error, request, context),
+        );
     },
     answerFailure,
   };

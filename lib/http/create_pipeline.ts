@@ -95,6 +95,11 @@ function toLazyHandlers(load: () => Promise<RouteHandlers>): RouteHandlers {
       if (!handlers.answerRateLimited) throw toRateLimitedError();
       return await handlers.answerRateLimited(request, context, retryAfterSeconds);
     },
+    answerRefused: async (request, context, error) => {
+      const handlers = await settle();
+      if (!handlers.answerRefused) throw error;
+      return await handlers.answerRefused(request, context, error);
+    },
   };
 }
 
@@ -118,7 +123,7 @@ function prepareStage(route: RouteDefinition, parts: PipelineParts): Stage {
   const { counter, checkOrigin } = parts;
   const { finish } = parts.responder;
   const handlers = route.load ? toLazyHandlers(route.load) : route;
-  const { handle, answerRateLimited } = handlers;
+  const { handle, answerRateLimited, answerRefused } = handlers;
   const answer: Stage = route.method === "POST"
     ? (request, context) => {
       checkOrigin(request);
@@ -129,6 +134,7 @@ function prepareStage(route: RouteDefinition, parts: PipelineParts): Stage {
   if (!quota) {
     return (request, context) => {
       context.route = route;
+      context.answerRefused = answerRefused;
       return answer(request, context);
     };
   }
@@ -139,6 +145,7 @@ function prepareStage(route: RouteDefinition, parts: PipelineParts): Stage {
   };
   return (request, context) => {
     context.route = route;
+    context.answerRefused = answerRefused;
     const decision = counter.count(quota, context);
     return decision instanceof Promise
       ? decision.then((settled) => proceed(settled, request, context))

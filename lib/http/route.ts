@@ -22,6 +22,11 @@ export interface RequestContext {
   clientKey: string;
   /** The route that matched, once one did. */
   route?: RouteDefinition;
+  /**
+   * How the matched route answers a refusal or a failure as its people see it (a page in the
+   * form's language), when it has a way of its own; see {@linkcode RouteHandlers.answerRefused}.
+   */
+  answerRefused?: RefusedHandler;
   /** The rate-limit outcome, once the request was counted (every `/api/` request is). */
   rateLimit?: RateLimitDecision;
   /** The serialised `RateLimit-Policy` of the policies the request was counted against. */
@@ -73,7 +78,27 @@ export interface RouteHandlers {
    * The request's body has not been read.
    */
   answerRateLimited?: RateLimitedHandler;
+  /**
+   * Answers, for routes that answer people rather than the API (a form), a request the pipeline
+   * refused (a foreign `Origin`: 403) or whose handler failed (500, or another `ApiError` it
+   * threw), as a page in the route's language rather than the plain-text answer of other paths
+   * outside `/api/`. It may throw, and the plain answer is given then.
+   */
+  answerRefused?: RefusedHandler;
 }
+
+/**
+ * Answers a request that was refused, or whose handler failed, as its route's people see it.
+ *
+ * @param request The request (its body may be unread).
+ * @param context The request's context.
+ * @param error What was thrown: an `ApiError`, or an unexpected failure (already logged).
+ */
+export type RefusedHandler = (
+  request: Request,
+  context: RequestContext,
+  error: unknown,
+) => Response | Promise<Response>;
 
 /** What the table knows of a route before its handler is loaded. */
 export interface RouteEntry {
@@ -108,6 +133,7 @@ export interface LazyRouteDefinition extends RouteEntry {
   load: () => Promise<RouteHandlers>;
   handle?: never;
   answerRateLimited?: never;
+  answerRefused?: never;
 }
 
 /** A route whose handler is ready when the table is built. */

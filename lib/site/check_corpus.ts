@@ -136,6 +136,7 @@ const ContactFormText: Describe<ContactFormText> = object({
   badForm: Notice,
   rateLimited: Notice,
   noBackend: Notice,
+  originRejected: Notice,
 });
 
 /** The validator of {@linkcode BookingText}. */

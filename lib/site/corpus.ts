@@ -176,6 +176,8 @@ export interface ContactFormText {
   rateLimited: Notice;
   /** The inquiry could not be stored. */
   noBackend: Notice;
+  /** The form was posted from a page of another origin; `{base}` is the site's origin. */
+  originRejected: Notice;
 }
 
 /** The booking widget's labels and messages (its script reads them from a JSON data block). */

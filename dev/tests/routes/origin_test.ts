@@ -11,6 +11,14 @@ const BASE_URL = "http://localhost:8000";
 const FIELDS = { Name: "Rita Lopes", Email: "rita@example.pt", Message: "A site for our bakery." };
 
 /** Every POST path of the route table, the site's included, with its parameters filled in. */
+/** The pages whose form posts to themselves: their refusals are pages, not plain text. */
+const FORM_PAGES: ReadonlySet<string> = new Set([
+  "/contacto",
+  "/en/contact",
+  "/marcar-conversa",
+  "/en/book",
+]);
+
 function listPostPaths(): string[] {
   return buildRouteTable(resolveServices({}, STUDIO_DEFAULTS)).table
     .filter((route) => route.method === "POST")
@@ -44,6 +52,17 @@ test("every POST route answers 403 to a foreign or null Origin before reading th
         const body = await readError(response, 403, "validation-failed");
         assert.match(body.error.message, /is not allowed to post here/, `${path} ${origin}`);
         assert.match(body.error.hint, /http:\/\/localhost:8000\//, `${path} ${origin}`);
+      } else if (FORM_PAGES.has(path)) {
+        // A person posted the form: a page of the site, in the form's language, says what to do.
+        assert.equal(response.status, 403, `${path} ${origin}`);
+        assert.match(response.headers.get("Content-Type") ?? "", /^text\/html/, path);
+        assert.match(
+          await response.text(),
+          path.startsWith("/en/")
+            ? /studio&#39;s site|studio's site|from this address/
+            : /site do estúdio|a partir deste endereço/,
+          `${path} ${origin}`,
+        );
       } else {
         assert.equal(response.status, 403, `${path} ${origin}`);
         assert.match(await response.text(), /is not allowed to post here/, `${path} ${origin}`);
