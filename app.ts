@@ -156,6 +156,41 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
 }
 
 /**
+ * The line the service logs once it listens: `{"level":"info","message":"Listening","url",
+ * "port","baseUrl","kvPath","rateLimitStore"}` (the entries print it, `deno serve`'s included).
+ *
+ * @param config The checked configuration.
+ * @param address Where the server listens.
+ * @returns The JSON line.
+ */
+export function buildListeningLine(
+  config: Config,
+  address: { hostname: string; port: number },
+): string {
+  const { hostname, port } = address;
+  return JSON.stringify({
+    level: "info",
+    message: "Listening",
+    url: `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}/`,
+    port,
+    baseUrl: config.baseUrl,
+    kvPath: config.kvPath ?? "(platform default)",
+    rateLimitStore: config.rateLimitStore,
+  });
+}
+
+/**
+ * The line the service logs last, once it has stopped: `{"level":"info","message":"Stopped",
+ * "port"}`.
+ *
+ * @param port The port it listened on.
+ * @returns The JSON line.
+ */
+export function buildStoppedLine(port: number): string {
+  return JSON.stringify({ level: "info", message: "Stopped", port });
+}
+
+/**
  * Starts the service: builds the application, serves it where `PORT` and `HOST` say, logs one
  * JSON line `{"message":"Listening","url",…,"port","baseUrl"}`, and on SIGINT or SIGTERM stops
  * serving, closes the application (which writes the request log's buffered lines), logs
@@ -188,17 +223,9 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
     host.exit(1);
     return undefined;
   }
-  const { config, log } = app;
-  const { port, hostname } = server;
-  log.write(JSON.stringify({
-    level: "info",
-    message: "Listening",
-    url: `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}/`,
-    port,
-    baseUrl: config.baseUrl,
-    kvPath: config.kvPath ?? "(platform default)",
-    rateLimitStore: config.rateLimitStore,
-  }));
+  const { log } = app;
+  const { port } = server;
+  log.write(buildListeningLine(app.config, server));
   await log.flush();
   const running = app;
   let stopping = false;
@@ -208,7 +235,7 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
     // Every request answered so far has its line in the log's buffer: close() writes them.
     await server.shutdown();
     await running.close();
-    log.write(JSON.stringify({ level: "info", message: "Stopped", port }));
+    log.write(buildStoppedLine(port));
     await log.flush();
     host.exit(0);
   });

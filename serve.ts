@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { type App, createApp } from "./app.ts";
+import { type App, buildListeningLine, buildStoppedLine, createApp } from "./app.ts";
 import { isDenoDeploy, openDenoKv } from "./adapters/deno_kv.ts";
 import { createDenoLogOutput } from "./adapters/deno_log_output.ts";
 import type { Handler } from "./create_handler.ts";
@@ -27,17 +27,32 @@ const host = {
   // workers of `deno serve --parallel` share the standard output.
   logOutput: onDenoDeploy ? undefined : createDenoLogOutput({ shared: true }),
 };
-const started: { handler?: Handler } = {};
+const started: { handler?: Handler; app?: App; address?: { hostname: string; port: number } } = {};
 const ready = Promise.withResolvers<Handler>();
+
+/** Logs "Listening", as `task start` does, once both the app and the address are known. */
+function announce(): void {
+  const { app, address } = started;
+  if (!app || !address) return;
+  app.log.write(buildListeningLine(app.config, address));
+  void app.log.flush();
+}
 
 function start(environment: Record<string, string>): void {
   createApp(environment, host).then((app: App) => {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       // The outbox's timer would keep the process alive: release the app (which writes the log's
-      // buffered lines), then leave.
-      Deno.addSignalListener(signal, () => void app.close().finally(() => Deno.exit(0)));
+      // buffered lines), log "Stopped" last, then leave.
+      Deno.addSignalListener(signal, () =>
+        void app.close().finally(async () => {
+          app.log.write(buildStoppedLine(started.address?.port ?? 0));
+          await app.log.flush();
+          Deno.exit(0);
+        }));
     }
     started.handler = app.handler;
+    started.app = app;
+    announce();
     ready.resolve(app.handler);
   }, (error: unknown) => {
     console.error(`studio-website: ${error instanceof Error ? error.message : String(error)}`);
@@ -51,8 +66,10 @@ if (baseUrlGiven || host.onDenoDeploy) start(env);
 
 export default {
   onListen(address) {
-    if (baseUrlGiven || host.onDenoDeploy) return;
     const port = "port" in address ? address.port : 8000;
+    started.address = { hostname: "hostname" in address ? address.hostname : "localhost", port };
+    announce();
+    if (baseUrlGiven || host.onDenoDeploy) return;
     start({ ...env, STUDIO_BASE_URL: `http://localhost:${port}` });
   },
   fetch(request, info) {

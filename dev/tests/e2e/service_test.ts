@@ -210,7 +210,7 @@ test("HEAD answers with the Content-Length GET sends, and no body (RFC 9110, sec
 });
 
 test(
-  "deno serve serve.ts: without STUDIO_BASE_URL, the base URL and the booking origin name the port served",
+  "deno serve serve.ts: without STUDIO_BASE_URL, the base URL and the booking origin name the port served; it logs Listening and Stopped as task start does",
   {
     skip: RUNTIME !== "deno" && "serve.ts is Deno's entry",
   },
@@ -229,8 +229,11 @@ test(
     ], {
       cwd: fileURLToPath(new URL("../../../", import.meta.url)),
       env: { ...process.env, NO_COLOR: "1", STUDIO_KV_PATH: join(folder, "studio.kv") },
-      stdio: ["ignore", "ignore", "inherit"],
+      stdio: ["ignore", "pipe", "inherit"],
     });
+    let stdout = "";
+    child.stdout?.on("data", (chunk) => stdout += chunk);
+    const closed = once(child, "close");
     try {
       const origin = `http://127.0.0.1:${port}`;
       let index: Response | undefined;
@@ -249,9 +252,17 @@ test(
       });
       assert.equal(booking.status, 400, "validated, not refused for its Origin");
       await booking.body?.cancel();
-    } finally {
       child.kill("SIGTERM");
-      await once(child, "exit");
+      await closed;
+      const lines = stdout.split("\n").filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line));
+      const listening = lines.find((line) => line.message === "Listening");
+      assert.ok(listening, stdout);
+      assert.equal(listening.port, port);
+      assert.equal(listening.baseUrl, `http://localhost:${port}`);
+      assert.equal(lines.at(-1)?.message, "Stopped", stdout);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       rmSync(folder, { recursive: true, force: true });
     }
   },
