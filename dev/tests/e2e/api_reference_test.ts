@@ -35,7 +35,7 @@ test(
       for (const path of ["/referencia-api", "/en/api-reference"]) {
         await page.goto(server.origin + path, { waitUntil: "networkidle" });
         // The renderer draws the operations after it has read /openapi.json: wait for them.
-        await page.getByText("Liveness probe").first().waitFor({ timeout: 10_000 });
+        await page.getByText("Liveness probe").first().waitFor({ timeout: 60_000 });
         const text = await page.locator("body").innerText();
         for (const tag of ["service", "contact", "booking"]) assert.match(text, new RegExp(tag));
         assert.match(text, /Liveness probe/);
@@ -44,7 +44,7 @@ test(
       await page.getByRole("link", { name: "Liveness probe" }).first().click();
       await page.getByRole("button", { name: /Test Request/i }).first().click();
       await page.getByRole("button", { name: /^Send/i }).first().click();
-      await page.getByText("200 OK").first().waitFor({ timeout: 10_000 });
+      await page.getByText("200 OK").first().waitFor({ timeout: 60_000 });
       assert.deepEqual(problems, [], "no console error or warning");
       assert.deepEqual(offOrigin, [], "no request leaves the origin");
     } finally {
