@@ -263,6 +263,7 @@ export interface components {
             /** @constant */
             authentication?: "none";
         };
+        /** @description In every text field, control characters are removed and surrounding white space trimmed before the checks; the bounds count what remains, in Unicode code points. */
         ContactInquiry: {
             /**
              * @description Sender's full name. The HTML form posts two fields named Name (first and last); they are joined with one space.
@@ -275,9 +276,15 @@ export interface components {
              * @example ana@example.pt
              */
             Email: string;
-            /** @description The inquiry: context, goals, timing. */
+            /**
+             * @description The inquiry: context, goals, timing.
+             * @example A new website for our bakery in Lisbon, in Portuguese and English, by spring.
+             */
             Message: string;
-            /** @description Free text, for example website, branding, product, other. */
+            /**
+             * @description Free text, for example website, branding, product, other.
+             * @example website
+             */
             Category?: string;
             /** @description First-touch UTM source. */
             utm_source?: string;
@@ -298,6 +305,7 @@ export interface components {
             /** @constant */
             ok: true;
         };
+        /** @description In every text field, control characters are removed and surrounding white space trimmed before the checks; the bounds count what remains, in Unicode code points. */
         BookingRequest: {
             /**
              * Format: date-time
@@ -1109,7 +1117,7 @@ export interface operations {
             header?: {
                 /** @description Sent by browsers. When present it must be an allowed origin (by default the site's own), or the answer is 403; software that sends no Origin is accepted. */
                 Origin?: string;
-                /** @description A key of your choosing, at most 200 characters: a repeat with the same key and body within 24 hours replays the first answer; the same key with another body is a 400. */
+                /** @description A key of your choosing, 1 to 200 visible ASCII characters (e.g. a UUID): a repeat with the same key and body within 24 hours replays the first answer; the same key with another body is a 400. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

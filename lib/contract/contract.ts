@@ -237,11 +237,13 @@ export const CONTACT_FIELDS = {
     minLength: 1,
     maxLength: 5000,
     description: "The inquiry: context, goals, timing.",
+    example: "A new website for our bakery in Lisbon, in Portuguese and English, by spring.",
   },
   Category: {
     required: false,
     maxLength: 100,
     description: "Free text, for example website, branding, product, other.",
+    example: "website",
   },
   utm_source: { required: false, maxLength: 200, description: "First-touch UTM source." },
   utm_medium: { required: false, maxLength: 200, description: "UTM medium." },
@@ -540,7 +542,7 @@ export const OPERATIONS = [
       required: true,
       description:
         "The month to list, YYYY-MM, counted in {timeZone}, from the current month to six months ahead.",
-      schema: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}$" },
+      schema: { type: "string", pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])$" },
     }],
   },
   {
@@ -595,8 +597,13 @@ export const OPERATIONS = [
       in: "header",
       required: false,
       description:
-        `A key of your choosing, at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters: a repeat with the same key and body within 24 hours replays the first answer; the same key with another body is a 400.`,
-      schema: { type: "string", maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
+        `A key of your choosing, 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (e.g. a UUID): a repeat with the same key and body within 24 hours replays the first answer; the same key with another body is a 400.`,
+      schema: {
+        type: "string",
+        minLength: 1,
+        maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+        pattern: "^[\\x21-\\x7e]+$",
+      },
     }],
   },
 ] as const satisfies readonly Operation[];

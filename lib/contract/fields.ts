@@ -146,7 +146,9 @@ function checkRule(
   switch (rule) {
     case "required":
       return !field.required || (value !== undefined && value !== "") ||
-        `Add "${name}": it is required`;
+        (value === undefined
+          ? `Add "${name}": it is required`
+          : `Fill in "${name}": its value was empty once spaces and control characters were removed`);
     case "enum": {
       const allowed = field.enum;
       if (!allowed || value === undefined || allowed.includes(value)) return true;
@@ -206,6 +208,16 @@ export function buildStruct<F extends FieldSet>(fields: F): Struct<FieldValues<F
   return type(schema) as unknown as Struct<FieldValues<F>, unknown>;
 }
 
+/** How every text field is cleaned before its checks, as the OpenAPI document says of a body. */
+const CLEANING_NOTE =
+  "In every text field, control characters are removed and surrounding white space trimmed before the checks; the bounds count what remains, in Unicode code points.";
+
+/**
+ * A JSON Schema pattern (ECMA-262, not anchored): the value holds a character that is neither
+ * white space nor a control character (C0, DEL, C1), as {@linkcode CONTROL_CHARACTERS} removes.
+ */
+const VISIBLE_CHARACTER_PATTERN = "[^\\s\\x00-\\x1f\\x7f-\\x9f]";
+
 /**
  * Builds the JSON Schema (2020-12) of a field set, as the OpenAPI document declares it.
  *
@@ -216,6 +228,9 @@ export function buildJsonSchema(fields: FieldSet): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const [name, field] of Object.entries(fields)) {
     const property: JsonSchema = { type: "string", description: field.description };
+    // Required: at least one character that is neither white space nor a control character,
+    // which is what remains of a value once it is cleaned.
+    if (field.required) property.pattern = VISIBLE_CHARACTER_PATTERN;
     if (field.minLength) property.minLength = field.minLength;
     property.maxLength = field.maxLength;
     if (field.format) property.format = field.format;
@@ -226,7 +241,13 @@ export function buildJsonSchema(fields: FieldSet): JsonSchema {
   const required = Object.entries(fields).filter(([, field]) => field.required).map(([name]) =>
     name
   );
-  return { type: "object", properties, required, additionalProperties: true };
+  return {
+    type: "object",
+    description: CLEANING_NOTE,
+    properties,
+    required,
+    additionalProperties: true,
+  };
 }
 
 /** One field that failed validation, with the text that tells a person how to fix it. */

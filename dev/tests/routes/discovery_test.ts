@@ -6,7 +6,13 @@ import { buildRouteTable } from "../../../routes/mod.ts";
 import { resolveServices } from "../../../lib/resolve_services.ts";
 import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
 import { DEFAULT_SCHEDULE } from "../../../build/schedule.generated.ts";
-import { ERROR_CODES, ERROR_STATUS_CODES, OPERATIONS } from "../../../lib/contract/contract.ts";
+import {
+  ERROR_CODES,
+  ERROR_STATUS_CODES,
+  IDEMPOTENCY_KEY_PATTERN,
+  OPERATIONS,
+} from "../../../lib/contract/contract.ts";
+import { createFixedClock } from "../../../testing.ts";
 import { API_HEADERS, buildRequest } from "../_support.ts";
 
 interface Schema {
@@ -258,4 +264,55 @@ test("HEAD /.well-known/api-catalog answers the Link rel=api-catalog without a b
     '<https://studio.example/.well-known/api-catalog>; rel="api-catalog"',
   );
   assert.equal(response.body, null);
+});
+
+test("what /openapi.json declares valid, the server accepts: the examples, real months, any visible value, an Idempotency-Key's bounds", async () => {
+  const handler = createHandler({
+    clock: createFixedClock("2026-11-26T10:00:00Z"),
+    rateLimits: { read: 1000, write: 1000 },
+  });
+  const document = await (await handler(buildRequest("/openapi.json"))).json();
+  const contact = document.paths["/api/v1/contact"].post;
+  const schema = contact.requestBody.content["application/json"].schema.$ref
+    ? document.components.schemas.ContactInquiry
+    : contact.requestBody.content["application/json"].schema;
+  // Every property's example together is a body the server takes.
+  const body = Object.fromEntries(
+    Object.entries(schema.properties as Record<string, { examples?: string[] }>)
+      .filter(([, property]) => property.examples?.length)
+      .map(([name, property]) => [name, property.examples![0]]),
+  );
+  const sent = await handler(buildRequest("/api/v1/contact", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  }));
+  await sent.body?.cancel();
+  assert.equal(sent.status, 200, JSON.stringify(body));
+  // A required field's pattern asks for a character cleaning leaves; blank values fail it.
+  const visible = new RegExp(schema.properties.Name.pattern, "u");
+  assert.ok(visible.test("A"));
+  for (const blank of [" ", "\t\n", "\u0001\u0085", "\u007f "]) assert.ok(!visible.test(blank));
+
+  // Months: the pattern takes real months only, and every month of the window is answered.
+  const month = document.paths["/api/v1/booking/slots"].get.parameters
+    .find((parameter: { name: string }) => parameter.name === "month");
+  const real = new RegExp(month.schema.pattern, "u");
+  for (const value of ["2026-01", "2026-12", "2027-05"]) assert.ok(real.test(value), value);
+  for (const value of ["2026-00", "2026-13", "0000-00", "2026-1"]) assert.ok(!real.test(value));
+  for (const value of ["2026-11", "2026-12", "2027-05"]) {
+    const listing = await handler(buildRequest(`/api/v1/booking/slots?month=${value}`));
+    await listing.body?.cancel();
+    assert.equal(listing.status, 200, value);
+  }
+
+  // Idempotency-Key: the document's bounds and pattern are the server's.
+  const key = document.paths["/api/v1/booking"].post.parameters
+    .find((parameter: { name: string }) => parameter.name === "Idempotency-Key").schema;
+  const declared = (value: string) =>
+    value.length >= key.minLength && value.length <= key.maxLength &&
+    new RegExp(key.pattern, "u").test(value);
+  for (const value of ["!", "~".repeat(200), "a-uuid-4f1c", "", "~".repeat(201), "a b", "é"]) {
+    assert.equal(declared(value), IDEMPOTENCY_KEY_PATTERN.test(value), JSON.stringify(value));
+  }
 });

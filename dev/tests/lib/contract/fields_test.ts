@@ -270,9 +270,14 @@ test("validateFields() reports each missing required field as missing", () => {
     problemsOf(BOOKING.validate({})).map(({ field, problem }) => ({ field, problem })),
     ["start", "name", "email", "topic", "locale"].map((field) => ({ field, problem: "missing" })),
   );
-  const emptyEmail = problemsOf(CONTACT.validate({ ...CONTACT.valid, Email: "  " }));
+  // A value was sent, but nothing of it remains once cleaned: the hint says so.
+  const emptyEmail = problemsOf(CONTACT.validate({ ...CONTACT.valid, Email: " \u0001 " }));
   assert.deepEqual(emptyEmail, [
-    { field: "Email", problem: "missing", hint: `Add "Email": it is required` },
+    {
+      field: "Email",
+      problem: "missing",
+      hint: `Fill in "Email": its value was empty once spaces and control characters were removed`,
+    },
   ]);
 });
 
@@ -442,6 +447,8 @@ for (const { schema, fields, bounds } of [CONTACT, BOOKING]) {
         description: field.description,
         maxLength: bounds[name].maxLength,
       };
+      // A required field holds a character that cleaning leaves (not white space, not control).
+      if (bounds[name].required) expected.pattern = "[^\\s\\x00-\\x1f\\x7f-\\x9f]";
       if (bounds[name].minLength) expected.minLength = bounds[name].minLength;
       if (field.format) expected.format = field.format;
       if (field.enum) expected.enum = [...field.enum];
@@ -455,9 +462,11 @@ test("buildJsonSchema() gives required, bounds, format and enum for the spec's f
   const contact = buildJsonSchema(CONTACT_FIELDS);
   assert.deepEqual(contact.required, ["Name", "Email", "Message"]);
   const contactProperties = contact.properties as Record<string, Record<string, unknown>>;
+  assert.match(String(contact.description), /control characters are removed/);
   assert.deepEqual(contactProperties.Email, {
     type: "string",
     description: "Reply-to address of the sender.",
+    pattern: "[^\\s\\x00-\\x1f\\x7f-\\x9f]",
     maxLength: 320,
     format: "email",
     examples: ["ana@example.pt"],
