@@ -26,7 +26,6 @@ import {
 import { CalendarUnavailableError } from "../lib/availability/busy_calendar.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
-import { LISTING_MAX_AGE_SECONDS } from "../lib/availability/slots.ts";
 import { loadOnce } from "../lib/load_once.ts";
 
 /** How many months ahead of the current one a listing may ask for (spec: "the next six months"). */
@@ -152,9 +151,7 @@ export async function listSlots(
 ): Promise<BookingSlots> {
   let available;
   try {
-    available = await services.slotFinder.listMonth(month, {
-      maxAgeSeconds: LISTING_MAX_AGE_SECONDS,
-    });
+    available = await services.slotFinder.listMonth(month, "listing");
   } catch (error) {
     if (error instanceof CalendarUnavailableError) {
       throw new ApiError("no-backend", {

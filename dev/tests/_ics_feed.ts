@@ -58,6 +58,15 @@ export interface IcsFeedServer {
   stop(): Promise<void>;
 }
 
+/** A 32-bit FNV-1a of a text, in hex: a tag that changes with the text. */
+function hashText(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  }
+  return (hash >>> 0).toString(16);
+}
+
 /**
  * Starts a feed server on 127.0.0.1 and a free port.
  *
@@ -65,10 +74,18 @@ export interface IcsFeedServer {
  */
 export async function startIcsFeedServer(body = buildCalendar()): Promise<IcsFeedServer> {
   let text = body;
-  const serveText: FeedResponder = (_request, response) => {
+  // As calendar hosts do: an ETag of the text, and 304 to a request that names it.
+  const serveText: FeedResponder = (request, response) => {
+    const etag = `"${text.length}-${hashText(text)}"`;
+    if (request.headers["if-none-match"] === etag) {
+      response.writeHead(304, { ETag: etag });
+      response.end();
+      return;
+    }
     response.writeHead(200, {
       "Content-Type": "text/calendar; charset=utf-8",
       "Content-Length": String(new TextEncoder().encode(text).byteLength),
+      ETag: etag,
     });
     response.end(text);
   };

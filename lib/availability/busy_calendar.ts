@@ -65,6 +65,9 @@ export interface IcsCalendarOptions {
 
 interface FeedCopy {
   fetchedAtMs: number;
+  /** The feed's validators, sent back so that an unchanged feed answers 304 (RFC 9110, 13.1). */
+  etag?: string;
+  lastModified?: string;
   /** The feed's text, to recognise an unchanged feed and keep its parsed form. */
   text: string;
   calendar: ParsedCalendar;
@@ -117,26 +120,40 @@ async function downloadFeed(
 ): Promise<FeedCopy> {
   // Called as a plain function, as the platform's fetch expects (not as a method of `fetching`).
   const fetchFeed = fetching.fetch;
+  const previous = copies.get(url);
+  const headers: Record<string, string> = { Accept: "text/calendar" };
+  if (previous?.etag) headers["If-None-Match"] = previous.etag;
+  if (previous?.lastModified) headers["If-Modified-Since"] = previous.lastModified;
   const response = await fetchFeed(url, {
     signal: AbortSignal.timeout(fetching.timeoutMs),
-    headers: { Accept: "text/calendar" },
+    headers,
     redirect: "follow",
   });
+  const fetchedAtMs = fetching.clock.now().epochMilliseconds;
+  if (response.status === 304 && previous) {
+    // Unchanged, as the feed says: the parsed calendar and its expansions stay.
+    await response.body?.cancel().catch(() => {});
+    previous.fetchedAtMs = fetchedAtMs;
+    return previous;
+  }
   if (!response.ok) {
     await response.body?.cancel().catch(() => {});
     throw new Error(`HTTP ${response.status}`);
   }
   const text = await readFeedText(response, fetching.maxBytes);
-  const fetchedAtMs = fetching.clock.now().epochMilliseconds;
-  const previous = copies.get(url);
+  const validators = {
+    etag: response.headers.get("ETag") ?? undefined,
+    lastModified: response.headers.get("Last-Modified") ?? undefined,
+  };
   if (previous && previous.text === text) {
-    // Unchanged: keep the parsed calendar and its expansions (parsing a large feed is costly).
-    previous.fetchedAtMs = fetchedAtMs;
+    // Unchanged, though sent again: keep the parsed calendar and its expansions (parsing a large
+    // feed is costly).
+    Object.assign(previous, { fetchedAtMs }, validators);
     return previous;
   }
   const { parseCalendar } = await fetching.loadEvents();
   const calendar = parseCalendar(text);
-  const copy: FeedCopy = { fetchedAtMs, text, calendar, expansions: new Map() };
+  const copy: FeedCopy = { fetchedAtMs, text, calendar, expansions: new Map(), ...validators };
   copies.set(url, copy);
   return copy;
 }
@@ -163,8 +180,9 @@ function combineParts(
 
 /**
  * Creates a busy calendar over iCalendar feeds, fetched with a timeout and a size cap. Each feed's
- * parsed copy is kept and reused while younger than the `maxAgeSeconds` a read allows; concurrent
- * reads share one fetch.
+ * parsed copy is kept: a read within the `maxAgeSeconds` it allows reuses it, and an older one asks
+ * the feed again with the copy's validators (`If-None-Match`, `If-Modified-Since`), so that an
+ * unchanged feed answers 304 and the parsed copy stays; concurrent reads share one fetch in flight.
  *
  * @param options The feeds, zone, clock, logger and limits.
  */

@@ -21,9 +21,6 @@ import { createHoldsReader } from "../booking/booking_store.ts";
 import type { ScheduleSettings } from "./schedule.ts";
 import type { Store } from "../store/store.ts";
 
-/** How old a calendar copy a listing may use, in seconds; a booking's check reads afresh. */
-export const LISTING_MAX_AGE_SECONDS = 30;
-
 /**
  * How long a listing may reuse its last check of the slot holds, in milliseconds. Holds this
  * process writes are seen at once; another process's within this time. A booking's own check
@@ -31,27 +28,30 @@ export const LISTING_MAX_AGE_SECONDS = 30;
  */
 export const HOLDS_CHECK_MILLISECONDS = 1000;
 
+/**
+ * What a slot check is for: a `listing` (the busy calendars read live, the holds' last check
+ * reused for up to {@linkcode HOLDS_CHECK_MILLISECONDS}) or a `booking` (both read afresh).
+ */
+export type SlotCheck = "listing" | "booking";
+
 /** Finds available slots. */
 export interface SlotFinder {
   /**
-   * The available slots of a month.
+   * The available slots of a month. The busy calendars are read for every check (the spec: slot
+   * results are not cached); an unchanged feed answers a conditional request cheaply.
    *
    * @param month `YYYY-MM`, already checked.
-   * @param options `maxAgeSeconds`: the oldest calendar copy allowed (30 for listings, 0 for a
-   * booking's check, which also reads the holds afresh).
-   * @throws {CalendarUnavailableError} When a calendar cannot be read fresh enough.
+   * @param check What the slots are for.
+   * @throws {CalendarUnavailableError} When a calendar cannot be read.
    */
-  listMonth(month: string, options: { maxAgeSeconds: number }): Promise<CandidateSlot[]>;
+  listMonth(month: string, check: SlotCheck): Promise<CandidateSlot[]>;
   /**
    * The available slot that starts at `start`, if there is one now.
    *
    * @param start Any instant; matched to a slot's start exactly.
-   * @param options As for `listMonth`.
+   * @param check As for `listMonth`.
    */
-  findSlot(
-    start: Temporal.Instant,
-    options: { maxAgeSeconds: number },
-  ): Promise<CandidateSlot | undefined>;
+  findSlot(start: Temporal.Instant, check: SlotCheck): Promise<CandidateSlot | undefined>;
   /** Forgets cached holds: call it after this process wrote or removed one. */
   forgetHolds(): void;
 }
@@ -138,14 +138,14 @@ export function createSlotFinder(options: SlotFinderOptions): SlotFinder {
   }
 
   const finder: SlotFinder = {
-    async listMonth(month, { maxAgeSeconds }) {
+    async listMonth(month, check) {
       const nowMs = nowMilliseconds();
       const entry = await readMonth(month);
       const [busy, held] = await Promise.all([
-        busyCalendar.read(entry.span, { maxAgeSeconds }),
+        busyCalendar.read(entry.span, { maxAgeSeconds: 0 }),
         holds.read(entry.span, {
           nowEpochMs: nowMs,
-          maxAgeMilliseconds: maxAgeSeconds > 0 ? HOLDS_CHECK_MILLISECONDS : 0,
+          maxAgeMilliseconds: check === "listing" ? HOLDS_CHECK_MILLISECONDS : 0,
         }),
       ]);
       if (!entry.free || entry.free.busy !== busy || entry.free.holds !== held) {
@@ -154,7 +154,7 @@ export function createSlotFinder(options: SlotFinderOptions): SlotFinder {
       }
       return keepWithinWindow(entry.free.slots, readWindow(nowMs));
     },
-    async findSlot(start, { maxAgeSeconds }) {
+    async findSlot(start, check) {
       const month = start.toZonedDateTimeISO(settings.timeZone).toPlainDate().toPlainYearMonth()
         .toString();
       const startEpochMs = start.epochMilliseconds;
@@ -162,7 +162,7 @@ export function createSlotFinder(options: SlotFinderOptions): SlotFinder {
       if (!candidates.some((slot) => slot.startEpochMs === startEpochMs)) {
         return undefined;
       }
-      const available = await finder.listMonth(month, { maxAgeSeconds });
+      const available = await finder.listMonth(month, check);
       return available.find((slot) => slot.startEpochMs === startEpochMs);
     },
     forgetHolds() {

@@ -269,7 +269,7 @@ async function findRequestedSlot(
     // Reads change nothing: a store that is briefly busy (e.g. a file locked by another process)
     // is asked again before the client is told to retry.
     return await retry(
-      () => services.slotFinder.findSlot(start, { maxAgeSeconds: 0 }),
+      () => services.slotFinder.findSlot(start, "booking"),
       STORE_CONTENTION_RETRY,
     );
   } catch (error) {

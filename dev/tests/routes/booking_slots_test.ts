@@ -195,7 +195,7 @@ test("GET /api/v1/booking/slots answers an empty object for a month wholly insid
   assert.deepEqual((await readSlots(handler, "2026-12")).slots, {});
 });
 
-test("GET /api/v1/booking/slots reads busy time over the month's span with copies up to 30 s old", async () => {
+test("GET /api/v1/booking/slots reads busy time over the month's span, live (no copy reused)", async () => {
   const reads: Array<{ span: BusyInterval; maxAgeSeconds: number }> = [];
   const busyCalendar: BusyCalendar = {
     read(span, { maxAgeSeconds }) {
@@ -213,7 +213,7 @@ test("GET /api/v1/booking/slots reads busy time over the month's span with copie
   );
   assert.deepEqual(reads, [{
     span: describeMonth("2026-12", "Europe/Lisbon").span,
-    maxAgeSeconds: 30,
+    maxAgeSeconds: 0,
   }]);
 });
 

@@ -741,6 +741,25 @@ test("createIcsCalendar() fetches a feed with Accept: text/calendar and reads it
   }
 });
 
+test("createIcsCalendar() asks again with the copy's ETag: a 304 keeps the parsed copy and its busy time, a change is read at once", async () => {
+  const feed = await startIcsFeedServer(ONE_EVENT);
+  try {
+    const { clock, calendar } = createCalendarFor([feed.url]);
+    const first = await calendar.read(DECEMBER, { maxAgeSeconds: 0 });
+    clock.advance({ seconds: 1 });
+    const again = await calendar.read(DECEMBER, { maxAgeSeconds: 0 });
+    assert.equal(feed.requests.length, 2);
+    assert.ok(feed.requests[1].headers["if-none-match"], "the second read is conditional");
+    assert.equal(again, first, "304: the same busy time, not parsed or expanded again");
+    feed.setBody(TWO_EVENTS);
+    clock.advance({ seconds: 1 });
+    assert.equal((await calendar.read(DECEMBER, { maxAgeSeconds: 0 })).length, 2, "changed");
+    assert.equal(feed.requests.length, 3);
+  } finally {
+    await feed.stop();
+  }
+});
+
 test("createIcsCalendar() reuses a copy up to maxAgeSeconds old and fetches again after", async () => {
   const feed = await startIcsFeedServer(ONE_EVENT);
   try {
