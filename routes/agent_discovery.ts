@@ -75,7 +75,9 @@ export function createAgentDiscovery(
   const card = once(() => buildServerCard(baseUrl, services.content.name));
   const cardDocument = once(() => toDocument(card(), MCP_SERVER_CARD_TYPE));
   const wellKnownCard = once(() => toDocument(buildWellKnownCard(card()), JSON_TYPE));
-  const catalog = once(() => toDocument(buildAiCatalog(baseUrl), AI_CATALOG_TYPE));
+  const catalog = once(() =>
+    toDocument(buildAiCatalog(baseUrl, services.content.name), AI_CATALOG_TYPE)
+  );
   const skillFiles = once(() =>
     new Map(skills.map((skill) => [
       skill.name,

@@ -92,17 +92,21 @@ export function buildWellKnownCard(card: ServerCard): Record<string, unknown> {
 }
 
 /**
- * The AI catalog (`/.well-known/ai-catalog.json`): one entry, the server card by URL.
+ * The AI catalog (`/.well-known/ai-catalog.json`): one entry, the server card by URL, with the
+ * name a person or an agent's interface shows for it (`displayName`, which the catalog's schema
+ * requires of every entry).
  *
  * @param baseUrl The public origin.
+ * @param studioName The studio's name, e.g. `Traço`.
  * @returns The catalog document.
  */
-export function buildAiCatalog(baseUrl: string): Record<string, unknown> {
+export function buildAiCatalog(baseUrl: string, studioName: string): Record<string, unknown> {
   const host = new URL(baseUrl).hostname;
   return {
     specVersion: "1.0",
     entries: [{
       identifier: `urn:air:${host}:mcp:studio`,
+      displayName: `${studioName}: bookings and inquiries (MCP)`,
       type: MCP_SERVER_CARD_TYPE,
       url: baseUrl + MCP_SERVER_CARD_PATH,
     }],

@@ -87,12 +87,13 @@ test("the well-known copies of the card add serverInfo, the transport's endpoint
   }
 });
 
-test("GET /.well-known/ai-catalog.json points to the server card", async () => {
+test("GET /.well-known/ai-catalog.json points to the server card, with the displayName every entry needs", async () => {
   const catalog = await readJson("/.well-known/ai-catalog.json", "application/ai-catalog+json");
   assert.deepEqual(catalog, {
     specVersion: "1.0",
     entries: [{
       identifier: "urn:air:studio.example:mcp:studio",
+      displayName: "Traço: bookings and inquiries (MCP)",
       type: "application/mcp-server-card+json",
       url: "https://studio.example/mcp/server-card",
     }],
