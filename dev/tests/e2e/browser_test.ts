@@ -474,3 +474,43 @@ for (const view of AXE_VIEWS) {
     },
   );
 }
+
+test(
+  "on a 390 px phone the header takes at most 120 px on every page, light and dark, without JavaScript: one scrolling row of links, the call to action among them",
+  { skip: SKIP },
+  async () => {
+    for (const colorScheme of ["light", "dark"] as const) {
+      const context = await (await openBrowser()).newContext({
+        viewport: { width: 390, height: 844 },
+        colorScheme,
+        javaScriptEnabled: false,
+      });
+      const page = await context.newPage();
+      try {
+        for (const path of AUDITED_PATHS) {
+          await page.goto(origin + path);
+          const header = await page.locator(".site-header").boundingBox();
+          assert.ok(header, path);
+          assert.ok(header.height <= 120, `${path} (${colorScheme}): ${header.height} px`);
+          const row = await page.locator(".site-header nav").evaluate((nav) => ({
+            scrolls: nav.scrollWidth > nav.clientWidth,
+            // One row: every item starts above the bottom of every other.
+            oneRow: (() => {
+              const boxes = [...nav.querySelectorAll("li")].map((item) =>
+                item.getBoundingClientRect()
+              );
+              return Math.max(...boxes.map((box) => box.top)) <
+                Math.min(...boxes.map((box) => box.bottom));
+            })(),
+          }));
+          assert.ok(row.oneRow, `${path}: the links keep to one row`);
+          assert.ok(row.scrolls, `${path}: the row scrolls sideways to the call to action`);
+          assert.equal(await page.locator(".site-header nav a.cta").count(), 1, path);
+        }
+        await screenshot(page, `header-mobile-${colorScheme}.png`);
+      } finally {
+        await context.close();
+      }
+    }
+  },
+);
