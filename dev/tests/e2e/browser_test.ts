@@ -514,3 +514,32 @@ test(
     }
   },
 );
+
+test(
+  "at 1440 px the booking pages show the free times with the details beside them, light and dark, without JavaScript",
+  { skip: SKIP },
+  async () => {
+    for (const colorScheme of ["light", "dark"] as const) {
+      const context = await (await openBrowser()).newContext({
+        viewport: { width: 1440, height: 900 },
+        colorScheme,
+        javaScriptEnabled: false,
+      });
+      const page = await context.newPage();
+      try {
+        for (const path of ["/en/book", "/marcar-conversa"]) {
+          await page.goto(origin + path);
+          const times = await page.locator(".booking .slots").boundingBox();
+          const details = await page.locator(".booking .booking-details").boundingBox();
+          assert.ok(times && details, path);
+          assert.ok(details.x >= times.x + times.width, `${path}: the details right of the times`);
+          assert.ok(details.y < times.y + times.height, `${path}: side by side, not below`);
+          assert.ok(details.x + details.width > 1440 * 0.8, `${path}: no empty right half`);
+        }
+        await screenshot(page, `booking-desktop-${colorScheme}.png`);
+      } finally {
+        await context.close();
+      }
+    }
+  },
+);
