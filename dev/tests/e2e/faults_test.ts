@@ -329,13 +329,12 @@ test("SMTP and the busy calendar stopped under load: answers stay as documented 
     assert.equal(smtp.messages.length, expected, "every queued e-mail once");
     assert.equal(counts.size, expected, "distinct Message-IDs");
 
-    // The busy calendar goes away (connections reset): listings answer from the copy younger
-    // than 30 s, a booking (which needs a fresh copy) answers 503 no-backend, and once the feed is
-    // back both work again.
+    // The busy calendar goes away (connections reset): listings, which read it live, and a
+    // booking both answer 503 no-backend, and once the feed is back both work again.
     const month = spare.slice(0, 7);
     feed.setResponder((request) => request.socket.destroy());
     const listing = await fetch(`${server.origin}/api/v1/booking/slots?month=${month}`);
-    assert.equal(listing.status, 200);
+    assert.equal(listing.status, 503);
     await listing.body?.cancel();
     const refused = await fetch(`${server.origin}/api/v1/booking`, {
       method: "POST",
@@ -352,6 +351,9 @@ test("SMTP and the busy calendar stopped under load: answers stay as documented 
       body: JSON.stringify(buildBookingBody(spare, { email: "feed-back@example.pt" })),
     });
     assert.equal(booked.status, 201, await booked.text());
+    const relisted = await fetch(`${server.origin}/api/v1/booking/slots?month=${month}`);
+    assert.equal(relisted.status, 200);
+    await relisted.body?.cancel();
     await smtp.waitFor(expected + 2);
   } finally {
     await server.stop();
