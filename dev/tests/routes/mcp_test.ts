@@ -278,6 +278,38 @@ test("POST /mcp refuses what it cannot read as the SDK does: 415, 413 within 64 
   assert.match((await jsonOnly.json()).error.message, /Not Acceptable/);
 });
 
+test("POST /mcp list_available_slots answers the listing as it stands: a booked slot leaves its text as it leaves its structured content", async () => {
+  const { handler } = createApp();
+  const list = async () => {
+    const result = await readToolResult(
+      await handler(callTool("list_available_slots", { month: MONTH })),
+    );
+    assert.equal(result.isError, undefined);
+    assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+    return result;
+  };
+  const before = await list();
+  assert.deepEqual((await list()).content[0].text, before.content[0].text);
+  const slots = before.structuredContent.slots as Record<string, Array<{ start: string }>>;
+  const [start] = Object.values(slots).flat().map((slot) => slot.start);
+  assert.ok(start, "a free slot to book");
+
+  const booked = await readToolResult(
+    await handler(callTool("book_call", {
+      start,
+      name: "Ana Sousa",
+      email: "ana.listing@example.pt",
+      topic: "A new website for our clinic",
+      locale: "en",
+    })),
+  );
+  assert.equal(booked.isError, undefined, booked.content[0].text);
+
+  const after = await list();
+  assert.ok(!after.content[0].text.includes(start));
+  assert.notDeepEqual(after.structuredContent, before.structuredContent);
+});
+
 /** Serves one exchange on an instance, as the 2025 leg does, and closes it. */
 async function serveOnce(server: sdk.McpServer): Promise<void> {
   const transport = new sdk.WebStandardStreamableHTTPServerTransport({
