@@ -48,7 +48,7 @@ import { toSkillPath } from "../lib/site/site.ts";
 import { toSkillText } from "../lib/site/build_skills_index.ts";
 import { MCP_SERVER_DESCRIPTION } from "../lib/mcp/build_server_card.ts";
 import type { SiteServices } from "../lib/services.ts";
-import { checkMonth, listSlots } from "./booking.ts";
+import { type BookingSlots, checkMonth, listSlots, MONTHS_AHEAD } from "./booking.ts";
 
 /** The rules of use (spec, "Rules of use"), carried by every tool that writes. */
 export const RULES_OF_USE =
@@ -239,6 +239,49 @@ const WRITE_ANNOTATIONS = {
   openWorldHint: true,
 } as const;
 
+/**
+ * Whether a listing names the same slots as a kept one, in the same order (so its JSON is the
+ * kept one's). Index loops, not iterators: this runs on every call and must not allocate.
+ *
+ * @param listing The listing just read.
+ * @param kept The kept listing, with its days in order.
+ */
+function isSameListing(listing: BookingSlots, kept: { listing: BookingSlots; days: string[] }) {
+  if (listing.timeZone !== kept.listing.timeZone) return false;
+  let count = 0;
+  for (const day in listing.slots) {
+    if (day !== kept.days[count++]) return false;
+    const slots = listing.slots[day];
+    const keptSlots = kept.listing.slots[day];
+    if (slots.length !== keptSlots.length) return false;
+    for (let index = 0; index < slots.length; index++) {
+      if (slots[index].start !== keptSlots[index].start) return false;
+    }
+  }
+  return count === kept.days.length;
+}
+
+/**
+ * Creates the tool result of a month's listing: the listing as structured content, and as text
+ * its JSON, which is kept per month and serialised again only when the listing has changed (a
+ * comparison of the slots' starts costs a fraction of serialising them).
+ */
+function createListingResults(): (month: string, listing: BookingSlots) => CallToolResult {
+  const texts = new Map<string, { listing: BookingSlots; days: string[]; text: string }>();
+  return (month, listing) => {
+    let kept = texts.get(month);
+    if (!kept || !isSameListing(listing, kept)) {
+      kept = { listing, days: Object.keys(listing.slots), text: JSON.stringify(listing) };
+      // Only checked months get here, at most MONTHS_AHEAD + 1 at a time.
+      if (texts.size > MONTHS_AHEAD) texts.clear();
+      texts.set(month, kept);
+    }
+    // The kept listing, not the one just read: the SDK's checks of the answer keep what they
+    // looked at until the next full collection, and the kept one is already among the old.
+    return { content: [{ type: "text", text: kept.text }], structuredContent: kept.listing };
+  };
+}
+
 /** `list_available_slots`: `GET /api/v1/booking/slots`, counted against `read`. */
 function buildSlotsTool(services: SiteServices, run: ToolRunner): Registration {
   const config = {
@@ -248,10 +291,11 @@ function buildSlotsTool(services: SiteServices, run: ToolRunner): Registration {
     inputSchema: toToolSchema(MONTH_FIELDS),
     annotations: { readOnlyHint: true, openWorldHint: false },
   };
+  const toListingResult = createListingResults();
   const handler = ({ month }: { month: string }, context: ServerContext) =>
     run(readCaller(context), ["read"], async () => {
       const checked = checkMonth([month], services.clock.now(), services.schedule.timeZone);
-      return toResult({ ...await listSlots(services, checked) });
+      return toListingResult(checked, await listSlots(services, checked));
     });
   return (server) => server.registerTool("list_available_slots", config, handler);
 }

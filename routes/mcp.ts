@@ -9,7 +9,8 @@
  * inside each tool call the quotas of the matching API operation (`read`; `write`;
  * `write` and `booking`).
  *
- * The body is read once, within 64 KiB, and routed as the SDK routes it (`isLegacyRequest`): the
+ * The body is read once, within 64 KiB, and routed as the SDK routes it (`isLegacyRequest`, whose
+ * answer the body's shape gives beforehand for the usual calls: see `toLegByShape`): the
  * 2026-07-28 revision to the SDK's `createMcpHandler` (its answers are JSON unless a tool streams,
  * and ours do not), the 2025 revisions to a stateless `WebStandardStreamableHTTPServerTransport`
  * with `enableJsonResponse`, so that a client accepting JSON gets one JSON body instead of an
@@ -98,6 +99,29 @@ function toAllowedHostnames(sdk: McpSdk, services: SiteServices): string[] {
   return [...names];
 }
 
+/** The most `Host` values whose check is kept: a site's few names, and a bound for the others. */
+const MAX_CHECKED_HOSTS = 32;
+
+/**
+ * Creates the `Host` check (DNS-rebinding protection): the SDK's, kept per value, as a server
+ * sees the same few values over and over and the SDK parses each as a URL.
+ */
+function createHostCheck(
+  sdk: McpSdk,
+  allowedHostnames: string[],
+): (host: string) => ReturnType<McpSdk["validateHostHeader"]> {
+  const checked = new Map<string, ReturnType<McpSdk["validateHostHeader"]>>();
+  return (host) => {
+    let result = checked.get(host);
+    if (!result) {
+      result = sdk.validateHostHeader(host, allowedHostnames);
+      if (checked.size >= MAX_CHECKED_HOSTS) checked.clear();
+      checked.set(host, result);
+    }
+    return result;
+  };
+}
+
 /**
  * Reads the body of a JSON POST once, within the limit: a body whose length is declared is read
  * whole (the runtime's server holds a request to the length it declares), any other through the
@@ -143,6 +167,45 @@ async function readMcpBody(
   return {
     request: new Request(request.url, { method: "POST", headers: request.headers, body: text }),
   };
+}
+
+/** Whether a value is an object other than an array, as JSON-RPC messages and their params are. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Which leg serves a POST's body where its shape alone decides it, as the SDK's `isLegacyRequest`
+ * would decide it; `undefined` for any other body, which the endpoint then hands to that
+ * predicate. The predicate's classification tries the body as a result and as an error response
+ * before it tries a request, and a failed zod parse costs more than the rest of the exchange's
+ * checks (what it looked at stays reachable until the next full collection): a body with neither a
+ * `result` nor an `error` member fails both, so they are skipped here.
+ *
+ * - A body whose `_meta` claims a protocol revision is never legacy (the predicate's documented
+ *   rule): the 2026-07-28 handler serves it or answers its refusal. An `initialize` is left to the
+ *   predicate, which weighs whether its claim is valid.
+ * - A JSON-RPC request without the claim, under no `MCP-Protocol-Version` or a 2025 revision, is
+ *   legacy.
+ *
+ * @param sdk The SDK's module.
+ * @param request The request, for its `MCP-Protocol-Version`.
+ * @param body The parsed body.
+ * @returns The leg, or `undefined` when the shape does not decide it.
+ */
+export function toLegByShape(
+  sdk: McpSdk,
+  request: Request,
+  body: unknown,
+): "legacy" | "modern" | undefined {
+  if (!isPlainObject(body) || "result" in body || "error" in body) return undefined;
+  const meta = isPlainObject(body.params) ? body.params._meta : undefined;
+  if (isPlainObject(meta) && sdk.PROTOCOL_VERSION_META_KEY in meta) {
+    return typeof body.method === "string" && body.method !== "initialize" ? "modern" : undefined;
+  }
+  const revision = request.headers.get("MCP-Protocol-Version");
+  if (revision !== null && !sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) return undefined;
+  return sdk.isJSONRPCRequest(body) ? "legacy" : undefined;
 }
 
 /**
@@ -200,7 +263,7 @@ function createEndpoint(
   services: SiteServices,
   { sdk, server: { createMcpServers, toAuthInfo } }: McpModules,
 ): McpEndpoint {
-  const allowedHostnames = toAllowedHostnames(sdk, services);
+  const checkHost = createHostCheck(sdk, toAllowedHostnames(sdk, services));
   const servers = createMcpServers(sdk, services);
   const onerror = (error: Error) =>
     services.logger.info("MCP request refused", { error: error.message });
@@ -214,7 +277,7 @@ function createEndpoint(
     async fetch(request, clientKey) {
       // A server always sets Host; a Request built in-process may not, and its URL names the host.
       const host = request.headers.get("Host") ?? new URL(request.url).host;
-      const checked = sdk.validateHostHeader(host, allowedHostnames);
+      const checked = checkHost(host);
       if (!checked.ok) {
         discardBody(request);
         return buildJsonRpcError(403, checked.message);
@@ -225,9 +288,9 @@ function createEndpoint(
       if (body instanceof Response) return body;
       const options = { authInfo: toAuthInfo(clientKey), parsedBody: body.parsedBody };
       if (body.parsedBody === undefined) return legacy(body.request, options);
-      return await sdk.isLegacyRequest(body.request, body.parsedBody)
-        ? legacy(body.request, options)
-        : modern.fetch(body.request, options);
+      const leg = toLegByShape(sdk, body.request, body.parsedBody) ??
+        (await sdk.isLegacyRequest(body.request, body.parsedBody) ? "legacy" : "modern");
+      return leg === "legacy" ? legacy(body.request, options) : modern.fetch(body.request, options);
     },
   };
 }

@@ -6,6 +6,7 @@ import type { InquiryRecord } from "../../../lib/contact/inquiries.ts";
 import { resolveServices } from "../../../lib/resolve_services.ts";
 import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
 import { createMcpServers } from "../../../routes/_mcp_server.ts";
+import { toLegByShape } from "../../../routes/mcp.ts";
 import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../../testing.ts";
 import { buildRequest, createRecordingLogger, fromAddress } from "../_support.ts";
 
@@ -276,6 +277,104 @@ test("POST /mcp refuses what it cannot read as the SDK does: 415, 413 within 64 
   }));
   assert.equal(jsonOnly.status, 406);
   assert.match((await jsonOnly.json()).error.message, /Not Acceptable/);
+});
+
+test("POST /mcp list_available_slots answers the listing as it stands: a booked slot leaves its text as it leaves its structured content", async () => {
+  const { handler } = createApp();
+  const list = async () => {
+    const result = await readToolResult(
+      await handler(callTool("list_available_slots", { month: MONTH })),
+    );
+    assert.equal(result.isError, undefined);
+    assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+    return result;
+  };
+  const before = await list();
+  assert.deepEqual((await list()).content[0].text, before.content[0].text);
+  const slots = before.structuredContent.slots as Record<string, Array<{ start: string }>>;
+  const [start] = Object.values(slots).flat().map((slot) => slot.start);
+  assert.ok(start, "a free slot to book");
+
+  const booked = await readToolResult(
+    await handler(callTool("book_call", {
+      start,
+      name: "Ana Sousa",
+      email: "ana.listing@example.pt",
+      topic: "A new website for our clinic",
+      locale: "en",
+    })),
+  );
+  assert.equal(booked.isError, undefined, booked.content[0].text);
+
+  const after = await list();
+  assert.ok(!after.content[0].text.includes(start));
+  assert.notDeepEqual(after.structuredContent, before.structuredContent);
+});
+
+test("toLegByShape() routes a body as isLegacyRequest does wherever its shape decides, and decides the common calls of both revisions", async () => {
+  const claim = (version: unknown) => ({ _meta: { [sdk.PROTOCOL_VERSION_META_KEY]: version } });
+  const bodies: unknown[] = [null, [], "text", 7, [{ jsonrpc: "2.0", id: 1, method: "ping" }]];
+  for (const method of ["tools/call", "initialize", "ping", "notifications/initialized", 5]) {
+    for (const id of [1, "a", 1.5, null, undefined]) {
+      for (const jsonrpc of ["2.0", "1.0"]) {
+        for (
+          const params of [
+            undefined,
+            {},
+            [],
+            { _meta: {} },
+            { _meta: null },
+            claim(MODERN),
+            claim(LEGACY),
+            claim(7),
+            { ...claim(MODERN), name: "list_available_slots" },
+          ]
+        ) {
+          for (
+            const extra of [{}, { result: {} }, { error: { code: 1, message: "x" } }, { x: 1 }]
+          ) {
+            bodies.push({ jsonrpc, id, method, params, ...extra });
+          }
+        }
+      }
+    }
+  }
+  let decided = 0;
+  for (const revision of [undefined, LEGACY, "2025-03-26", MODERN, " 2025-11-25", "2099-01-01"]) {
+    const request = new Request("http://localhost:8000/mcp", {
+      method: "POST",
+      headers: revision === undefined ? {} : { "MCP-Protocol-Version": revision },
+    });
+    for (const body of bodies) {
+      const leg = toLegByShape(sdk, request, body);
+      if (leg === undefined) continue;
+      decided++;
+      const expected = await sdk.isLegacyRequest(request, body) ? "legacy" : "modern";
+      assert.equal(leg, expected, `${revision}: ${JSON.stringify(body)}`);
+    }
+  }
+  assert.ok(decided > 100, `${decided} bodies decided by their shape`);
+
+  const call = { name: "list_available_slots", arguments: { month: MONTH } };
+  const post = (revision: string) =>
+    new Request("http://localhost:8000/mcp", {
+      method: "POST",
+      headers: { "MCP-Protocol-Version": revision },
+    });
+  assert.equal(
+    toLegByShape(sdk, post(LEGACY), { jsonrpc: "2.0", id: 1, method: "tools/call", params: call }),
+    "legacy",
+  );
+  const envelope = { ...call, _meta: claim(MODERN)._meta };
+  assert.equal(
+    toLegByShape(sdk, post(MODERN), {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: envelope,
+    }),
+    "modern",
+  );
 });
 
 /** Serves one exchange on an instance, as the 2025 leg does, and closes it. */
