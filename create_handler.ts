@@ -12,7 +12,12 @@ import { createPipeline, type Handler } from "./lib/http/create_pipeline.ts";
 import { type HandlerOptions, resolveServices } from "./lib/resolve_services.ts";
 import { buildRouteTable } from "./routes/mod.ts";
 
-export type { FallbackHandler, Handler, HandlerInfo } from "./lib/http/create_pipeline.ts";
+export type {
+  FallbackHandler,
+  Handler,
+  HandlerInfo,
+  ResponsePromise,
+} from "./lib/http/create_pipeline.ts";
 export {
   CONSOLE_LOGGER,
   type HandlerOptions,

@@ -22,6 +22,7 @@ export {
   type Handler,
   type HandlerInfo,
   type HandlerOptions,
+  type ResponsePromise,
 } from "./create_handler.ts";
 export type { Clock, Logger } from "./lib/ports.ts";
 export type {

@@ -75,8 +75,9 @@ export default {
   fetch(request, info) {
     // A Unix socket's peer has no address: the client then counts as unknown.
     const client = "hostname" in info.remoteAddr ? { remoteAddr: info.remoteAddr } : {};
-    return started.handler
-      ? started.handler(request, client)
-      : ready.promise.then((handler) => handler(request, client));
+    if (!started.handler) return ready.promise.then((handler) => handler(request, client));
+    const answer = started.handler(request, client);
+    // A response that is ready goes out without a turn of the microtask queue.
+    return answer.response ?? answer;
   },
 } satisfies Deno.ServeDefaultExport;

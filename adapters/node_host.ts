@@ -37,8 +37,15 @@ export function createNodeHost(): AppHost {
             // How often Node checks the two timeouts above (by default every 30 s).
             connectionsCheckingInterval: 1000,
           },
-          fetch: (request, { incoming }) =>
-            handler(request, { remoteAddr: { hostname: incoming.socket.remoteAddress } }),
+          fetch(request, { incoming }) {
+            const answer = handler(request, {
+              remoteAddr: { hostname: incoming.socket.remoteAddress },
+            });
+            // A response that is ready goes out at once: for a promise, @hono/node-server takes
+            // its slower path (a close listener and three awaits), which cost a health check on
+            // Node about a tenth of its time.
+            return answer.response ?? answer;
+          },
         }, (address) =>
           resolve({
             port: address.port,

@@ -2,19 +2,23 @@
 /**
  * The benchmark's Node baseline: a plain `node:http` server doing the same work as
  * `GET /api/v1/health` (as scripts/_bench_baseline.ts does on Deno) — URL parse and route match,
- * a per-address fixed-window counter, the ten headers and the same JSON — without the router,
+ * a per-address fixed-window counter, the ten headers and the same JSON with its
+ * `Content-Length`, on a connection kept alive as long as the service's — without the router,
  * the pipeline, a fetch adapter or a library. Started by scripts/bench_health.ts.
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { createServer } from "node:http";
+import process from "node:process";
 
 const LIMIT = 1_000_000_000;
 const WINDOW_SECONDS = 60;
 let windowIndex = -1;
 let counts = new Map();
 
-const server = createServer((request, response) => {
+// The service's idle timeout (lib/host.ts): Node writes it in every answer's `Keep-Alive`.
+const server = createServer({ keepAliveTimeout: 10_000 }, (request, response) => {
   const url = new URL(request.url ?? "/", "http://127.0.0.1");
   if (request.method !== "GET" || url.pathname !== "/api/v1/health") {
     response.writeHead(404).end("not found");
@@ -50,6 +54,8 @@ const server = createServer((request, response) => {
     "RateLimit-Limit": String(LIMIT),
     "RateLimit-Remaining": String(remaining),
     "RateLimit-Reset": String(reset),
+    // As the service sends it: a body of known length is not chunked.
+    "Content-Length": Buffer.byteLength(body),
   }).end(body);
 });
 server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => {

@@ -19,6 +19,28 @@ test("createHandler() answers 404 not-found naming /api/v1 for unknown paths und
   }
 });
 
+test("createHandler() hands over an answer ready at once in its promise's response", async () => {
+  const handler = createHandler();
+  const ready = handler(buildRequest("/api/v1/health"), fromAddress("198.51.100.1"));
+  assert.ok(ready.response, "health answers synchronously");
+  assert.equal(ready.response.status, 200);
+  assert.equal(await ready, ready.response);
+  await ready.response.body?.cancel();
+  // A body to read: the answer comes later, in the promise alone.
+  const later = handler(
+    buildRequest("/api/v1/contact", {
+      method: "POST",
+      body: "{}",
+      headers: { "Content-Type": "application/json" },
+    }),
+    fromAddress("198.51.100.1"),
+  );
+  assert.equal(later.response, undefined);
+  const response = await later;
+  assert.equal(response.status, 400);
+  await readError(response, "validation-failed");
+});
+
 test("createHandler() answers 405 with Allow for a known path and a wrong method", async () => {
   const handler = createHandler();
   for (const method of ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"]) {

@@ -22,6 +22,19 @@ test("GET /api/v1/health answers the HealthResponse with the clock's time in UTC
   });
 });
 
+test("GET /api/v1/health answers each millisecond's time, the same text within one", async () => {
+  const clock = createFixedClock("2026-11-21T09:15:30.250Z");
+  const handler = createHandler({ clock });
+  const first = await handler(buildRequest("/api/v1/health"), fromAddress("203.0.113.7"));
+  const second = await handler(buildRequest("/api/health"), fromAddress("203.0.113.7"));
+  clock.advance({ milliseconds: 1 });
+  const third = await handler(buildRequest("/api/v1/health"), fromAddress("203.0.113.7"));
+  assert.deepEqual([first.status, second.status, third.status], [200, 200, 200]);
+  assert.equal((await first.json()).time, "2026-11-21T09:15:30.250Z");
+  assert.equal((await second.json()).time, "2026-11-21T09:15:30.250Z");
+  assert.equal((await third.json()).time, "2026-11-21T09:15:30.251Z");
+});
+
 test("GET /api/health is the alias of v1 health with Link rel=latest-version", async () => {
   const handler = createHandler({ clock: createFixedClock("2026-11-21T10:00:00Z") });
   const response = await handler(buildRequest("/api/health"), fromAddress("203.0.113.7"));

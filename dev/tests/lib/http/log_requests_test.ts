@@ -1,0 +1,48 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { logRequests } from "../../../../lib/http/log_requests.ts";
+import { toResponsePromise } from "../../../../lib/http/create_pipeline.ts";
+
+/** A logging handler over `answer`, with fixed clocks, and the lines it wrote. */
+function createLogged(answer: (request: Request) => Promise<Response>) {
+  const lines: string[] = [];
+  let milliseconds = 0;
+  const handler = logRequests(answer, {
+    write: (line) => lines.push(line),
+    time: () => "2026-11-21T09:15:30.250Z",
+    nowMilliseconds: () => (milliseconds += 1.25),
+  });
+  return { handler, lines };
+}
+
+test("logRequests() logs an answer ready at once before it returns, and passes it on ready", async () => {
+  const { handler, lines } = createLogged(() => toResponsePromise(new Response("ok")));
+  const answer = handler(new Request("http://localhost/api/v1/health?probe=1"));
+  assert.ok(answer.response);
+  assert.deepEqual(lines, [
+    '{"time":"2026-11-21T09:15:30.250Z","level":"info","message":"Request","method":"GET",' +
+    '"path":"/api/v1/health","status":200,"ms":1.3}',
+  ]);
+  const response = await answer;
+  assert.equal(response, answer.response);
+  assert.equal(await response.text(), "ok");
+});
+
+test("logRequests() logs an answer that comes later once it comes", async () => {
+  const { handler, lines } = createLogged(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    return new Response(null, { status: 201 });
+  });
+  const answer = handler(new Request("http://localhost/api/v1/booking", { method: "POST" }));
+  assert.equal(answer.response, undefined);
+  assert.deepEqual(lines, []);
+  const response = await answer;
+  assert.equal(response.status, 201);
+  assert.equal(lines.length, 1);
+  const { method, path, status } = JSON.parse(lines[0]);
+  assert.deepEqual({ method, path, status }, {
+    method: "POST",
+    path: "/api/v1/booking",
+    status: 201,
+  });
+});
