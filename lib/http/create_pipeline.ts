@@ -277,9 +277,11 @@ export function createPipeline(options: PipelineOptions): Handler {
       const settledContext = context;
       return result.then(undefined, (error) => errors.recover(error, request, settledContext));
     } catch (error) {
-      return toResponsePromise(
-        context ? errors.recover(error, request, context) : errors.answerFailure(error),
-      );
+      const answer = context
+        ? errors.recover(error, request, context)
+        : errors.answerFailure(error);
+      // A form's own page of refusal may still be coming; a plain answer is ready at once.
+      return answer instanceof Promise ? answer : toResponsePromise(answer);
     }
   };
 }
