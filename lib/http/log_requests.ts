@@ -62,14 +62,22 @@ function toJsonString(value: string): string {
  */
 export function logRequests(handler: Handler, options: LogRequestsOptions): Handler {
   const { write, time = createLogTime(), nowMilliseconds = () => performance.now() } = options;
+  // The last URL logged and its path as JSON: consecutive requests often ask for one URL (a
+  // health probe, a poll), whose path is then not cut out and checked again.
+  let lastUrl = "";
+  let lastPath = "";
   function log(request: Request, response: Response, started: number): Response {
     const ms = Math.round((nowMilliseconds() - started) * 10) / 10;
+    const url = request.url;
+    if (url !== lastUrl) {
+      lastUrl = url;
+      lastPath = toJsonString(readPathname(url));
+    }
     // A method is an HTTP token (servers and the Request constructor refuse others): it needs
     // no escaping.
     write(
-      `{"time":"${time()}","level":"info","message":"Request","method":"${request.method}","path":${
-        toJsonString(readPathname(request.url))
-      },"status":${response.status},"ms":${ms}}`,
+      `{"time":"${time()}","level":"info","message":"Request","method":"${request.method}",` +
+        `"path":${lastPath},"status":${response.status},"ms":${ms}}`,
     );
     return response;
   }

@@ -76,6 +76,8 @@ interface Window {
   index: number;
   /** Each tracked client's count, least recently seen first (a Map keeps insertion order). */
   counts: Map<string, number>;
+  /** The client seen last, the last in `counts`' order. */
+  latest?: string;
 }
 
 /**
@@ -106,20 +108,29 @@ export function createRateLimiter(options: RateLimiterOptions = {}): LocalRateLi
     if (previous === undefined) {
       // Full: forget the least recently seen client, the first in the Map's order.
       if (counts.size >= maxClients) counts.delete(counts.keys().next().value!);
-    } else {
-      // Seen again: move it to the end of the order.
+    } else if (clientKey !== window.latest) {
+      // Seen again: move it to the end of the order. The client seen last is there already
+      // (consecutive requests mostly come from one address: a kept-alive connection, a proxy),
+      // and a delete leaves the Map a hole to compact later.
       counts.delete(clientKey);
     }
     const count = (previous ?? 0) + 1;
     counts.set(clientKey, count);
+    window.latest = clientKey;
     return toPolicyState(policy, count, nowSeconds);
   }
 
   return {
     consume(clientKey, policies) {
       const nowSeconds = now() / 1000;
-      const states = policies.map((policy) => countOne(clientKey, policy, nowSeconds));
-      return { states, exceeded: states.some((state) => state.exceeded) };
+      const states: PolicyState[] = [];
+      let exceeded = false;
+      for (const policy of policies) {
+        const state = countOne(clientKey, policy, nowSeconds);
+        states.push(state);
+        if (state.exceeded) exceeded = true;
+      }
+      return { states, exceeded };
     },
   };
 }
@@ -168,6 +179,11 @@ function serializeName(name: string): string {
   return SERIALIZED_NAMES[name] ?? serializeString(name);
 }
 
+/** One policy's member of `RateLimit`, e.g. `"write";r=9;t=42`, from its serialised numbers. */
+function serializeMember(name: string, remaining: string, reset: string): string {
+  return `${serializeName(name)};r=${remaining};t=${reset}`;
+}
+
 /**
  * Serialises `RateLimit` for a decision, for example `"write";r=9;t=42, "booking";r=4;t=282`:
  * a Structured Fields List of each policy's name with its remaining quota `r` and the seconds
@@ -179,9 +195,11 @@ export function buildRateLimitHeader(decision: RateLimitDecision): string {
   let header = "";
   for (const state of decision.states) {
     if (header) header += ", ";
-    header += `${serializeName(state.policy.name)};r=${serializeInteger(state.remaining)};t=${
-      serializeInteger(state.resetSeconds)
-    }`;
+    header += serializeMember(
+      state.policy.name,
+      serializeInteger(state.remaining),
+      serializeInteger(state.resetSeconds),
+    );
   }
   return header;
 }
@@ -203,17 +221,30 @@ export function setRateLimitHeaders(
 ): void {
   const { states } = decision;
   let nearest = states[0];
+  let nearestRemaining = "";
+  let nearestReset = "";
+  let header = "";
   let retryAfter = 0;
   for (const state of states) {
+    // Each number is serialised once, for `RateLimit` (as buildRateLimitHeader writes it) and
+    // the legacy field alike: this runs on every request.
+    const remaining = serializeInteger(state.remaining);
+    const reset = serializeInteger(state.resetSeconds);
+    if (header) header += ", ";
+    header += serializeMember(state.policy.name, remaining, reset);
     if (
-      state.remaining < nearest.remaining ||
+      state === states[0] || state.remaining < nearest.remaining ||
       (state.remaining === nearest.remaining && state.resetSeconds > nearest.resetSeconds)
-    ) nearest = state;
+    ) {
+      nearest = state;
+      nearestRemaining = remaining;
+      nearestReset = reset;
+    }
     if (state.exceeded) retryAfter = Math.max(retryAfter, state.resetSeconds);
   }
-  headers["RateLimit"] = buildRateLimitHeader(decision);
+  headers["RateLimit"] = header;
   headers["RateLimit-Limit"] = String(nearest.policy.limit);
-  headers["RateLimit-Remaining"] = String(nearest.remaining);
-  headers["RateLimit-Reset"] = String(nearest.resetSeconds);
+  headers["RateLimit-Remaining"] = nearestRemaining;
+  headers["RateLimit-Reset"] = nearestReset;
   if (retryAfter) headers["Retry-After"] = String(retryAfter);
 }

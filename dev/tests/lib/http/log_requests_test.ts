@@ -46,3 +46,17 @@ test("logRequests() logs an answer that comes later once it comes", async () => 
     status: 201,
   });
 });
+
+test("logRequests() logs each request's own path, whatever the request before asked", async () => {
+  const { handler, lines } = createLogged(() => toResponsePromise(new Response(null)));
+  for (const url of ["/api/v1/health", "/api/v1/health?x=1", "/en/a%22b", "/api/v1/health", "/"]) {
+    await handler(new Request(`http://localhost${url}`));
+  }
+  assert.deepEqual(lines.map((line) => JSON.parse(line).path), [
+    "/api/v1/health",
+    "/api/v1/health",
+    "/en/a%22b",
+    "/api/v1/health",
+    "/",
+  ]);
+});

@@ -213,6 +213,19 @@ test("createRateLimiter() forgets the least recently seen client when a new one 
   assert.deepEqual(limiter.consume("192.0.2.2", [WRITE]).states, [state(WRITE, 9, 60)]);
 });
 
+test("createRateLimiter() keeps the client seen last as the most recent when it is seen again", () => {
+  const { limiter } = createFakeClockLimiter(3);
+  for (const client of ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.3", "192.0.2.1"]) {
+    limiter.consume(client, [WRITE]);
+  }
+  // In order of last sight: 192.0.2.2, 192.0.2.3, 192.0.2.1. A newcomer pushes out 192.0.2.2.
+  assert.deepEqual(limiter.consume("192.0.2.4", [WRITE]).states, [state(WRITE, 9, 60)]);
+  assert.deepEqual(limiter.consume("192.0.2.3", [WRITE]).states, [state(WRITE, 7, 60)]);
+  assert.deepEqual(limiter.consume("192.0.2.3", [WRITE]).states, [state(WRITE, 6, 60)]);
+  assert.deepEqual(limiter.consume("192.0.2.1", [WRITE]).states, [state(WRITE, 7, 60)]);
+  assert.deepEqual(limiter.consume("192.0.2.2", [WRITE]).states, [state(WRITE, 9, 60)]);
+});
+
 test("createRateLimiter() keeps serving new clients through a flood of distinct addresses (issue 16, defect 2)", () => {
   const { limiter } = createFakeClockLimiter(1_000);
   // An active abuser exhausts its quota and keeps sending between the flood's requests.
