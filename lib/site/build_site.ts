@@ -297,7 +297,7 @@ export function renderSite(
 }
 
 /** Prepares a rendered text: its bytes, entity tag and compressed variants. */
-export function toTextRepresentation(text: SiteText): Representation {
+function toTextRepresentation(text: SiteText): Representation {
   return toRepresentation(text.body, text.headers);
 }
 

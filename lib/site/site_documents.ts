@@ -107,7 +107,7 @@ export interface SiteDocuments {
  * @param baseUrl The public origin.
  * @returns The representation.
  */
-export function fillPrebuiltText(text: SiteText, baseUrl: string): Representation {
+function fillPrebuiltText(text: SiteText, baseUrl: string): Representation {
   const body = text.body.replaceAll(PREBUILT_BASE_URL, baseUrl);
   const headers = text.headers.map(([name, value]): HeaderPair =>
     name === "X-Markdown-Tokens"
