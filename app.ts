@@ -12,7 +12,9 @@ import { SERVICE_NAME } from "./lib/contract/contract.ts";
 import { START_RETRY } from "./lib/store/settings.ts";
 import { retry } from "./lib/store/retry.ts";
 import { checkDeprecationWindow } from "./lib/http/versioning.ts";
-import { createHandler, type Handler, SYSTEM_CLOCK } from "./create_handler.ts";
+import type { Handler } from "./lib/http/create_pipeline.ts";
+import { SYSTEM_CLOCK } from "./lib/resolve_services.ts";
+import { createStudioHandler } from "./studio_handler.ts";
 import { createOutbox, type Outbox, OUTBOX_START_DELAY_MILLISECONDS } from "./lib/mail/outbox.ts";
 import { createSmtpMailer } from "./adapters/smtp_mailer.ts";
 import { DEFAULT_SCHEDULE } from "./build/schedule.generated.ts";
@@ -115,7 +117,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
     const rateLimiter = config.rateLimitStore === "kv"
       ? (await import("./lib/http/kv_rate_limit.ts")).createKvRateLimiter({ store, logger })
       : undefined;
-    const handler = createHandler({
+    const handler = createStudioHandler({
       baseUrl: config.baseUrl,
       busyCalendar,
       store,

@@ -1,16 +1,14 @@
 /**
- * The fetch handler of the studio's website and API v1: options resolved once, the one route
- * table of `routes/`, and the pipeline of `lib/http/` (match → count → answer → finish, one
- * catch).
+ * The fetch handler of the studio's website and API v1, as a library gives it: the options are
+ * checked (a schedule or corpus of your own included), then composed by `studio_handler.ts`.
  *
  * @module
  */
-import { DEFAULT_SCHEDULE } from "./build/schedule.generated.ts";
-import { SITE_INDEX } from "./build/site_index.generated.ts";
-import { PUBLIC_HOLIDAYS } from "./build/public_holidays.generated.ts";
-import { createPipeline, type Handler } from "./lib/http/create_pipeline.ts";
-import { type HandlerOptions, resolveServices } from "./lib/resolve_services.ts";
-import { buildRouteTable } from "./routes/mod.ts";
+import type { Handler } from "./lib/http/create_pipeline.ts";
+import type { HandlerOptions } from "./lib/resolve_services.ts";
+import { readSchedule } from "./lib/availability/read_schedule.ts";
+import { checkCorpus } from "./lib/site/check_corpus.ts";
+import { createStudioHandler } from "./studio_handler.ts";
 
 export type {
   FallbackHandler,
@@ -52,21 +50,9 @@ export type { ApiReferenceScript } from "./lib/site/api_reference_script.ts";
  * ```
  */
 export function createHandler(options: HandlerOptions = {}): Handler {
-  const services = resolveServices(options, {
-    // The studio's corpus is a large module: the site's first request imports it, not start-up,
-    // while the route table is built from its small index.
-    content: {
-      index: SITE_INDEX,
-      load: async () => (await import("./build/corpus.generated.ts")).CORPUS,
-      loadPrebuilt: async () => (await import("./build/site/site.generated.ts")).PREBUILT_SITE,
-    },
-    schedule: DEFAULT_SCHEDULE,
-    // A small table, so that listing slots in the studio's country loads no holiday library.
-    holidays: PUBLIC_HOLIDAYS,
-    // Megabytes of script, imported by the first request for an API reference page.
-    loadApiReference: async () =>
-      (await import("./build/api_reference_bundle.generated.ts")).API_REFERENCE,
+  return createStudioHandler({
+    ...options,
+    schedule: options.schedule && readSchedule(options.schedule),
+    content: options.content && checkCorpus(options.content),
   });
-  const { table, fallback } = buildRouteTable(services);
-  return createPipeline({ ...services, table, fallback });
 }

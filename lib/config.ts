@@ -5,7 +5,7 @@
  * @module
  */
 import { TRUSTED_PROXY_HEADERS, type TrustedProxyHeader } from "./http/client_address.ts";
-import { isEmailAddress } from "./contract/fields.ts";
+import { isEmailAddress } from "./contract/text_formats.ts";
 import { API_PREFIX, MIN_SUNSET_DAYS, RATE_LIMIT_POLICIES } from "./contract/contract.ts";
 import { DEFAULT_BOOKINGS_PER_ATTENDEE } from "./booking/booking_store.ts";
 import { buildVersionHeaders, type DeprecationNotice } from "./http/versioning.ts";

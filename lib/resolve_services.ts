@@ -17,7 +17,6 @@ import { buildVersionHeaders, type DeprecationNotice } from "./http/versioning.t
 import { type BusyCalendar, NO_BUSY_CALENDAR } from "./availability/busy_calendar.ts";
 import type { HolidayTable } from "./availability/holidays.ts";
 import type { ScheduleSettings } from "./availability/schedule.ts";
-import { readSchedule } from "./availability/read_schedule.ts";
 import { createSlotFinder } from "./availability/slots.ts";
 import { createLinkSigner } from "./booking/signed_links.ts";
 import { DEFAULT_BOOKINGS_PER_ATTENDEE } from "./booking/booking_store.ts";
@@ -28,7 +27,6 @@ import type { Clock, Logger } from "./ports.ts";
 import { createJsonLogger } from "./create_json_logger.ts";
 import type { Services } from "./services.ts";
 import type { Corpus } from "./site/corpus.ts";
-import { checkCorpus } from "./site/check_corpus.ts";
 import { buildSiteIndex, type SiteIndex } from "./site/site_index.ts";
 import type { PrebuiltSite } from "./site/site_documents.ts";
 import type { ApiReferenceScript } from "./site/api_reference_script.ts";
@@ -80,7 +78,10 @@ export interface HandlerOptions {
    * delivers right after each commit.
    */
   outbox?: Outbox;
-  /** The booking schedule. @default {the settings of `content/schedule.json`} */
+  /**
+   * The booking schedule (`createHandler` checks it; `resolveServices` takes it as checked).
+   * @default {the settings of `content/schedule.json`}
+   */
   schedule?: ScheduleSettings;
   /**
    * The calendars whose events block slots (see `createIcsCalendar`). @default {no calendar}
@@ -109,7 +110,8 @@ export interface HandlerOptions {
   /** The studio's inbox for inquiries and booking notices. @default {"studio@localhost"} */
   inbox?: string;
   /**
-   * The site's content (see `Corpus`), checked once here.
+   * The site's content (see `Corpus`), checked once by `createHandler` (`resolveServices` takes it
+   * as checked).
    * @default {the studio's corpus, compiled from content/ into build/corpus.generated.ts}
    */
   content?: Corpus;
@@ -205,9 +207,9 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
   const baseUrl = readBaseUrl(options.baseUrl ?? SERVICE_DEFAULTS.baseUrl);
   const store = options.store ?? createMemoryStore();
   const logger = options.logger ?? CONSOLE_LOGGER;
-  const schedule = options.schedule ? readSchedule(options.schedule) : defaults.schedule;
+  const schedule = options.schedule ?? defaults.schedule;
   const busyCalendar = options.busyCalendar ?? NO_BUSY_CALENDAR;
-  const given = options.content && checkCorpus(options.content);
+  const given = options.content;
   const loadContent = given ? () => Promise.resolve(given) : loadOnce(defaults.content.load);
   const site = loadOnce(async () => {
     const [{ buildSite }, content] = await Promise.all([

@@ -6,23 +6,8 @@
  */
 import type { BookingSlots } from "../lib/contract/responses.ts";
 import { ApiError } from "../lib/contract/api_error.ts";
-import {
-  BOOKING_FIELDS,
-  BookingRequest,
-  IDEMPOTENCY_KEY_MAX_LENGTH,
-  IDEMPOTENCY_KEY_PATTERN,
-  MAX_BODY_BYTES,
-} from "../lib/contract/contract.ts";
-import { requireFields } from "../lib/contract/require_fields.ts";
-import {
-  BodyError,
-  discardBody,
-  isUtf8,
-  JSON_BODY_PROBLEMS,
-  parseJsonMembers,
-  readBody,
-  readMediaType,
-} from "../lib/http/read_body.ts";
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from "../lib/contract/contract.ts";
+import { discardBody } from "../lib/http/read_body.ts";
 import { CalendarUnavailableError } from "../lib/availability/busy_calendar.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
@@ -89,51 +74,6 @@ export function checkMonth(
   return value;
 }
 
-function badForm(message: string): ApiError {
-  return new ApiError("bad-form", {
-    status: 400,
-    message,
-    hint: "Send the BookingRequest as a JSON object with Content-Type: application/json",
-  });
-}
-
-/**
- * Reads and checks a BookingRequest body: `application/json` (UTF-8) only, at most
- * `MAX_BODY_BYTES.createBooking` — a larger body is refused before it is read whole, chunked or
- * not.
- *
- * @throws {ApiError} 400 `bad-form`, 413 `bad-form` or 400 `validation-failed` (the hint names
- * the first failing field; a non-empty `website` fails too).
- */
-export async function readBookingRequest(request: Request): Promise<BookingRequest> {
-  const { mediaType, charset } = readMediaType(request);
-  if (mediaType !== "application/json" || !isUtf8(charset)) {
-    discardBody(request);
-    throw badForm("Content-Type must be application/json (UTF-8)");
-  }
-  let bytes: Uint8Array;
-  try {
-    bytes = await readBody(request, MAX_BODY_BYTES.createBooking);
-  } catch (error) {
-    if (error instanceof BodyError && error.problem === "too-large") {
-      throw new ApiError("bad-form", {
-        status: 413,
-        message: `The body is larger than ${MAX_BODY_BYTES.createBooking / 1024} KiB`,
-        hint:
-          `Send only the BookingRequest fields; the topic is at most ${BOOKING_FIELDS.topic.maxLength} characters`,
-      });
-    }
-    if (error instanceof BodyError && error.problem === "too-slow") {
-      throw badForm("The body did not arrive in time");
-    }
-    throw badForm("The body could not be read");
-  }
-  const parsed = parseJsonMembers(bytes, Object.keys(BOOKING_FIELDS));
-  if (!parsed.ok) throw badForm(JSON_BODY_PROBLEMS[parsed.problem]);
-  const fields = parsed.members;
-  return requireFields(BOOKING_FIELDS, BookingRequest, fields);
-}
-
 export type { BookingSlots } from "../lib/contract/responses.ts";
 
 /**
@@ -170,10 +110,13 @@ export async function listSlots(
 /** The routes of booking. */
 export function bookingRoutes(services: Services): RouteDefinition[] {
   const { schedule } = services;
-  // The booking engine and its mail are loaded by the first booking rather than at start-up.
-  const loadBookings = loadOnce(() => import("../lib/booking/bookings.ts"));
+  // The booking engine, its validation and its mail are loaded by the first booking rather than
+  // at start-up.
+  const loadBookings = loadOnce(() =>
+    Promise.all([import("../lib/booking/bookings.ts"), import("../lib/booking/booking_request.ts")])
+  );
   const book = buildOperationRoutes("createBooking", async (request, context) => {
-    const { createBooking } = await loadBookings();
+    const [{ createBooking }, { readBookingRequest }] = await loadBookings();
     const idempotencyKey = request.headers.get("Idempotency-Key")?.trim();
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       discardBody(request);

@@ -12,11 +12,11 @@
 import { ApiError } from "../lib/contract/api_error.ts";
 import {
   BOOKING_FIELDS,
-  BookingRequest,
   IDEMPOTENCY_KEY_PATTERN,
   MAX_BODY_BYTES,
 } from "../lib/contract/contract.ts";
 import { requireFields } from "../lib/contract/require_fields.ts";
+import { BookingRequest } from "../lib/contract/request_structs.ts";
 import { BodyError, discardBody, readBody, readMediaType } from "../lib/http/read_body.ts";
 import { buildNoticePage, fillBase, type Site, type SitePage } from "../lib/site/site.ts";
 import type { BookingFormState } from "../lib/site/render_booking_widget.ts";

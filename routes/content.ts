@@ -16,12 +16,6 @@ import {
   toPagePath,
 } from "../lib/site/site.ts";
 import {
-  createFirstTouch,
-  type FirstTouch,
-  readQueryAttribution,
-} from "../lib/contact/first_touch.ts";
-import { renderContactForm } from "../lib/site/render_contact_form.ts";
-import {
   type HeaderPair,
   type Representation,
   respond,
@@ -33,7 +27,9 @@ import type { Language } from "../lib/site/corpus.ts";
 import type { Services } from "../lib/services.ts";
 import type { SiteIndexPage } from "../lib/site/site_index.ts";
 import type { SiteDocuments } from "../lib/site/site_documents.ts";
-import { type BookingPage, createBookingPage } from "./booking_form.ts";
+import { loadOnce } from "../lib/load_once.ts";
+import type { FirstTouch } from "../lib/contact/first_touch.ts";
+import type { BookingPage } from "./booking_form.ts";
 
 /** A page's Markdown sent to a client that asked for plain text. */
 const AS_TEXT: readonly HeaderPair[] = [["Content-Type", "text/plain; charset=utf-8"]];
@@ -47,7 +43,7 @@ const PRIVATE: HeaderPair = ["Cache-Control", "private, no-store"];
  * hidden campaign fields from that cookie (or, on the first landing itself, from the query).
  */
 async function answerWithAttribution(
-  firstTouch: FirstTouch,
+  { firstTouch, readQueryAttribution, renderContactForm }: PerRequestRendering,
   site: Site,
   entry: SitePage,
   request: Request,
@@ -84,11 +80,22 @@ async function answerWithAttribution(
   return respond(request, representation, { headers: [...headers, PRIVATE] });
 }
 
-/** What the pages rendered per request need: the services, the cookie, the booking page. */
+/** What the pages rendered per request need: the cookie, the contact form, the booking page. */
+interface PerRequestRendering {
+  firstTouch: FirstTouch;
+  readQueryAttribution: typeof import("../lib/contact/first_touch.ts").readQueryAttribution;
+  renderContactForm: typeof import("../lib/site/render_contact_form.ts").renderContactForm;
+  bookingPage: BookingPage;
+}
+
+/**
+ * What serving a page needs: the services, and the per-request rendering, whose modules (the
+ * booking form, the contact form, the first-touch cookie) are imported by the first page that
+ * is rendered per request: a page the build prepared loads none of them.
+ */
 interface PageRendering {
   services: Services;
-  firstTouch: FirstTouch;
-  bookingPage: BookingPage;
+  perRequest(): Promise<PerRequestRendering>;
 }
 
 /**
@@ -121,12 +128,14 @@ async function servePage(
   const perRequest = page.layout === "booking" || request.url.includes("?") ||
     (page.layout === "contact" && request.headers.has("Cookie"));
   if (!perRequest) return respond(request, answers.html);
-  const site = await services.site();
+  const [site, perRequestRendering] = await Promise.all([services.site(), rendering.perRequest()]);
   const entry = site.pages.get(page.path);
   if (!entry) return answerSiteFallback(services, request, context, "");
   // The booking form lists the free times of the moment: rendered per request.
-  if (page.layout === "booking") return rendering.bookingPage.answer(site, entry, request);
-  return answerWithAttribution(rendering.firstTouch, site, entry, request);
+  if (page.layout === "booking") {
+    return perRequestRendering.bookingPage.answer(site, entry, request);
+  }
+  return answerWithAttribution(perRequestRendering, site, entry, request);
 }
 
 /**
@@ -207,8 +216,19 @@ export function createContent(services: Services): Content {
   const pages = new Map(services.siteIndex.pages.map((page) => [page.path, page]));
   const rendering: PageRendering = {
     services,
-    firstTouch: createFirstTouch(),
-    bookingPage: createBookingPage(services),
+    perRequest: loadOnce(async (): Promise<PerRequestRendering> => {
+      const [firstTouch, contactForm, bookingForm] = await Promise.all([
+        import("../lib/contact/first_touch.ts"),
+        import("../lib/site/render_contact_form.ts"),
+        import("./booking_form.ts"),
+      ]);
+      return {
+        firstTouch: firstTouch.createFirstTouch(),
+        readQueryAttribution: firstTouch.readQueryAttribution,
+        renderContactForm: contactForm.renderContactForm,
+        bookingPage: bookingForm.createBookingPage(services),
+      };
+    }),
   };
   return {
     page: (path) => ({

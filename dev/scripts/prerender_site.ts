@@ -16,12 +16,14 @@
  */
 import { readdir, rm } from "node:fs/promises";
 import type { Corpus } from "../../lib/site/corpus.ts";
+import type { SiteText } from "../../lib/site/site.ts";
 import { prepareAssets, renderSite } from "../../lib/site/build_site.ts";
 import {
   PREBUILT_BASE_URL,
   type PrebuiltAsset,
   type PrebuiltDocuments,
   type PrebuiltPage,
+  toPrebuiltText,
 } from "../../lib/site/site_documents.ts";
 import { BUILD_FOLDER, toBase64, writeGeneratedModule } from "./_generated_module.ts";
 
@@ -68,17 +70,21 @@ export async function renderPrebuiltSite(corpus: Corpus): Promise<Map<string, st
   const pageLoaders: string[] = [];
   for (const { page, html, markdown } of rendered.pages) {
     const name = `pages/${toModuleName(`${page.language}-${page.id}`)}.generated.ts`;
-    const value: PrebuiltPage = { html, markdown };
+    const value: PrebuiltPage = { html: toPrebuiltText(html), markdown: toPrebuiltText(markdown) };
     modules.set(name, renderConstant("PrebuiltPage", lib, "PAGE", value));
     pageLoaders.push(
       `    ${JSON.stringify(page.path)}: async () => (await import("./${name}")).PAGE,`,
     );
   }
+  const toPage = ({ html, markdown }: { html: SiteText; markdown: SiteText }): PrebuiltPage => ({
+    html: toPrebuiltText(html),
+    markdown: toPrebuiltText(markdown),
+  });
   const documents: PrebuiltDocuments = {
-    notFound: rendered.notFound,
-    llms: rendered.llms,
-    robots: rendered.robots,
-    sitemap: await rendered.renderSitemap(),
+    notFound: { pt: toPage(rendered.notFound.pt), en: toPage(rendered.notFound.en) },
+    llms: { pt: toPrebuiltText(rendered.llms.pt), en: toPrebuiltText(rendered.llms.en) },
+    robots: toPrebuiltText(rendered.robots),
+    sitemap: toPrebuiltText(await rendered.renderSitemap()),
   };
   const libFromSite = "../../lib/site/site_documents.ts";
   modules.set(
@@ -87,7 +93,7 @@ export async function renderPrebuiltSite(corpus: Corpus): Promise<Map<string, st
   );
   modules.set(
     "llms_full.generated.ts",
-    renderConstant("SiteText", "../../lib/site/site.ts", "LLMS_FULL", rendered.llmsFull),
+    renderConstant("PrebuiltText", libFromSite, "LLMS_FULL", toPrebuiltText(rendered.llmsFull)),
   );
   const assetLoaders: string[] = [];
   for (const [name, asset] of assets) {

@@ -116,9 +116,10 @@ function listStartUpModules(entry: string): string[] {
   return [...seen];
 }
 
-// Issue 15: on Deno the first `node:` module or CommonJS package starts Node's compatibility layer
-// (~15–20 ms of every cold start), and the site's routes and the booking's and MCP's libraries are
-// needed by their first request only. What start-up loads is kept to ES modules of a few small packages.
+// On Deno the first `node:` module or CommonJS package starts Node's compatibility layer, a cost
+// every cold start would pay; the site's routes, the request validators and the booking's and
+// MCP's libraries are needed by their first request only. What start-up loads is kept to ES
+// modules of two small packages: the router and the structured fields of the RateLimit headers.
 test(
   "start-up loads no node: module, no CommonJS package and none of the libraries of later requests",
   { skip: RUNTIME !== "deno" && "reads the Deno module graph" },
@@ -129,13 +130,17 @@ test(
       const packages = new Set(modules.map(toPackageName).filter((name) => name !== undefined));
       assert.deepEqual(
         [...packages].sort(),
-        ["itty-router", "structured-headers", "superstruct"],
+        ["itty-router", "structured-headers"],
         `${entry}: ES module packages only`,
       );
       for (
         const later of [
           "lib/site/build_site.ts",
           "lib/booking/bookings.ts",
+          "lib/contract/fields.ts",
+          "lib/contract/request_structs.ts",
+          "lib/site/check_corpus.ts",
+          "lib/availability/read_schedule.ts",
           "routes/_mcp_server.ts",
           "routes/mcp.ts",
           "routes/content.ts",
@@ -155,6 +160,31 @@ test(
         );
       }
     }
+  },
+);
+
+// A prepared page is served by routes/content.ts from the build's answers: rendering per request
+// (the booking form's free times, a contact form with campaign fields) and the validators it
+// needs are imported by the first page that asks for them.
+test(
+  "a prepared page's route loads no renderer, no form and no validation library",
+  { skip: RUNTIME !== "deno" && "reads the Deno module graph" },
+  () => {
+    const modules = listStartUpModules("routes/content.ts");
+    for (
+      const later of [
+        "routes/booking_form.ts",
+        "lib/site/render_contact_form.ts",
+        "lib/contact/first_touch.ts",
+        "lib/contract/fields.ts",
+        "lib/site/build_site.ts",
+        "lib/site/render_markdown.ts",
+        "build/corpus.generated.ts",
+      ]
+    ) {
+      assert.ok(!modules.some((specifier) => specifier.endsWith(later)), `loads ${later}`);
+    }
+    assert.deepEqual(modules.filter((specifier) => specifier.startsWith("npm:")), []);
   },
 );
 

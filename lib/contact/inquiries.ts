@@ -9,12 +9,12 @@ import { ApiError } from "../contract/api_error.ts";
 import {
   ATTRIBUTION_FIELDS,
   CONTACT_FIELDS,
-  ContactInquiry,
   getRequestBody,
   MAX_BODY_BYTES,
   RETENTION_DAYS,
 } from "../contract/contract.ts";
 import { requireFields } from "../contract/require_fields.ts";
+import { ContactInquiry } from "../contract/request_structs.ts";
 import { escapeHtml, type MailAddresses, type OutgoingMail, toHeaderText } from "../mail/mail.ts";
 import {
   BodyError,

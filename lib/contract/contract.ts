@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { buildStruct, type FieldSet, type FieldValues, type JsonSchema } from "./fields.ts";
+import type { FieldSet, FieldValues, JsonSchema } from "./fields.ts";
 
 /** The API's major version, as sent in `API-Version` and used in `/api/v1` (spec, Versioning 1). */
 export const API_VERSION = "1";
@@ -268,8 +268,6 @@ function isAttributionField(name: string): name is AttributionField {
 export const ATTRIBUTION_FIELDS: readonly AttributionField[] = Object.keys(CONTACT_FIELDS)
   .filter(isAttributionField);
 
-/** The validator of ContactInquiry. */
-export const ContactInquiry = buildStruct(CONTACT_FIELDS);
 /** A validated ContactInquiry: trimmed strings, optional fields absent when empty. */
 export type ContactInquiry = FieldValues<typeof CONTACT_FIELDS>;
 
@@ -320,8 +318,6 @@ export const BOOKING_FIELDS = {
   },
 } as const satisfies FieldSet;
 
-/** The validator of BookingRequest. */
-export const BookingRequest = buildStruct(BOOKING_FIELDS);
 /** A validated BookingRequest. */
 export type BookingRequest = FieldValues<typeof BOOKING_FIELDS>;
 

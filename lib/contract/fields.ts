@@ -6,6 +6,9 @@
  * @module
  */
 import { type Failure, optional, refine, Struct, type, validate } from "superstruct";
+import { countCodePoints, isDateTime, isEmailAddress } from "./text_formats.ts";
+
+export { countCodePoints, isDateTime, isEmailAddress } from "./text_formats.ts";
 
 /** A text field of a request body: every field of ContactInquiry and BookingRequest is one. */
 export interface TextField {
@@ -39,49 +42,12 @@ export type FieldValues<F extends FieldSet> =
 export type JsonSchema = { [keyword: string]: unknown };
 
 /**
- * The WHATWG HTML "valid e-mail address" (the rule of `<input type="email">`): no spaces, no
- * control characters, one `@`, a dotted domain of letters, digits and hyphens.
- * Source: https://html.spec.whatwg.org/multipage/input.html#valid-e-mail-address
- */
-const EMAIL_PATTERN =
-  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
-
-/** RFC 3339 `date-time`: a full date, a time and an offset (`Z` or `±hh:mm`). */
-const DATE_TIME_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
-
-/**
  * Control characters that no field may carry (C0 but tab, line feed and carriage return; DEL;
  * C1): RFC 5545 forbids them in iCalendar text and no mail body needs them, so they are removed
  * before a field is checked.
  */
 // deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
-
-/** Whether `value` is a valid e-mail address under the WHATWG rule. */
-export function isEmailAddress(value: string): boolean {
-  return EMAIL_PATTERN.test(value);
-}
-
-/** Whether `value` is an RFC 3339 date-time naming a real instant (no 31 February, no hour 25). */
-export function isDateTime(value: string): boolean {
-  const match = DATE_TIME_PATTERN.exec(value);
-  if (!match) return false;
-  const [, year, month, day, hour, minute, second] = match.map(Number);
-  // setUTCFullYear, unlike Date.UTC, takes years 0 to 99 as they are.
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute, second);
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 &&
-    date.getUTCDate() === day && date.getUTCHours() === hour && date.getUTCMinutes() === minute;
-}
-
-/** Counts Unicode code points, as JSON Schema's `minLength`/`maxLength` do. */
-export function countCodePoints(value: string): number {
-  let count = 0;
-  for (const _ of value) count++;
-  return count;
-}
 
 /**
  * The rules a field can break, each the name of a superstruct refinement, checked in this order:

@@ -66,14 +66,17 @@ export const DISCOVERY_CACHE = "public, max-age=3600";
  *
  * @param content The body: text (encoded as UTF-8) or bytes.
  * @param headers The answer's headers, without `ETag` (added here).
+ * @param etag The body's strong entity tag, quoted, when it is known already; else it is
+ * computed from the bytes.
  * @returns The representation.
  */
 export function toRepresentation(
   content: string | Uint8Array<ArrayBuffer>,
   headers: readonly HeaderPair[],
+  etag?: string,
 ): Representation {
   const body = typeof content === "string" ? encoder.encode(content) : content;
-  const etag = buildEtag(body);
+  etag ??= buildEtag(body);
   const type = headers.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "";
   if (body.length < MIN_COMPRESSED_BYTES || !COMPRESSIBLE_TYPE.test(type)) {
     const all: HeaderPair[] = [...headers, ["ETag", etag]];
@@ -143,15 +146,21 @@ function isStreamFormat(format: "gzip" | "brotli"): boolean {
   }
 }
 
-/** Compresses a body with the runtime's `CompressionStream`, which knows the format. */
+/**
+ * Compresses a body with the runtime's `CompressionStream`, which knows the format. The body is
+ * written straight to the stream's writable side: a `Blob` stream in front would add a reader and
+ * a pipe, whose first use a cold isolate's first page would pay.
+ */
 async function compressWithStream(
   body: Uint8Array<ArrayBuffer>,
   format: "gzip" | "brotli",
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const stream = new Blob([body]).stream().pipeThrough(
-    new CompressionStream(format as CompressionFormat),
-  );
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  const compression = new CompressionStream(format as CompressionFormat);
+  const writer = compression.writable.getWriter();
+  // Settled by reading the other side below, which a failure there reports.
+  void writer.write(body).catch(() => {});
+  void writer.close().catch(() => {});
+  return new Uint8Array(await new Response(compression.readable).arrayBuffer());
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { serializeItem } from "structured-headers";
 import { API_VERSION } from "../contract/contract.ts";
-import { isDateTime } from "../contract/fields.ts";
+import { isDateTime } from "../contract/text_formats.ts";
 import { readOrCreateSetting } from "../store/settings.ts";
 import type { Store } from "../store/store.ts";
 

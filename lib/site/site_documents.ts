@@ -13,6 +13,7 @@
  */
 import type { Corpus, Language, LoadFiles } from "./corpus.ts";
 import { type HeaderPair, type Representation, toRepresentation } from "../http/representation.ts";
+import { buildEtag } from "../http/etag.ts";
 import { loadOnce } from "../load_once.ts";
 import { buildLazyFiles, fromBase64, toSiteAsset } from "./site_assets.ts";
 import { estimateTokens, type Site, type SiteAsset, type SiteText } from "./site.ts";
@@ -25,12 +26,18 @@ import { estimateTokens, type Site, type SiteAsset, type SiteText } from "./site
  */
 export const PREBUILT_BASE_URL = "https://studio-website.invalid";
 
+/** A text the build prepared, with the entity tag of its body as the build rendered it. */
+export interface PrebuiltText extends SiteText {
+  /** The strong entity tag of `body` (with {@linkcode PREBUILT_BASE_URL} in its links). */
+  readonly etag: string;
+}
+
 /** A page prepared by the build: its two answers as text. */
 export interface PrebuiltPage {
   /** The HTML answer. */
-  html: SiteText;
+  html: PrebuiltText;
   /** The Markdown answer. */
-  markdown: SiteText;
+  markdown: PrebuiltText;
 }
 
 /** The documents prepared by the build, but llms-full.txt (a module of its own). */
@@ -38,11 +45,11 @@ export interface PrebuiltDocuments {
   /** The 404 answers by language and format. */
   notFound: Record<Language, PrebuiltPage>;
   /** llms.txt by language. */
-  llms: Record<Language, SiteText>;
+  llms: Record<Language, PrebuiltText>;
   /** robots.txt. */
-  robots: SiteText;
+  robots: PrebuiltText;
   /** sitemap.xml. */
-  sitemap: SiteText;
+  sitemap: PrebuiltText;
 }
 
 /** An asset prepared by the build (the stylesheet with its files' versioned URLs, a font). */
@@ -64,7 +71,7 @@ export interface PrebuiltSite {
   /** The documents' module. */
   documents: () => Promise<PrebuiltDocuments>;
   /** llms-full.txt's module. */
-  llmsFull: () => Promise<SiteText>;
+  llmsFull: () => Promise<PrebuiltText>;
   /** Each asset's module, by file name. */
   assets: Readonly<Record<string, () => Promise<PrebuiltAsset>>>;
   /** The files loaded by module (pictures' renditions, sharing cards), as `Corpus.files`. */
@@ -101,20 +108,34 @@ export interface SiteDocuments {
 
 /**
  * Puts the public origin in a prepared text and prepares it: bytes, entity tag, and compressed
- * variants on first use. `X-Markdown-Tokens` follows the body's new length.
+ * variants on first use. `X-Markdown-Tokens` follows the body's new length. The entity tag is
+ * that of the build's tag and the origin together, which name the body as surely as its bytes
+ * (the body is the build's with the origin put in), without hashing the page again on the
+ * first visitor's request.
  *
  * @param text The text as the build rendered it.
  * @param baseUrl The public origin.
  * @returns The representation.
  */
-function fillPrebuiltText(text: SiteText, baseUrl: string): Representation {
+export function fillPrebuiltText(text: PrebuiltText, baseUrl: string): Representation {
   const body = text.body.replaceAll(PREBUILT_BASE_URL, baseUrl);
   const headers = text.headers.map(([name, value]): HeaderPair =>
     name === "X-Markdown-Tokens"
       ? [name, String(estimateTokens(body))]
       : [name, value.replaceAll(PREBUILT_BASE_URL, baseUrl)]
   );
-  return toRepresentation(body, headers);
+  const etag = buildEtag(new TextEncoder().encode(`${text.etag} ${baseUrl}`));
+  return toRepresentation(body, headers, etag);
+}
+
+/**
+ * Adds to a text the build rendered the entity tag of its body (see {@linkcode PrebuiltText}).
+ *
+ * @param text The text, with {@linkcode PREBUILT_BASE_URL} in its links.
+ * @returns The text and its tag.
+ */
+export function toPrebuiltText(text: SiteText): PrebuiltText {
+  return { ...text, etag: buildEtag(new TextEncoder().encode(text.body)) };
 }
 
 /**
@@ -130,7 +151,7 @@ export function createPrebuiltDocuments(
   baseUrl: string,
 ): SiteDocuments {
   const site = loadOnce(load);
-  const fill = (text: SiteText) => fillPrebuiltText(text, baseUrl);
+  const fill = (text: PrebuiltText) => fillPrebuiltText(text, baseUrl);
   const fillPage = (page: PrebuiltPage): PageAnswers => ({
     html: fill(page.html),
     markdown: fill(page.markdown),

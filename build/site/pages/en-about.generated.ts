@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"d7d01ff84b6593b4\""
   },
   "markdown": {
     "body": "---\ntitle: \"About the studio\"\ndescription: \"Traço is a five-person studio in Lisbon, founded in 2017, that brings design and development into one team.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/about\nalternate:\n  pt-PT: https://studio-website.invalid/sobre\nupdated: 2026-11-21\n---\n\n# About the studio\n\nTraço began in 2017, when a designer and a developer grew tired of passing projects to each other\nover the wall. Since then we have worked together, in the same room and the same meetings.\n\nWe are five people. We prefer to stay small: that way, whoever talks to you in the first\nconversation is whoever does the work.\n\n## Team\n\n- **Inês Carvalho**, design director and co-founder.\n- **Tomás Ribeiro**, technical director and co-founder.\n- **Marta Lopes**, product strategy and user research.\n- **Rui Almeida**, development.\n- **Beatriz Santos**, identity design and typography.\n\n## What we believe\n\n- **Clarity before style.** A beautiful site nobody understands serves nobody.\n- **Accessible by default.** We design for people with low vision, who use only the keyboard or who\n  browse with screen readers, from the first sketch.\n- **Built to last.** We choose simple, well-maintained technology, so your project does not need to\n  be rebuilt in two years.\n- **No surprises.** Fixed prices per phase and changes agreed in writing.\n\n## Where we are\n\nAt our studio in Rua da Boavista 84, 1200-066 Lisboa, between Santos and Cais do Sodré. We welcome visits by appointment and\nwork remotely with clients across Portugal and the rest of Europe.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/about>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"35b362ecbd69e4e0\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"f16df6a5132dd93d\""
   },
   "markdown": {
     "body": "---\ntitle: \"Book a conversation\"\ndescription: \"Book a 30 minute conversation with Traço, by video call or at the studio in Lisbon. Free and with no commitment.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/book\nalternate:\n  pt-PT: https://studio-website.invalid/marcar-conversa\nupdated: 2026-11-25\n---\n\n# Book a conversation\n\nA 30 minute conversation, free and with no commitment, to talk about your project. By video call or\nat the studio in Lisbon.\n\n- Times are always shown in Lisbon time (Europe/Lisbon).\n- We hold conversations on business days, mornings and afternoons, up to six months ahead.\n- You receive the invitation by email right away, with the link to the video call.\n\nChoose a time below and leave your details: the form works in any browser, with or without\nJavaScript. If none of the times suits you, [write to us](https://studio-website.invalid/en/contact) and we will arrange it by\nemail. Software and agents can book through the API, as the [page for software](https://studio-website.invalid/en/agents)\nexplains.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/book>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"a7aa3370761163ad\""
   }
 };

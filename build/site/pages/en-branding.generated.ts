@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"76b1089c7326c5e3\""
   },
   "markdown": {
     "body": "---\ntitle: \"Brand identity\"\ndescription: \"Positioning, logo, typography, colour and brand guidelines. From €4,800, 5 to 8 weeks.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/services/branding\nalternate:\n  pt-PT: https://studio-website.invalid/servicos/marca\nupdated: 2026-11-21\n---\n\n# Brand identity\n\nA brand identity is a set of decisions: what it says, how it sounds, how it looks. We help you make\nthose decisions and write them down, so anyone on your team can apply them.\n\n## How we work\n\n1. **Positioning workshop**: half a day with the people who decide, to settle who the brand speaks\n   to, what sets it apart and what tone it should have.\n2. **Creative directions**: we present two or three directions, shown in real use (packaging,\n   website, social media), not as loose logos.\n3. **Development**: the chosen direction gets its logo, typography, colour palette, iconography and\n   tone of voice.\n4. **Guidelines and templates**: we deliver web-based brand guidelines and editable templates for\n   presentations, documents and social media.\n\n## What you get\n\n- The logo in every version and format you need (SVG, PNG and PDF).\n- A colour palette with values for screen and print, checked for contrast.\n- Typography with its licences identified.\n- Brand guidelines and editable templates.\n\n## Timing and price\n\n5 to 8 weeks. Projects from €4,800 (plus VAT); naming, when needed, adds €1,500, including a\npreliminary trademark search at INPI (Portugal) and EUIPO.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/services/branding>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"de955566c55278ad\""
   }
 };

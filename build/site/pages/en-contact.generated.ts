@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"5751bf33970beb44\""
   },
   "markdown": {
     "body": "---\ntitle: \"Contact\"\ndescription: \"Write to Traço about a project or a question. We reply within 2 to 8 business hours.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/contact\nalternate:\n  pt-PT: https://studio-website.invalid/contacto\nupdated: 2026-11-21\n---\n\n# Contact\n\nTell us what you have in mind: a new site, a brand, a product or just a question. We reply within 2\nto 8 business hours, Monday to Friday.\n\n- **Email**: [ola@studio.example](mailto:ola@studio.example)\n- **Studio**: Rua da Boavista 84, 1200-066 Lisboa, Portugal (visits by appointment)\n- **Hours**: business days, 9:30 to 18:00 Lisbon time\n\nRather talk first? [Book a 30 minute conversation](https://studio-website.invalid/en/book).\n\nSoftware and agents can send the same request through the API, with `POST /api/v1/contact`: see the\n[page for software](https://studio-website.invalid/en/agents).\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/contact>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"208b6c89c848704b\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"1e0fe026671ec84f\""
   },
   "markdown": {
     "body": "---\ntitle: \"Message sent\"\ndescription: \"We received your message and will reply within 2 to 8 business hours.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/contact/thanks\nalternate:\n  pt-PT: https://studio-website.invalid/contacto/obrigado\nupdated: 2026-11-21\n---\n\n# Thank you, we received your message\n\nWe will read it carefully and reply to the email address you gave, within 2 to 8 business hours.\n\nIn the meantime, you can [book a 30 minute conversation](https://studio-website.invalid/en/book) or look at our\n[recent work](https://studio-website.invalid/en/work).\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/contact/thanks>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"c090a7c94df158ed\""
   }
 };

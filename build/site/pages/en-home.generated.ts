@@ -38,7 +38,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"786c3f83b973463a\""
   },
   "markdown": {
     "body": "---\ntitle: \"Design and development in Lisbon\"\ndescription: \"Traço is a design and development studio in Lisbon: websites, brand identity and digital products, from the first sketch to launch and beyond.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en\nalternate:\n  pt-PT: https://studio-website.invalid/\nupdated: 2026-11-21\n---\n\n# We design and build things that work\n\nWe are Traço, a small design and development studio in Lisbon. We work with companies, cultural\ninstitutions and product teams who need a well-made website, brand or digital product, and someone\nwho stays close after launch.\n\nEvery project has the same people from start to finish: whoever designs takes part in the\nconversations about code, and whoever writes the code was at the first meeting. We do not\nsubcontract work to other studios.\n\n## What we do\n\n- **[Websites](https://studio-website.invalid/en/services/websites)** Fast, accessible sites that are easy to update, in English\n  and Portuguese.\n- **[Brand identity](https://studio-website.invalid/en/services/branding)** Positioning, logo, typography, colour and the rules\n  for using them every day.\n- **[Digital product](https://studio-website.invalid/en/services/product)** Web applications and internal tools, from prototype to\n  first release in production.\n\n## Recent work\n\n- **[Maré Alta Conservas](https://studio-website.invalid/en/work/mare-alta)**: A brand redrawn from 1960s labels and a shop that ships across the EU. _(2025)_\n- **[Clínica Jardim](https://studio-website.invalid/en/work/clinica-jardim)**: Treatments explained plainly, appointments in three taps, WCAG 2.2 AA. _(2025)_\n- **[Partilha Solar](https://studio-website.invalid/en/work/partilha-solar)**: Neighbours who share solar panels see what they make, use and owe. _(2024–2026)_\n\n[See all projects](https://studio-website.invalid/en/work)\n\n## How to start\n\n[Book a 30 minute conversation](https://studio-website.invalid/en/book) to talk about your project, with no commitment, or\n[write to us](https://studio-website.invalid/en/contact). We reply within 2 to 8 business hours.\n",
@@ -75,6 +76,7 @@ export const PAGE: PrebuiltPage = {
         "X-Content-Type-Options",
         "nosniff"
       ]
-    ]
+    ],
+    "etag": "\"d45a324ada9127c6\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"0c317a80a5d89fcc\""
   },
   "markdown": {
     "body": "---\ntitle: \"Privacy policy\"\ndescription: \"What personal data Traço collects on this site, what for, for how long and how to exercise your rights.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/privacy\nalternate:\n  pt-PT: https://studio-website.invalid/privacidade\nupdated: 2026-11-21\n---\n\n# Privacy policy\n\nThis policy explains what personal data we process when you use this site, under the General Data\nProtection Regulation (GDPR).\n\n## Who is responsible\n\nTraço, with its studio at Rua da Boavista 84, 1200-066 Lisboa, Portugal. For any question about your data, write to\n[ola@studio.example](mailto:ola@studio.example).\n\n## What data we process and why\n\n- **Contact form and contact API**: name, email, message, kind of work and, if you arrived through a\n  campaign, that campaign's parameters (`utm_*` and `gclid`). We use them to answer your request and\n  to learn which campaigns bring inquiries. Legal basis: steps taken at your request before a\n  contract, and legitimate interest.\n- **Booking conversations**: name, email, company and topic. We use them to book the conversation\n  and send the invitation. Legal basis: steps taken at your request before a contract.\n- **Technical data**: IP address, browser and referring page, kept with each contact request and\n  used for one minute to limit the number of requests and prevent abuse. Legal basis: legitimate\n  interest in the security of the service.\n\n## For how long\n\nWe keep contact requests and bookings for 24 months after the last contact, unless they lead to a\ncontract; then they follow the legal retention periods for accounting records.\n\n## Cookies\n\nWe use no analytics or advertising cookies and no third-party tracking tools. If you reach the site\nthrough a campaign link, we keep a single cookie, `first_touch`, for 30 days, holding that\ncampaign's parameters, to attach them to any message you send us. You can delete it at any time in\nyour browser's settings.\n\n## Who we share it with\n\nOnly with the hosting and email providers that make the site possible, all with servers in the\nEuropean Union and data processing agreements that comply with the GDPR. We do not sell or pass on\ndata to third parties.\n\n## Your rights\n\nYou can ask for access to, correction, erasure, restriction or portability of your data, and object\nto its processing, by writing to [ola@studio.example](mailto:ola@studio.example). We answer within one month. You also\nhave the right to lodge a complaint with the Portuguese data protection authority, the Comissão\nNacional de Proteção de Dados (CNPD).\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/privacy>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"0698d9605161e939\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"12d7dc3f2d259cc6\""
   },
   "markdown": {
     "body": "---\ntitle: \"Process\"\ndescription: \"How a project with Traço runs: conversation, proposal, discovery, design, development, launch and support, with timings and payment terms.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/process\nalternate:\n  pt-PT: https://studio-website.invalid/processo\nupdated: 2026-11-21\n---\n\n# Process\n\nEvery project follows the same path, scaled to its size. You always know which phase we are in, what\ncomes next and what it costs.\n\n1. **Conversation** (30 minutes, free). We talk about the project, the deadline and the budget, and\n   tell you frankly whether we are the right team. [Book here](https://studio-website.invalid/en/book).\n2. **Proposal** (within five business days). You get the scope, phases, timeline and a fixed price\n   for each phase in writing.\n3. **Discovery** (one to two weeks). Interviews, a review of what exists, measurable goals and a\n   content structure or a prototype.\n4. **Design**. We work with real content early and show progress every week.\n5. **Development**. We publish test versions from the first week, so you can try things as the work\n   moves along.\n6. **Launch**. Accessibility and performance testing, redirects from the old site, team training.\n7. **Support**. Thirty days of warranty to fix anything that fails and, if you like, a monthly\n   maintenance plan.\n\n## Terms\n\n- Payment of 40% on award, 40% on design approval and 20% at launch.\n- The rights to the final work pass to the client on payment of the last invoice.\n- One progress meeting a week, with notes shared the same day.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/process>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"344cd1cb18f1256b\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"a3dbc8d4fd0b8d73\""
   },
   "markdown": {
     "body": "---\ntitle: \"Digital product\"\ndescription: \"Web applications and internal tools, from discovery to first release in production. A two-week discovery for €6,000; a dedicated team from €9,000 a month.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/services/product\nalternate:\n  pt-PT: https://studio-website.invalid/servicos/produto\nupdated: 2026-11-21\n---\n\n# Digital product\n\nWe design and build web applications, admin dashboards and internal tools. We work well with\nfounding teams who need a solid first version, and with companies that want to replace a spreadsheet\nwith a proper tool.\n\n## Discovery: two weeks, fixed price\n\nBefore writing code, we spend two weeks understanding the problem: interviews with the people who\nwill use the product, a review of what exists, a clickable prototype tested with five real people.\nAt the end you get a build plan with priorities, risks and an estimate. It costs €6,000 (plus VAT),\nand the plan is yours, even if you decide to build with another team.\n\n## Building\n\nWe continue with a team of two or three people (design and development), in two-week cycles with a\ndemo at the end of each. From €9,000 a month (plus VAT).\n\n- TypeScript, web standards and well-maintained libraries; nothing that ties you to us.\n- Automated tests from the first week and continuous delivery.\n- Accessibility and performance treated as requirements, not extras.\n- Code, designs and documentation live in your repository and your account.\n\n## After the first release\n\nWe can keep evolving the product, hand the work over to your team with an overlap period, or stay on\na monthly support plan.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/services/product>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"e2256eca0e6b94a3\""
   }
 };

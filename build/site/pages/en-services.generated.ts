@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"ca0648fdda1678e4\""
   },
   "markdown": {
     "body": "---\ntitle: \"Services\"\ndescription: \"Websites, brand identity and digital product: what we do, how we quote and what a project with Traço typically costs.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/services\nalternate:\n  pt-PT: https://studio-website.invalid/servicos\nupdated: 2026-11-21\n---\n\n# Services\n\nWe do three kinds of work, often in the same project. A new brand usually calls for a new website; a\ndigital product needs an identity that can grow with it.\n\n## [Websites](https://studio-website.invalid/en/services/websites)\n\nCompany, editorial and small to medium online shops. Fast, accessible (WCAG 2.2, level AA) and with\na content management system your team can use without calling us. Projects from €6,500, usually 6 to\n10 weeks.\n\n## [Brand identity](https://studio-website.invalid/en/services/branding)\n\nPositioning, a name when one is needed, logo, typography, colour, tone of voice and a guide that\nexplains how to use it all. Projects from €4,800, usually 5 to 8 weeks.\n\n## [Digital product](https://studio-website.invalid/en/services/product)\n\nWeb applications, dashboards and internal tools. We start with a two-week discovery at a fixed price\nand continue with a team of two or three people, by the month.\n\n## How we quote\n\n- After the first conversation we send a written proposal within five business days.\n- Every phase has a fixed price. If the scope changes, we agree the change in writing before going\n  ahead.\n- Prices exclude VAT.\n- We work in English and Portuguese, with clients in Portugal and across Europe.\n\nHave a project that fits none of these boxes? [Talk to us](https://studio-website.invalid/en/contact): that is often where the\nbest work begins.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/services>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"581b106fe2fabead\""
   }
 };

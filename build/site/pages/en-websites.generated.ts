@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"1ce89968a3efa191\""
   },
   "markdown": {
     "body": "---\ntitle: \"Websites\"\ndescription: \"Fast, accessible, bilingual websites with content that is easy to update. From €6,500, 6 to 10 weeks.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/services/websites\nalternate:\n  pt-PT: https://studio-website.invalid/servicos/websites\nupdated: 2026-11-21\n---\n\n# Websites\n\nA good website says quickly what you do, loads quickly on any phone and stays easy to maintain three\nyears from now. That is what we work towards.\n\n## What is included\n\n- **Content and structure**: we work out with you what the site has to say and to whom, before we\n  design a single screen.\n- **Design**: pages designed for your real content, on phones and desktops, with a small system of\n  reusable components.\n- **Development**: our own code, no generic themes, with a performance budget set at the start (the\n  home page loads in under a second on a 4G connection).\n- **Accessibility**: we meet WCAG 2.2 at level AA and test with a screen reader and with the\n  keyboard alone.\n- **Two languages**: English and Portuguese from day one, each with its own addresses.\n- **Search and sharing**: titles, descriptions, a sitemap and Markdown versions for search engines\n  and AI assistants.\n- **Training**: a session with your team so they can edit content on their own.\n\n## Timing and price\n\nMost websites take 6 to 10 weeks from the first meeting to launch. Projects from €6,500 (plus VAT).\nOnline shops start at €11,000.\n\nAfter launch we offer a maintenance plan from €180 a month: security updates, verified backups and\nup to two hours of small changes.\n\n[Book a conversation](https://studio-website.invalid/en/book) to talk about your site.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/services/websites>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"dafd9d9f30870a62\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"7009aad371053a12\""
   },
   "markdown": {
     "body": "---\ntitle: \"Selected work\"\ndescription: \"Recent projects by Traço: a brand and online shop for a tinned-fish producer, a clinic's website, an application for energy communities and a literary festival's site.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/work\nalternate:\n  pt-PT: https://studio-website.invalid/trabalho\nupdated: 2026-11-21\n---\n\n# Selected work\n\nA few projects from the last two years. We are happy to put you in touch with past clients if you\nwant to hear what working with us is like.\n\n- **[Maré Alta Conservas](https://studio-website.invalid/en/work/mare-alta)**: A brand redrawn from 1960s labels and a shop that ships across the EU. _(2025)_\n- **[Clínica Jardim](https://studio-website.invalid/en/work/clinica-jardim)**: Treatments explained plainly, appointments in three taps, WCAG 2.2 AA. _(2025)_\n- **[Partilha Solar](https://studio-website.invalid/en/work/partilha-solar)**: Neighbours who share solar panels see what they make, use and owe. _(2024–2026)_\n- **[Festival Palavras do Sul](https://studio-website.invalid/en/work/palavras-do-sul)**: A festival's programme that loads on one bar of signal. _(2024)_\n\nWant to see more? [Book a conversation](https://studio-website.invalid/en/book) and we will show you other projects relevant to\nyour case.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/work>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"37a03bb3708e596c\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"4abe9bf30650134c\""
   },
   "markdown": {
     "body": "---\ntitle: \"Clínica Jardim\"\ndescription: \"Case study: a website with online appointments for a physiotherapy clinic in Alvalade, accessible to WCAG 2.2 AA. Appointments made online doubled on the year before.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/work/clinica-jardim\nalternate:\n  pt-PT: https://studio-website.invalid/trabalho/clinica-jardim\nupdated: 2026-11-25\n---\n\n# A clinic's website that older patients can use on their own\n\n- Client: Clínica Jardim\n- Year: 2025\n- What we did: Website, Online appointments, Accessibility\n\nClínica Jardim is a physiotherapy clinic in Alvalade with three specialities and a team of nine.\n\n## The problem\n\nMost appointments were made by phone, at the hours when the team was busiest with patients. The old\nsite described treatments in clinical terms, and its booking form could not be used with a screen\nreader or by someone who struggles with small text.\n\n## Our approach\n\nWe rewrote every treatment page with the physiotherapists in plain language: what it is, who it\nhelps, how long it takes. The booking is three steps on any phone, with large targets and no time\nlimit, and the whole site meets WCAG 2.2 AA, tested with patients from the clinic.\n\n## Outcomes\n\n- **2×** appointments made online, on the year before\n- **40%** fewer calls during treatment hours\n- **100** in Lighthouse accessibility on every page\n\n> \"Our patients in their seventies book on their own now. That was the whole point.\" — Dr. Marta\n> Leal, clinical director\n\n## Pictures of the project\n\n![The clinic's home page on a desktop screen, green and white, with an appointment calendar on the right.](https://studio-website.invalid/assets/work-clinica-jardim-cover.svg)\n\n![Two phones showing the treatment page and the choice of a time for an appointment.](https://studio-website.invalid/assets/work-clinica-jardim-mobile.svg)\n\n![The type and colour specimen of the site, large headings and four colour swatches.](https://studio-website.invalid/assets/work-clinica-jardim-type.svg)\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/work/clinica-jardim>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"c3b8572730c63681\""
   }
 };

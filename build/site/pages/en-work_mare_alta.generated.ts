@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"fe7b7347dd45617f\""
   },
   "markdown": {
     "body": "---\ntitle: \"Maré Alta Conservas\"\ndescription: \"Case study: a new brand, a family of twelve labels and an online shop for a tinned-fish producer from Peniche. Online sales reached 18% of turnover in six months.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/work/mare-alta\nalternate:\n  pt-PT: https://studio-website.invalid/trabalho/mare-alta\nupdated: 2026-11-25\n---\n\n# A cannery's brand, redrawn from its own archive\n\n- Client: Maré Alta Conservas\n- Year: 2025\n- What we did: Brand identity, Packaging, Online shop\n\nMaré Alta has tinned fish in Peniche since 1962. The family wanted to sell directly to the public\nwithout losing the feel of an old house.\n\n## The problem\n\nThe labels had drifted over sixty years: each product looked like it came from another company.\nSales went through two distributors, and the family had no way to reach the people who loved the\ntins on holiday and looked for them at home.\n\n## Our approach\n\nWe started in the archive, not on a moodboard. The 1960s labels had a frame, a fish and a band of\ncolour; we redrew them with one frame and one fish for every product and a colour per species, so a\nshelf of Maré Alta reads as one family from across a shop.\n\nThe online shop is small on purpose: twelve products, a box builder and shipping to the European\nUnion, built on a platform the family can run without us.\n\n## Outcomes\n\n- **18%** of turnover online within six months\n- **12** labels in one family, printed on the same press as before\n- **3** days from order to door, anywhere in Portugal\n\n> \"People now recognise our tins from across the shop. And for the first time we know who buys\n> them.\" — Rita Sobral, managing director\n\n## Pictures of the project\n\n![A tin of sardines in the new Maré Alta label, cream and red with a stylised fish, on deep sea blue.](https://studio-website.invalid/assets/work-mare-alta-cover.svg)\n\n![Three tins side by side in red, blue and green, each with the same fish and frame.](https://studio-website.invalid/assets/work-mare-alta-labels.svg)\n\n![The online shop's product page, three tins in a row with prices and add-to-basket buttons.](https://studio-website.invalid/assets/work-mare-alta-shop.svg)\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/work/mare-alta>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"dc273b174e3469ec\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"c7f95683489f1380\""
   },
   "markdown": {
     "body": "---\ntitle: \"Festival Palavras do Sul\"\ndescription: \"Case study: a bilingual site for a literary festival in the Alentejo, with a filterable programme, author pages and ticketing, built for weak mobile networks.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/work/palavras-do-sul\nalternate:\n  pt-PT: https://studio-website.invalid/trabalho/palavras-do-sul\nupdated: 2026-11-25\n---\n\n# A festival programme that loads on one bar of signal\n\n- Client: Festival Palavras do Sul\n- Year: 2024\n- What we did: Bilingual website, Programme, Ticketing\n\nPalavras do Sul is a literary festival in the Alentejo: four days, sixty authors, twelve venues in\nthree villages.\n\n## The problem\n\nDuring the festival most of the audience reads the programme on a phone, outdoors, on a weak\nnetwork. The old site was a heavy PDF and a ticketing page from another company.\n\n## Our approach\n\nWe designed the site with the festival's posters, in Portuguese and English, and kept every page\nunder 100 KB. The programme filters by day, venue and language without reloading, and works without\nJavaScript; tickets are bought on the same site.\n\n## Outcomes\n\n- **1.2 s** to the programme on a slow 3G connection\n- **35%** of tickets sold on the site, up from none\n- **2** languages, one content model\n\n> \"On the square in Mértola, with one bar of signal, the programme still opened.\" — Ana Cardoso,\n> festival director\n\n## Pictures of the project\n\n![A poster of bold dark letters against an orange sun setting over Alentejo hills.](https://studio-website.invalid/assets/work-palavras-do-sul-cover.svg)\n\n![The programme page with day filters and four sessions, each with a ticket button.](https://studio-website.invalid/assets/work-palavras-do-sul-programme.svg)\n\n![Two festival posters, one cream with an orange sun, one dark with orange hills.](https://studio-website.invalid/assets/work-palavras-do-sul-poster.svg)\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/work/palavras-do-sul>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"ced61cbff15371de\""
   }
 };

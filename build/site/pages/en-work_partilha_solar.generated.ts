@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"15d48fa8bcf22823\""
   },
   "markdown": {
     "body": "---\ntitle: \"Partilha Solar\"\ndescription: \"Case study: a web application for renewable energy communities, from first research to first release, and the in-house team we helped build.\"\nlanguage: en\ncanonical: https://studio-website.invalid/en/work/partilha-solar\nalternate:\n  pt-PT: https://studio-website.invalid/trabalho/partilha-solar\nupdated: 2026-11-25\n---\n\n# Solar energy that a whole street can understand\n\n- Client: Partilha Solar\n- Year: 2024–2026\n- What we did: Digital product, Research, Design system\n\nPartilha Solar helps neighbours set up renewable energy communities: they share solar panels and\nsplit what they produce.\n\n## The problem\n\nThe rules for sharing energy are fair but hard to follow. Members received a spreadsheet every month\nand called the organiser to ask why their bill had changed.\n\n## Our approach\n\nWe spent the first six weeks with three communities: at their meetings, in their kitchens, with\ntheir bills. The application shows each household what the panels made, what it used and how the\ncost was split, in one screen and in the words members used themselves. We built its design system\nwith the client's first two developers, who now run the product.\n\n## Outcomes\n\n- **14** communities and **1,900** households in the first year\n- **70%** fewer questions to organisers about monthly bills\n- **2** developers hired and trained, now running the product\n\n> \"They did not just build an app, they helped us become a product team.\" — João Vieira, founder\n\n## Pictures of the project\n\n![Solar panels under a yellow sun beside a bar chart of production and consumption.](https://studio-website.invalid/assets/work-partilha-solar-cover.svg)\n\n![The application's dashboard with three totals and a line chart of a day's production.](https://studio-website.invalid/assets/work-partilha-solar-dashboard.svg)\n\n![A ring chart splitting a month's energy between four households, with its legend.](https://studio-website.invalid/assets/work-partilha-solar-split.svg)\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/en/work/partilha-solar>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"4989f5aeec733f37\""
   }
 };

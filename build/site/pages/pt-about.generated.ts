@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"f54b98e782e512d9\""
   },
   "markdown": {
     "body": "---\ntitle: \"Sobre o estúdio\"\ndescription: \"A Traço é um estúdio de cinco pessoas em Lisboa, fundado em 2017, que junta design e desenvolvimento na mesma equipa.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/sobre\nalternate:\n  en: https://studio-website.invalid/en/about\nupdated: 2026-11-21\n---\n\n# Sobre o estúdio\n\nA Traço nasceu em 2017, quando uma designer e um programador se cansaram de passar projetos um ao\noutro por cima do muro. Desde então trabalhamos juntos, na mesma sala e nas mesmas reuniões.\n\nSomos cinco pessoas. Preferimos continuar pequenos: assim, quem fala consigo na primeira conversa é\nquem faz o trabalho.\n\n## Equipa\n\n- **Inês Carvalho**, direção de design e cofundadora.\n- **Tomás Ribeiro**, direção técnica e cofundador.\n- **Marta Lopes**, estratégia de produto e investigação com utilizadores.\n- **Rui Almeida**, desenvolvimento.\n- **Beatriz Santos**, design de identidade e tipografia.\n\n## Em que acreditamos\n\n- **Clareza antes de estilo.** Um site bonito que ninguém percebe não serve a ninguém.\n- **Acessível por defeito.** Desenhamos para pessoas com visão reduzida, que usam só o teclado ou\n  que navegam com leitores de ecrã, desde o primeiro esboço.\n- **Feito para durar.** Escolhemos tecnologia simples e bem mantida, para que o seu projeto não\n  precise de ser refeito daqui a dois anos.\n- **Sem surpresas.** Preços fechados por fase e alterações combinadas por escrito.\n\n## Onde estamos\n\nNo estúdio em Rua da Boavista 84, 1200-066 Lisboa, entre Santos e o Cais do Sodré. Recebemos visitas com marcação e\ntrabalhamos à distância com clientes em todo o país e no resto da Europa.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/sobre>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"a66c0b5ac353c2d8\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"5851282f650bb87b\""
   },
   "markdown": {
     "body": "---\ntitle: \"Marcar uma conversa\"\ndescription: \"Marque uma conversa de 30 minutos com a Traço, por videochamada ou no estúdio, em Lisboa. Sem custos nem compromisso.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/marcar-conversa\nalternate:\n  en: https://studio-website.invalid/en/book\nupdated: 2026-11-25\n---\n\n# Marcar uma conversa\n\nUma conversa de 30 minutos, sem custos nem compromisso, para falarmos do seu projeto. Pode ser por\nvideochamada ou no estúdio, em Lisboa.\n\n- As horas são sempre indicadas na hora de Lisboa (Europe/Lisbon).\n- Marcamos conversas nos dias úteis, de manhã e à tarde, até seis meses à frente.\n- Recebe o convite por e-mail logo a seguir, com a ligação para a videochamada.\n\nEscolha uma hora abaixo e deixe os seus dados: o formulário funciona em qualquer navegador, com ou\nsem JavaScript. Se nenhuma hora lhe convier, [escreva-nos](https://studio-website.invalid/contacto) e combinamos por e-mail. O\nsoftware e os agentes podem marcar pela API, como explica a [página para software](https://studio-website.invalid/agentes).\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/marcar-conversa>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"38d11a0d8bc99c4e\""
   }
 };

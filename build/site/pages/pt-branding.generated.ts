@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"6208c829cfc04df4\""
   },
   "markdown": {
     "body": "---\ntitle: \"Identidade de marca\"\ndescription: \"Posicionamento, logótipo, tipografia, cor e manual de marca. A partir de 4 800 €, entre 5 e 8 semanas.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/servicos/marca\nalternate:\n  en: https://studio-website.invalid/en/services/branding\nupdated: 2026-11-21\n---\n\n# Identidade de marca\n\nUma identidade de marca é um conjunto de decisões: o que diz, como soa, como aparece. Ajudamos a\ntomar essas decisões e a deixá-las escritas, para que qualquer pessoa da sua equipa as consiga\naplicar.\n\n## Como trabalhamos\n\n1. **Oficina de posicionamento**: meio dia com as pessoas que decidem, para definir a quem se dirige\n   a marca, o que a distingue e que tom deve ter.\n2. **Direções criativas**: apresentamos duas ou três direções, com exemplos em uso real (embalagem,\n   site, redes sociais), não apenas logótipos soltos.\n3. **Desenvolvimento**: a direção escolhida ganha logótipo, tipografia, paleta de cor, iconografia e\n   tom de voz.\n4. **Manual e modelos**: entregamos um manual de marca em formato web e modelos editáveis para\n   apresentações, documentos e redes sociais.\n\n## O que recebe\n\n- Logótipo em todas as versões e formatos necessários (SVG, PNG e PDF).\n- Paleta de cor com valores para ecrã e para impressão, verificada quanto ao contraste.\n- Tipografia com licenças identificadas.\n- Manual de marca e modelos editáveis.\n\n## Prazos e preço\n\nEntre 5 e 8 semanas. Projetos a partir de 4 800 € (mais IVA); a criação de nome, quando é precisa,\nacrescenta 1 500 €, com verificação prévia de registo no INPI e no EUIPO.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/servicos/marca>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"9a280769e9f81fc4\""
   }
 };

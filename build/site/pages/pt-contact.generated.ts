@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"bf634e83289474f9\""
   },
   "markdown": {
     "body": "---\ntitle: \"Contacto\"\ndescription: \"Escreva à Traço sobre um projeto ou uma pergunta. Respondemos em 2 a 8 horas úteis.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/contacto\nalternate:\n  en: https://studio-website.invalid/en/contact\nupdated: 2026-11-21\n---\n\n# Contacto\n\nConte-nos o que tem em mente: um site novo, uma marca, um produto ou só uma pergunta. Respondemos em\n2 a 8 horas úteis, de segunda a sexta-feira.\n\n- **E-mail**: [ola@studio.example](mailto:ola@studio.example)\n- **Estúdio**: Rua da Boavista 84, 1200-066 Lisboa (visitas com marcação)\n- **Horário**: dias úteis, das 9h30 às 18h00\n\nPrefere falar primeiro? [Marque uma conversa de 30 minutos](https://studio-website.invalid/marcar-conversa).\n\nSoftware e agentes podem enviar o mesmo pedido pela API, com `POST /api/v1/contact`: veja a\n[página para software](https://studio-website.invalid/agentes).\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/contacto>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"d1330b2cfc1883c1\""
   }
 };

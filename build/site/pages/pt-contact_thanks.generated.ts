@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"f87ae54bee2ef8dd\""
   },
   "markdown": {
     "body": "---\ntitle: \"Mensagem enviada\"\ndescription: \"Recebemos a sua mensagem e respondemos em 2 a 8 horas úteis.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/contacto/obrigado\nalternate:\n  en: https://studio-website.invalid/en/contact/thanks\nupdated: 2026-11-21\n---\n\n# Obrigado, recebemos a sua mensagem\n\nVamos ler com atenção e responder para o e-mail que indicou, em 2 a 8 horas úteis.\n\nEnquanto espera, pode [marcar uma conversa de 30 minutos](https://studio-website.invalid/marcar-conversa) ou ver o nosso\n[trabalho recente](https://studio-website.invalid/trabalho).\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/contacto/obrigado>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"0ec5c053bfe36893\""
   }
 };

@@ -38,7 +38,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"14830dafd726fe72\""
   },
   "markdown": {
     "body": "---\ntitle: \"Design e desenvolvimento em Lisboa\"\ndescription: \"A Traço é um estúdio de design e desenvolvimento em Lisboa: websites, identidade de marca e produtos digitais, do primeiro esboço ao lançamento e depois dele.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/\nalternate:\n  en: https://studio-website.invalid/en\nupdated: 2026-11-21\n---\n\n# Desenhamos e construímos coisas que funcionam\n\nSomos a Traço, um estúdio pequeno de design e desenvolvimento em Lisboa. Trabalhamos com\nempresas, instituições culturais e equipas de produto que precisam de um website, de uma marca ou de\num produto digital bem feito, e de alguém que continue por perto depois do lançamento.\n\nCada projeto tem as mesmas pessoas do princípio ao fim: quem desenha participa nas conversas sobre o\ncódigo, e quem programa esteve na primeira reunião. Não subcontratamos o trabalho a outros estúdios.\n\n## O que fazemos\n\n- **[Websites](https://studio-website.invalid/servicos/websites)** Sites rápidos, acessíveis e fáceis de atualizar, em português e\n  em inglês.\n- **[Identidade de marca](https://studio-website.invalid/servicos/marca)** Posicionamento, logótipo, tipografia, cor e as regras\n  para os usar no dia a dia.\n- **[Produto digital](https://studio-website.invalid/servicos/produto)** Aplicações web e ferramentas internas, do protótipo à\n  primeira versão em produção.\n\n## Trabalho recente\n\n- **[Maré Alta Conservas](https://studio-website.invalid/trabalho/mare-alta)**: Uma marca redesenhada a partir dos rótulos dos anos 60 e uma loja que envia para toda a UE. _(2025)_\n- **[Clínica Jardim](https://studio-website.invalid/trabalho/clinica-jardim)**: Tratamentos explicados com clareza, marcações em três toques, WCAG 2.2 AA. _(2025)_\n- **[Partilha Solar](https://studio-website.invalid/trabalho/partilha-solar)**: Vizinhos que partilham painéis solares veem o que produzem, gastam e pagam. _(2024–2026)_\n\n[Ver todos os projetos](https://studio-website.invalid/trabalho)\n\n## Como começar\n\n[Marque uma conversa de 30 minutos](https://studio-website.invalid/marcar-conversa) para falarmos do seu projeto, sem compromisso,\nou [escreva-nos](https://studio-website.invalid/contacto). Respondemos em 2 a 8 horas úteis.\n",
@@ -75,6 +76,7 @@ export const PAGE: PrebuiltPage = {
         "X-Content-Type-Options",
         "nosniff"
       ]
-    ]
+    ],
+    "etag": "\"bf53b503bff4f548\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"dbeac41ad1464c72\""
   },
   "markdown": {
     "body": "---\ntitle: \"Política de privacidade\"\ndescription: \"Que dados pessoais a Traço recolhe neste site, para quê, durante quanto tempo e como exercer os seus direitos.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/privacidade\nalternate:\n  en: https://studio-website.invalid/en/privacy\nupdated: 2026-11-21\n---\n\n# Política de privacidade\n\nEsta política explica que dados pessoais tratamos quando usa este site, ao abrigo do Regulamento\nGeral sobre a Proteção de Dados (RGPD).\n\n## Quem é responsável\n\nA Traço, com estúdio em Rua da Boavista 84, 1200-066 Lisboa. Para qualquer questão sobre os seus dados, escreva para\n[ola@studio.example](mailto:ola@studio.example).\n\n## Que dados tratamos e porquê\n\n- **Formulário de contacto e API de contacto**: nome, e-mail, mensagem, tipo de trabalho e, se\n  chegou através de uma campanha, os parâmetros dessa campanha (`utm_*` e `gclid`). Usamos estes\n  dados para responder ao seu pedido e para saber que campanhas trazem contactos. Fundamento:\n  diligências pré-contratuais a seu pedido e interesse legítimo.\n- **Marcação de conversas**: nome, e-mail, empresa e assunto. Usamos estes dados para marcar a\n  conversa e enviar o convite. Fundamento: diligências pré-contratuais a seu pedido.\n- **Dados técnicos**: endereço IP, navegador e página de origem, guardados com cada pedido de\n  contacto e usados durante um minuto para limitar o número de pedidos e prevenir abusos.\n  Fundamento: interesse legítimo na segurança do serviço.\n\n## Durante quanto tempo\n\nGuardamos os pedidos de contacto e as marcações durante 24 meses após o último contacto, exceto\nquando dão origem a um contrato; nesse caso, seguem os prazos legais de conservação de documentos\ncontabilísticos.\n\n## Cookies\n\nNão usamos cookies de estatísticas nem de publicidade, nem ferramentas de seguimento de terceiros.\nSe chegar ao site através de uma ligação de campanha, guardamos durante 30 dias um único cookie,\n`first_touch`, com os parâmetros dessa campanha, para os juntar à mensagem que eventualmente nos\nenvie. Pode apagá-lo a qualquer momento nas definições do navegador.\n\n## Com quem partilhamos\n\nApenas com os fornecedores de alojamento e de correio eletrónico que tornam o site possível, todos\ncom servidores na União Europeia e contratos de subcontratação conformes com o RGPD. Não vendemos\nnem cedemos dados a terceiros.\n\n## Os seus direitos\n\nPode pedir acesso, retificação, apagamento, limitação ou portabilidade dos seus dados, e opor-se ao\nseu tratamento, escrevendo para [ola@studio.example](mailto:ola@studio.example). Respondemos no prazo de um mês. Tem\ntambém o direito de apresentar reclamação à Comissão Nacional de Proteção de Dados (CNPD).\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/privacidade>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"aebbe311492ea4df\""
   }
 };

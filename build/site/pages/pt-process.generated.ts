@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"2f77c1e72aef510a\""
   },
   "markdown": {
     "body": "---\ntitle: \"Processo\"\ndescription: \"Como decorre um projeto com a Traço: conversa, proposta, descoberta, design, desenvolvimento, lançamento e acompanhamento, com prazos e condições de pagamento.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/processo\nalternate:\n  en: https://studio-website.invalid/en/process\nupdated: 2026-11-21\n---\n\n# Processo\n\nTodos os projetos seguem o mesmo caminho, ajustado à dimensão de cada um. Sabe sempre em que fase\nestamos, o que vem a seguir e quanto custa.\n\n1. **Conversa** (30 minutos, sem custos). Falamos do projeto, do prazo e do orçamento, e dizemos com\n   franqueza se somos a equipa certa. [Marque aqui](https://studio-website.invalid/marcar-conversa).\n2. **Proposta** (até cinco dias úteis). Recebe por escrito o âmbito, as fases, o calendário e um\n   preço fechado para cada fase.\n3. **Descoberta** (uma a duas semanas). Entrevistas, revisão do que existe, objetivos mensuráveis e\n   uma estrutura de conteúdos ou um protótipo.\n4. **Design**. Trabalhamos com conteúdo real desde cedo e mostramos o progresso todas as semanas.\n5. **Desenvolvimento**. Publicamos versões de teste desde a primeira semana, para que possa\n   experimentar à medida que o trabalho avança.\n6. **Lançamento**. Testes de acessibilidade e de desempenho, redirecionamentos do site antigo,\n   formação da equipa.\n7. **Acompanhamento**. Trinta dias de garantia para corrigir o que falhar e, se quiser, um plano de\n   manutenção mensal.\n\n## Condições\n\n- Pagamento de 40% na adjudicação, 40% na aprovação do design e 20% no lançamento.\n- Os direitos sobre o trabalho final passam para o cliente com o pagamento da última fatura.\n- Uma reunião de acompanhamento por semana, com notas partilhadas no mesmo dia.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/processo>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"375fc758e4a924db\""
   }
 };

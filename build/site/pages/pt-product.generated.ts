@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"6b2b3d8944c6c74c\""
   },
   "markdown": {
     "body": "---\ntitle: \"Produto digital\"\ndescription: \"Aplicações web e ferramentas internas, da descoberta à primeira versão em produção. Descoberta de duas semanas por 6 000 €; equipa dedicada a partir de 9 000 € por mês.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/servicos/produto\nalternate:\n  en: https://studio-website.invalid/en/services/product\nupdated: 2026-11-21\n---\n\n# Produto digital\n\nDesenhamos e construímos aplicações web, painéis de gestão e ferramentas internas. Trabalhamos bem\ncom equipas fundadoras que precisam de uma primeira versão sólida e com empresas que querem\nsubstituir uma folha de cálculo por uma ferramenta a sério.\n\n## Descoberta: duas semanas, preço fixo\n\nAntes de escrever código, passamos duas semanas a perceber o problema: entrevistas com quem vai usar\no produto, revisão do que já existe, um protótipo clicável testado com cinco pessoas reais. No fim\nrecebe um plano de construção com prioridades, riscos e estimativa. Custa 6 000 € (mais IVA), e o\nplano é seu, mesmo que decida construir com outra equipa.\n\n## Construção\n\nSeguimos com uma equipa de duas ou três pessoas (design e desenvolvimento), em ciclos de duas\nsemanas com uma demonstração no fim de cada ciclo. A partir de 9 000 € por mês (mais IVA).\n\n- TypeScript, padrões da web e bibliotecas bem mantidas; nada que o prenda a nós.\n- Testes automáticos desde a primeira semana e publicação contínua.\n- Acessibilidade e desempenho tratados como requisitos, não como extras.\n- Código, desenhos e documentação ficam no seu repositório e na sua conta.\n\n## Depois da primeira versão\n\nPodemos continuar a evoluir o produto, passar o trabalho à sua equipa com tempo de sobreposição, ou\nficar num plano de acompanhamento mensal.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/servicos/produto>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"e949a06215f8440f\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"f55a518f775fe7cb\""
   },
   "markdown": {
     "body": "---\ntitle: \"Serviços\"\ndescription: \"Websites, identidade de marca e produto digital: o que fazemos, como orçamentamos e quanto custa, em média, um projeto com a Traço.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/servicos\nalternate:\n  en: https://studio-website.invalid/en/services\nupdated: 2026-11-21\n---\n\n# Serviços\n\nFazemos três tipos de trabalho, muitas vezes no mesmo projeto. Uma marca nova costuma pedir um\nwebsite novo; um produto digital precisa de uma identidade que aguente o crescimento.\n\n## [Websites](https://studio-website.invalid/servicos/websites)\n\nSites institucionais, editoriais e lojas online de dimensão pequena e média. Rápidos, acessíveis\n(WCAG 2.2, nível AA) e com um sistema de gestão de conteúdos que a sua equipa consegue usar sem nos\nligar. Projetos a partir de 6 500 €, normalmente entre 6 e 10 semanas.\n\n## [Identidade de marca](https://studio-website.invalid/servicos/marca)\n\nPosicionamento, nome quando é preciso, logótipo, tipografia, cor, tom de voz e um manual que explica\ncomo usar tudo isto. Projetos a partir de 4 800 €, normalmente entre 5 e 8 semanas.\n\n## [Produto digital](https://studio-website.invalid/servicos/produto)\n\nAplicações web, painéis e ferramentas internas. Começamos com uma fase de descoberta de duas semanas\na preço fixo e seguimos com uma equipa de duas ou três pessoas, ao mês.\n\n## Como orçamentamos\n\n- Depois da primeira conversa enviamos uma proposta escrita em até cinco dias úteis.\n- Cada fase tem um preço fechado. Se o âmbito mudar, combinamos a alteração por escrito antes de\n  avançar.\n- Os valores indicados não incluem IVA.\n- Trabalhamos em português e em inglês, com clientes em Portugal e no resto da Europa.\n\nTem um projeto que não cabe em nenhuma destas caixas? [Fale connosco](https://studio-website.invalid/contacto): é muitas vezes por\naí que começam os melhores trabalhos.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/servicos>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"eebb73ac399da166\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"2ea4e4431e0c5bc7\""
   },
   "markdown": {
     "body": "---\ntitle: \"Websites\"\ndescription: \"Websites rápidos, acessíveis e bilingues, com conteúdos fáceis de atualizar. A partir de 6 500 €, entre 6 e 10 semanas.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/servicos/websites\nalternate:\n  en: https://studio-website.invalid/en/services/websites\nupdated: 2026-11-21\n---\n\n# Websites\n\nUm bom website explica depressa o que faz, carrega depressa em qualquer telemóvel e continua fácil\nde manter daqui a três anos. É para isso que trabalhamos.\n\n## O que está incluído\n\n- **Conteúdo e estrutura**: organizamos consigo o que o site tem de dizer e a quem, antes de\n  desenhar qualquer ecrã.\n- **Design**: páginas desenhadas para o seu conteúdo real, em telemóvel e em computador, com um\n  pequeno sistema de componentes reutilizáveis.\n- **Desenvolvimento**: código próprio, sem temas genéricos, com um orçamento de desempenho definido\n  no início (a página inicial carrega em menos de um segundo numa ligação 4G).\n- **Acessibilidade**: cumprimos as WCAG 2.2 no nível AA e testamos com leitor de ecrã e só com\n  teclado.\n- **Dois idiomas**: português e inglês desde o primeiro dia, com endereços próprios para cada\n  língua.\n- **Pesquisa e partilha**: títulos, descrições, mapa do site e versões em Markdown para motores de\n  pesquisa e assistentes de IA.\n- **Formação**: uma sessão com a sua equipa para editar conteúdos com autonomia.\n\n## Prazos e preço\n\nA maior parte dos websites leva entre 6 e 10 semanas, da primeira reunião ao lançamento. Projetos a\npartir de 6 500 € (mais IVA). Lojas online começam nos 11 000 €.\n\nDepois do lançamento, oferecemos um plano de manutenção a partir de 180 € por mês: atualizações de\nsegurança, cópias de segurança verificadas e até duas horas de pequenas alterações.\n\n[Marque uma conversa](https://studio-website.invalid/marcar-conversa) para falarmos do seu site.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/servicos/websites>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"bbcac572abe8aa4b\""
   }
 };

@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"1a6223f8052a2424\""
   },
   "markdown": {
     "body": "---\ntitle: \"Trabalho selecionado\"\ndescription: \"Projetos recentes da Traço: uma marca e loja online para uma conserveira, o website de uma clínica, uma aplicação para comunidades de energia e o site de um festival literário.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/trabalho\nalternate:\n  en: https://studio-website.invalid/en/work\nupdated: 2026-11-21\n---\n\n# Trabalho selecionado\n\nAlguns projetos dos últimos dois anos. Podemos pôr em contacto clientes anteriores, se quiser ouvir\ncomo é trabalhar connosco.\n\n- **[Maré Alta Conservas](https://studio-website.invalid/trabalho/mare-alta)**: Uma marca redesenhada a partir dos rótulos dos anos 60 e uma loja que envia para toda a UE. _(2025)_\n- **[Clínica Jardim](https://studio-website.invalid/trabalho/clinica-jardim)**: Tratamentos explicados com clareza, marcações em três toques, WCAG 2.2 AA. _(2025)_\n- **[Partilha Solar](https://studio-website.invalid/trabalho/partilha-solar)**: Vizinhos que partilham painéis solares veem o que produzem, gastam e pagam. _(2024–2026)_\n- **[Festival Palavras do Sul](https://studio-website.invalid/trabalho/palavras-do-sul)**: O programa de um festival que abre com uma barra de rede. _(2024)_\n\nQuer ver mais? [Marque uma conversa](https://studio-website.invalid/marcar-conversa) e mostramos outros projetos relevantes para o\nseu caso.\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/trabalho>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"ed11572b50588e81\""
   }
 };

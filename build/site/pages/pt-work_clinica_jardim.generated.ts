@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"698223e007791e51\""
   },
   "markdown": {
     "body": "---\ntitle: \"Clínica Jardim\"\ndescription: \"Caso de estudo: um website com marcações online para uma clínica de fisioterapia em Alvalade, acessível segundo as WCAG 2.2 AA. As marcações online duplicaram face ao ano anterior.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/trabalho/clinica-jardim\nalternate:\n  en: https://studio-website.invalid/en/work/clinica-jardim\nupdated: 2026-11-25\n---\n\n# O website de uma clínica que os doentes mais velhos usam sozinhos\n\n- Cliente: Clínica Jardim\n- Ano: 2025\n- O que fizemos: Website, Marcações online, Acessibilidade\n\nA Clínica Jardim é uma clínica de fisioterapia em Alvalade, com três especialidades e uma equipa de\nnove pessoas.\n\n## O problema\n\nA maior parte das marcações era feita por telefone, nas horas em que a equipa estava mais ocupada\ncom doentes. O site antigo descrevia os tratamentos em termos clínicos e o formulário de marcação\nnão funcionava com leitor de ecrã nem para quem tem dificuldade em ler letra pequena.\n\n## A nossa abordagem\n\nReescrevemos cada página de tratamento com os fisioterapeutas, em linguagem simples: o que é, a quem\najuda, quanto tempo demora. A marcação tem três passos em qualquer telemóvel, com alvos grandes e\nsem limite de tempo, e todo o site cumpre as WCAG 2.2 AA, testado com doentes da clínica.\n\n## Resultados\n\n- **2×** marcações online face ao ano anterior\n- **40%** menos chamadas durante as horas de tratamento\n- **100** de acessibilidade no Lighthouse em todas as páginas\n\n> \"Os nossos doentes com mais de setenta anos já marcam sozinhos. Era esse o objetivo.\" — Dra. Marta\n> Leal, diretora clínica\n\n## Imagens do projeto\n\n![A página inicial da clínica num ecrã de computador, em verde e branco, com um calendário de marcações à direita.](https://studio-website.invalid/assets/work-clinica-jardim-cover.svg)\n\n![Dois telemóveis com a página de um tratamento e a escolha de uma hora para a consulta.](https://studio-website.invalid/assets/work-clinica-jardim-mobile.svg)\n\n![O especímen de tipografia e cor do site, títulos grandes e quatro amostras de cor.](https://studio-website.invalid/assets/work-clinica-jardim-type.svg)\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/trabalho/clinica-jardim>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"79449300c87d5717\""
   }
 };

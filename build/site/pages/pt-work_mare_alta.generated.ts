@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"1a61307796887b4f\""
   },
   "markdown": {
     "body": "---\ntitle: \"Maré Alta Conservas\"\ndescription: \"Caso de estudo: uma marca nova, uma família de doze rótulos e uma loja online para uma conserveira de Peniche. As vendas online chegaram a 18% da faturação em seis meses.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/trabalho/mare-alta\nalternate:\n  en: https://studio-website.invalid/en/work/mare-alta\nupdated: 2026-11-25\n---\n\n# A marca de uma conserveira, redesenhada a partir do seu arquivo\n\n- Cliente: Maré Alta Conservas\n- Ano: 2025\n- O que fizemos: Identidade de marca, Embalagem, Loja online\n\nA Maré Alta faz conservas em Peniche desde 1962. A família queria vender diretamente ao público sem\nperder o ar de casa antiga.\n\n## O problema\n\nOs rótulos tinham mudado ao longo de sessenta anos: cada produto parecia de outra empresa. As vendas\npassavam por dois distribuidores e a família não tinha forma de chegar às pessoas que gostavam das\nlatas nas férias e as procuravam em casa.\n\n## A nossa abordagem\n\nComeçámos no arquivo, não num moodboard. Os rótulos dos anos 60 tinham uma moldura, um peixe e uma\nfaixa de cor; redesenhámo-los com uma moldura e um peixe para todos os produtos e uma cor por\nespécie, para que uma prateleira da Maré Alta se leia como uma família do outro lado da loja.\n\nA loja online é pequena de propósito: doze produtos, uma caixa à medida e envios para a União\nEuropeia, numa plataforma que a família gere sem nós.\n\n## Resultados\n\n- **18%** da faturação online em seis meses\n- **12** rótulos numa só família, impressos na mesma gráfica de sempre\n- **3** dias da encomenda à porta, em todo o país\n\n> \"Agora as pessoas reconhecem as nossas latas do outro lado da loja. E pela primeira vez sabemos\n> quem as compra.\" — Rita Sobral, diretora-geral\n\n## Imagens do projeto\n\n![Uma lata de sardinhas com o novo rótulo Maré Alta, creme e vermelho com um peixe estilizado, sobre azul-mar.](https://studio-website.invalid/assets/work-mare-alta-cover.svg)\n\n![Três latas lado a lado, em vermelho, azul e verde, cada uma com o mesmo peixe e a mesma moldura.](https://studio-website.invalid/assets/work-mare-alta-labels.svg)\n\n![A página de produto da loja online, três latas em linha com preços e botões de compra.](https://studio-website.invalid/assets/work-mare-alta-shop.svg)\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/trabalho/mare-alta>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"3893720bad13c08a\""
   }
 };

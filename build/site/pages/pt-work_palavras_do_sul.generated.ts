@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"44513e8c499e688d\""
   },
   "markdown": {
     "body": "---\ntitle: \"Festival Palavras do Sul\"\ndescription: \"Caso de estudo: um site bilingue para um festival literário no Alentejo, com programa filtrável, páginas de autores e bilheteira, feito para redes móveis fracas.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/trabalho/palavras-do-sul\nalternate:\n  en: https://studio-website.invalid/en/work/palavras-do-sul\nupdated: 2026-11-25\n---\n\n# O programa de um festival que abre com uma barra de rede\n\n- Cliente: Festival Palavras do Sul\n- Ano: 2024\n- O que fizemos: Website bilingue, Programa, Bilheteira\n\nO Palavras do Sul é um festival literário no Alentejo: quatro dias, sessenta autores, doze espaços\nem três vilas.\n\n## O problema\n\nDurante o festival, a maior parte do público lê o programa no telemóvel, na rua, com rede fraca. O\nsite antigo era um PDF pesado e uma página de bilheteira de outra empresa.\n\n## A nossa abordagem\n\nDesenhámos o site com os cartazes do festival, em português e inglês, e mantivemos cada página\nabaixo de 100 KB. O programa filtra por dia, espaço e língua sem recarregar, e funciona sem\nJavaScript; os bilhetes compram-se no próprio site.\n\n## Resultados\n\n- **1,2 s** até ao programa numa ligação 3G lenta\n- **35%** dos bilhetes vendidos no site, quando antes eram zero\n- **2** línguas, um só modelo de conteúdo\n\n> \"Na praça de Mértola, com uma barra de rede, o programa abria na mesma.\" — Ana Cardoso, diretora\n> do festival\n\n## Imagens do projeto\n\n![Um cartaz com letras escuras e grossas contra um sol laranja a pôr-se sobre colinas alentejanas.](https://studio-website.invalid/assets/work-palavras-do-sul-cover.svg)\n\n![A página do programa com filtros por dia e quatro sessões, cada uma com botão de bilhete.](https://studio-website.invalid/assets/work-palavras-do-sul-programme.svg)\n\n![Dois cartazes do festival, um creme com um sol laranja, outro escuro com colinas laranja.](https://studio-website.invalid/assets/work-palavras-do-sul-poster.svg)\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/trabalho/palavras-do-sul>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"c914c29f13674eb7\""
   }
 };

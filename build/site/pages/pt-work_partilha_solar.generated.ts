@@ -34,7 +34,8 @@ export const PAGE: PrebuiltPage = {
         "Referrer-Policy",
         "strict-origin-when-cross-origin"
       ]
-    ]
+    ],
+    "etag": "\"bf0d4ca50db50b8a\""
   },
   "markdown": {
     "body": "---\ntitle: \"Partilha Solar\"\ndescription: \"Caso de estudo: uma aplicação web para comunidades de energia renovável, da primeira pesquisa à primeira versão, e a equipa interna que ajudámos a formar.\"\nlanguage: pt-PT\ncanonical: https://studio-website.invalid/trabalho/partilha-solar\nalternate:\n  en: https://studio-website.invalid/en/work/partilha-solar\nupdated: 2026-11-25\n---\n\n# Energia solar que uma rua inteira entende\n\n- Cliente: Partilha Solar\n- Ano: 2024–2026\n- O que fizemos: Produto digital, Pesquisa, Design system\n\nA Partilha Solar ajuda vizinhos a criar comunidades de energia renovável: partilham painéis solares\ne dividem o que produzem.\n\n## O problema\n\nAs regras de partilha de energia são justas, mas difíceis de seguir. Os membros recebiam uma folha\nde cálculo todos os meses e telefonavam ao organizador para perguntar porque tinha mudado a conta.\n\n## A nossa abordagem\n\nPassámos as primeiras seis semanas com três comunidades: nas reuniões, nas cozinhas, com as faturas.\nA aplicação mostra a cada casa o que os painéis produziram, o que gastou e como se dividiu o custo,\nnum só ecrã e com as palavras dos próprios membros. Construímos o design system com os dois\nprimeiros programadores do cliente, que hoje gerem o produto.\n\n## Resultados\n\n- **14** comunidades e **1900** casas no primeiro ano\n- **70%** menos perguntas aos organizadores sobre as contas do mês\n- **2** programadores contratados e formados, que hoje gerem o produto\n\n> \"Não construíram só uma aplicação, ajudaram-nos a tornar-nos uma equipa de produto.\" — João\n> Vieira, fundador\n\n## Imagens do projeto\n\n![Painéis solares sob um sol amarelo ao lado de um gráfico de barras de produção e consumo.](https://studio-website.invalid/assets/work-partilha-solar-cover.svg)\n\n![O painel da aplicação com três totais e um gráfico de linha da produção de um dia.](https://studio-website.invalid/assets/work-partilha-solar-dashboard.svg)\n\n![Um gráfico circular que divide a energia de um mês entre quatro casas, com a legenda.](https://studio-website.invalid/assets/work-partilha-solar-split.svg)\n",
@@ -71,6 +72,7 @@ export const PAGE: PrebuiltPage = {
         "Link",
         "<https://studio-website.invalid/trabalho/partilha-solar>; rel=\"canonical\""
       ]
-    ]
+    ],
+    "etag": "\"85100a371692f5e1\""
   }
 };

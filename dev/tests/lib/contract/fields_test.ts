@@ -12,12 +12,8 @@ import {
   type TextField,
   validateFields,
 } from "../../../../lib/contract/fields.ts";
-import {
-  BOOKING_FIELDS,
-  BookingRequest,
-  CONTACT_FIELDS,
-  ContactInquiry,
-} from "../../../../lib/contract/contract.ts";
+import { BOOKING_FIELDS, CONTACT_FIELDS } from "../../../../lib/contract/contract.ts";
+import { BookingRequest, ContactInquiry } from "../../../../lib/contract/request_structs.ts";
 
 /** The outcome of validateFields(), widened so one helper serves both field sets. */
 type Outcome = { ok: true; value: object } | { ok: false; problems: FieldProblem[] };
