@@ -235,8 +235,11 @@ async function answerForm(
   const { timeZone } = services.schedule;
   const state = { path: escapeHtml(toLinkPath(visit.link)), ...months, timeZone, slots };
   const free = slots !== undefined && Object.keys(slots).length > 0;
+  // The booking comes first: on a phone the month's times make a long page.
   const body = [
     `<p>${escapeHtml(words.intro)}</p>`,
+    `<h2>${escapeHtml(words.current)}</h2>`,
+    renderSummary(visit),
     '<section class="booking" id="booking" aria-labelledby="booking-title">',
     `<h2 id="booking-title">${escapeHtml(text.chooseTime)}</h2>`,
     `<p class="small">${escapeHtml(text.timeZone)}</p>`,
@@ -246,11 +249,11 @@ async function answerForm(
     `<fieldset class="slots"><legend>${escapeHtml(text.days)}</legend>`,
     renderDays(state, text, { tag, values: {} }),
     "</fieldset>",
-    '<div class="booking-details">',
-    `<h3>${escapeHtml(words.current)}</h3>`,
-    renderSummary(visit),
-    free ? `<button type="submit">${escapeHtml(words.button)}</button>` : "",
-    "</div>",
+    free
+      ? `<div class="booking-details"><button type="submit">${
+        escapeHtml(words.button)
+      }</button></div>`
+      : "",
     "</form>",
     "</section>",
   ].filter(Boolean).join("\n");
