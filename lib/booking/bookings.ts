@@ -142,7 +142,7 @@ export interface BookingServices {
   schedule: ScheduleSettings;
   /** From and the studio's inbox. */
   mail: MailAddresses;
-  /** Signs the confirm, decline and cancel links. */
+  /** Signs the confirm, decline, cancel and reschedule links. */
   linkSigner: LinkSigner;
   /**
    * Whether bookings are accepted at once or wait for the team, and how many bookings one
