@@ -63,7 +63,7 @@ const WORDS = {
     limited: (seconds: string) =>
       `Demasiados pedidos seguidos. Aguarde ${seconds} segundos e tente de novo.`,
     originRejected:
-      "Não é possível mudar a conversa a partir desta página. Abra a ligação do e-mail.",
+      "Não é possível mudar a conversa a partir deste endereço. Abra a ligação do e-mail.",
   },
   en: {
     title: "Change the time of your conversation",
@@ -98,7 +98,7 @@ const WORDS = {
     limited: (seconds: string) =>
       `Too many requests in a row. Wait ${seconds} seconds, then try again.`,
     originRejected:
-      "The conversation cannot be moved from this page. Open the link from the e-mail.",
+      "The conversation cannot be moved from this address. Open the link from the e-mail.",
   },
 } as const;
 

@@ -351,7 +351,7 @@ test("POST /booking/reschedule from another origin answers 403, and past the wri
     headers: { Origin: "https://evil.example" },
   });
   assert.equal(foreign.status, 403);
-  assert.match(foreign.html, /cannot be moved from this page/);
+  assert.match(foreign.html, /cannot be moved from this address/);
   const limited = await move(app, link, second);
   assert.equal(limited.status, 429);
   assert.match(limited.html, /Too many requests in a row\. Wait \d+ seconds/);
