@@ -159,8 +159,9 @@ async function commitMove(
  * @param services The ports and settings bookings use.
  * @param request The booking, the SEQUENCE its link was signed for, and the new start.
  * @returns What happened; only `moved` changed anything.
- * @throws {ApiError} 503 `no-backend` when a calendar or the store cannot be read.
- * @throws {Error} When the store cannot commit, or the booking changed concurrently too often.
+ * @throws {ApiError} 503 `no-backend` when a calendar cannot be read for the slot check.
+ * @throws Whatever the store throws while it stays unavailable (reads and the commit are tried
+ * again while it is briefly busy).
  */
 export async function moveBooking(
   services: BookingServices,
