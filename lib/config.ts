@@ -107,7 +107,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     name: "STUDIO_SECRET",
     defaultValue: "generated once and kept in KV",
-    description: "Key for signing confirm, decline and cancel links (at least 32 characters)",
+    description: "Key for signing the booking e-mails' links (at least 32 characters)",
   },
   {
     name: "STUDIO_TRUST_PROXY",

@@ -101,7 +101,7 @@ export interface HandlerOptions {
    */
   allowedOrigins?: readonly string[];
   /**
-   * The key that signs confirm, decline and cancel links (at least 32 characters).
+   * The key that signs confirm, decline, cancel and reschedule links (at least 32 characters).
    * @default {one generated once and kept in the store}
    */
   secret?: string;

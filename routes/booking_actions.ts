@@ -101,7 +101,7 @@ function details(
  * Fields of every action page besides the site's: the link carries a signature, which no
  * `Referer` may pass on, and no crawler should index.
  */
-const ACTION_PAGE_HEADERS = [
+export const ACTION_PAGE_HEADERS = [
   ["Referrer-Policy", "no-referrer"],
   ["X-Robots-Tag", "noindex"],
 ] as const;

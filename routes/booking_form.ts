@@ -40,7 +40,7 @@ type Bookings = typeof import("../lib/booking/bookings.ts");
 const MAX_FORM_BYTES = 3 * MAX_BODY_BYTES.createBooking;
 
 /** The month a booking page shows: `?month=` when valid, else the current month. */
-function pickMonth(
+export function pickMonth(
   services: Services,
   url: URL,
 ): Pick<BookingFormState, "month" | "previousMonth" | "nextMonth"> {
@@ -69,7 +69,7 @@ function pickMonth(
 }
 
 /** The free times of a month, or `undefined` when a calendar cannot be read. */
-async function readSlots(
+export async function readSlots(
   services: Services,
   month: string,
 ): Promise<BookingFormState["slots"]> {

@@ -24,7 +24,11 @@ import {
   toLlmsPath,
   WELL_KNOWN_LLMS_PATH,
 } from "../lib/contract/contract.ts";
-import { ACTION_PATH_PREFIX, BOOKING_ACTIONS } from "../lib/booking/signed_links.ts";
+import {
+  ACTION_PATH_PREFIX,
+  BOOKING_ACTIONS,
+  RESCHEDULE_PATH,
+} from "../lib/booking/signed_links.ts";
 import type { FallbackHandler } from "../lib/http/create_pipeline.ts";
 import type { RouteDefinition, RouteEntry, RouteHandlers } from "../lib/http/route.ts";
 import type { Services, SiteServices } from "../lib/services.ts";
@@ -65,6 +69,9 @@ function createResources(services: Services) {
     mcp: loadOnce(async () => (await mcpModule()).createMcpEndpoint(await site())),
     bookingActions: loadOnce(async () =>
       (await import("./booking_actions.ts")).createBookingActions(await site())
+    ),
+    reschedule: loadOnce(async () =>
+      (await import("./reschedule.ts")).createReschedule(await site())
     ),
     discovery: loadOnce(async () => (await import("./discovery.ts")).createDiscovery(services)),
     agents: loadOnce(async () =>
@@ -116,6 +123,19 @@ function actionRoutes({ bookingActions }: Resources): RouteDefinition[] {
       },
     ];
   });
+}
+
+/** The attendee's reschedule page: the GET shows the free times, the POST moves the booking. */
+function rescheduleRoutes({ reschedule }: Resources): RouteDefinition[] {
+  return [
+    get(RESCHEDULE_PATH, async () => (await reschedule())("GET")),
+    {
+      method: "POST",
+      path: RESCHEDULE_PATH,
+      policies: ["write"],
+      load: async () => (await reschedule())("POST"),
+    },
+  ];
 }
 
 /** The documents for software: OpenAPI, the catalogs, MCP and its cards, the API reference. */
@@ -202,6 +222,7 @@ export function buildRouteTable(services: Services): RouteTable {
     ...contactRoutes(services),
     ...bookingRoutes(services),
     ...actionRoutes(resources),
+    ...rescheduleRoutes(resources),
     ...documentRoutes(resources),
     ...formRoutes(resources, services.siteIndex),
     ...contentRoutes(resources, services.siteIndex),

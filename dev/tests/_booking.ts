@@ -202,3 +202,11 @@ export function findLink(mail: ReceivedMail, action: keyof BookingLinks): string
   assert.ok(link, `a ${action} link in the e-mail`);
   return link;
 }
+
+/** The `/booking/reschedule?id=…&seq=…&sig=…` link in an e-mail's text, if there is one. */
+export function findRescheduleLink(mail: ReceivedMail): string | undefined {
+  const pattern = /https?:\/\/[^\s/]+\/booking\/reschedule\?id=[0-9A-Z]{26}&seq=\d+&sig=[\w-]+/g;
+  const found = [...(mail.parsed.text ?? "").matchAll(pattern)].map((match) => match[0]);
+  assert.ok(found.length <= 1, "at most one reschedule link");
+  return found[0];
+}

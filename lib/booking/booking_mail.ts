@@ -53,6 +53,8 @@ export interface BookingRecord {
   holdUntilEpochMs?: number;
   /** Outbox ids of the e-mails it caused. */
   mailIds: string[];
+  /** After the attendee moved it: the start before the last move, epoch milliseconds. */
+  previousStartEpochMs?: number;
 }
 
 /** What every booking e-mail needs besides the booking. */
@@ -92,6 +94,8 @@ export interface BookingLinks {
   cancel: string;
   confirm?: string;
   decline?: string;
+  /** The attendee's page to move the booking to another free time. */
+  reschedule?: string;
 }
 
 const TEXT = {
@@ -109,6 +113,7 @@ const TEXT = {
     pendingSubject: "Pedido de conversa recebido — a aguardar confirmação",
     declinedSubject: "Não foi possível confirmar a conversa",
     cancelledSubject: "Conversa cancelada",
+    movedSubject: "Conversa mudada",
     hello: (name: string) => `Olá ${name},`,
     booked:
       "A sua conversa com o estúdio está marcada. O convite segue em anexo para o seu calendário.",
@@ -117,7 +122,14 @@ const TEXT = {
     declined:
       "Lamentamos, mas não conseguimos confirmar a conversa no horário pedido. Escolha outro horário no site quando lhe der jeito.",
     cancelled: "A conversa foi cancelada e o horário ficou livre.",
+    moved:
+      "A sua conversa mudou de hora, como pediu. O convite atualizado segue em anexo para o seu calendário.",
+    movedPending:
+      "O seu pedido de conversa mudou de hora, como pediu. A equipa vai confirmá-lo em breve e enviaremos o convite nessa altura.",
+    previously: "Antes",
     cancelLink: "Para cancelar, use esta ligação:",
+    rescheduleLink:
+      "Para mudar para outra hora, abra esta ligação (mostra as horas livres; escolha uma e envie):",
     signOff: "Até breve,\nO estúdio",
   },
   en: {
@@ -134,6 +146,7 @@ const TEXT = {
     pendingSubject: "Conversation request received — awaiting confirmation",
     declinedSubject: "We could not confirm your conversation",
     cancelledSubject: "Conversation cancelled",
+    movedSubject: "Conversation moved",
     hello: (name: string) => `Hello ${name},`,
     booked:
       "Your conversation with the studio is booked. The invite is attached for your calendar.",
@@ -142,7 +155,14 @@ const TEXT = {
     declined:
       "We are sorry: we could not confirm the conversation at the time you asked for. Please pick another time on the site.",
     cancelled: "The conversation has been cancelled and the time is free again.",
+    moved:
+      "Your conversation has moved to the new time, as you asked. The updated invite is attached for your calendar.",
+    movedPending:
+      "Your request for a conversation has moved to the new time, as you asked. The team will confirm it shortly and send the invite then.",
+    previously: "Previously",
     cancelLink: "To cancel, use this link:",
+    rescheduleLink:
+      "To move it to another time, open this link (it lists the free times; choose one and send):",
     signOff: "Speak soon,\nThe studio",
   },
 } as const;
@@ -224,14 +244,43 @@ export type BookingMailKind =
   | "attendee-pending"
   | "attendee-declined"
   | "attendee-cancelled"
+  | "attendee-moved"
   | "studio-new"
-  | "studio-cancelled";
+  | "studio-cancelled"
+  | "studio-moved";
 
 function messageIdOf(kind: BookingMailKind, record: BookingRecord, domain: string): string {
   return `${kind}-${record.id}-${record.sequence}@${domain}`;
 }
 
-/** An e-mail to the attendee, in the booking's locale; booked and cancelled carry an invite. */
+/**
+ * The lines of the links an attendee's e-mail carries while the booking stands: cancel, and the
+ * reschedule page when there is one.
+ */
+function linkLines(text: typeof TEXT[keyof typeof TEXT], links: BookingLinks): string[] {
+  return [
+    "",
+    text.cancelLink,
+    links.cancel,
+    ...(links.reschedule ? ["", text.rescheduleLink, links.reschedule] : []),
+  ];
+}
+
+/** The line that says when a moved booking was before, if it was moved. */
+function previousLines(
+  record: BookingRecord,
+  locale: "pt" | "en",
+  context: BookingMailContext,
+): string[] {
+  if (record.previousStartEpochMs === undefined) return [];
+  const before = describeInstant(record.previousStartEpochMs, context.timeZone, locale);
+  return [`${TEXT[locale].previously}: ${before}`];
+}
+
+/**
+ * An e-mail to the attendee, in the booking's locale; booked, cancelled and moved (once the
+ * attendee has been invited) carry an invite.
+ */
 function buildAttendeeMail(
   kind: BookingMailKind,
   record: BookingRecord,
@@ -247,6 +296,8 @@ function buildAttendeeMail(
     ? [text.pendingSubject, text.pending]
     : kind === "attendee-declined"
     ? [text.declinedSubject, text.declined]
+    : kind === "attendee-moved"
+    ? [`${text.movedSubject}: ${when}`, record.attendeeInvited ? text.moved : text.movedPending]
     : [`${text.cancelledSubject}: ${when}`, text.cancelled];
   const body = [
     text.hello(toHeaderText(record.name, 120)),
@@ -254,8 +305,9 @@ function buildAttendeeMail(
     lead,
     "",
     ...detailLines(record, locale, context),
-    ...(kind === "attendee-booked" || kind === "attendee-pending"
-      ? ["", text.cancelLink, links.cancel]
+    ...(kind === "attendee-moved" ? previousLines(record, locale, context) : []),
+    ...(kind === "attendee-booked" || kind === "attendee-pending" || kind === "attendee-moved"
+      ? linkLines(text, links)
       : []),
     "",
     text.signOff,
@@ -268,7 +320,7 @@ function buildAttendeeMail(
     subject: toHeaderText(subject, 200),
     text: body,
   };
-  if (kind === "attendee-booked") {
+  if (kind === "attendee-booked" || (kind === "attendee-moved" && record.attendeeInvited)) {
     return withInvite(mail, "REQUEST", invite(record, "REQUEST", locale, context));
   }
   if (kind === "attendee-cancelled") {
@@ -277,9 +329,22 @@ function buildAttendeeMail(
   return mail;
 }
 
+/** The first line of an e-mail to the studio. */
+function studioLead(kind: BookingMailKind, pending: boolean): string {
+  if (kind === "studio-cancelled") return "Esta conversa foi cancelada e o horário ficou livre.";
+  if (kind === "studio-moved") {
+    return `A pessoa mudou ${
+      pending ? "este pedido de conversa" : "esta conversa"
+    } para outra hora.`;
+  }
+  return pending
+    ? "Há um pedido de conversa à espera de confirmação."
+    : "Foi marcada uma nova conversa.";
+}
+
 /**
- * An e-mail to the studio, in Portuguese, with the invite: a new booking (with the confirm and
- * decline links while it is pending) or a cancelled one.
+ * An e-mail to the studio, in Portuguese, with the invite: a new booking or one the attendee
+ * moved (with the confirm and decline links while it is pending), or a cancelled one.
  */
 function buildStudioMail(
   kind: BookingMailKind,
@@ -290,26 +355,26 @@ function buildStudioMail(
   const when = describeStart(record, "pt", context.timeZone);
   const pending = record.status === "pending";
   const name = toHeaderText(record.name, 120);
+  const standing = kind !== "studio-cancelled";
   const subject = kind === "studio-new"
     ? `Nova conversa${pending ? " a confirmar" : ""}: ${name} — ${when}`
+    : kind === "studio-moved"
+    ? `Conversa mudada${pending ? " a confirmar" : ""}: ${name} — ${when}`
     : `Conversa cancelada: ${name} — ${when}`;
   const body = [
-    kind === "studio-new"
-      ? pending
-        ? "Há um pedido de conversa à espera de confirmação."
-        : "Foi marcada uma nova conversa."
-      : "Esta conversa foi cancelada e o horário ficou livre.",
+    studioLead(kind, pending),
     "",
     `Nome: ${record.name}`,
     `E-mail: ${record.email}`,
     ...(record.company ? [`Empresa: ${record.company}`] : []),
     `Idioma: ${record.locale === "pt" ? "português" : "inglês"}`,
     `Quando: ${when}`,
+    ...(kind === "studio-moved" ? previousLines(record, "pt", context) : []),
     "",
     "Tema:",
     record.topic,
     "",
-    ...(kind === "studio-new" && pending && links.confirm && links.decline
+    ...(standing && pending && links.confirm && links.decline
       ? [
         `Confirmar: ${links.confirm}`,
         `Recusar: ${links.decline}`,
@@ -320,7 +385,7 @@ function buildStudioMail(
         ]),
       ]
       : []),
-    ...(kind === "studio-new" ? [`Cancelar: ${links.cancel}`] : []),
+    ...(standing ? [`Cancelar: ${links.cancel}`] : []),
     "",
     `Reserva ${record.id}`,
   ].join("\n");
@@ -332,7 +397,7 @@ function buildStudioMail(
     subject: toHeaderText(subject, 200),
     text: body,
   };
-  return kind === "studio-new"
+  return standing
     ? withInvite(mail, "REQUEST", invite(record, "REQUEST", "pt", context))
     : withInvite(mail, "CANCEL", invite(record, "CANCEL", "pt", context));
 }

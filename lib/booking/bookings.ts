@@ -41,7 +41,7 @@ import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import { sha256Hex } from "../store/digest.ts";
 
 /** How long a booking is kept after its last change, in milliseconds. */
-const RETENTION_MILLISECONDS = RETENTION_DAYS * 86_400_000;
+export const RETENTION_MILLISECONDS = RETENTION_DAYS * 86_400_000;
 
 /** Key prefix of idempotency records: `["idempotency", key]`, kept 24 hours. */
 export const IDEMPOTENCY_PREFIX = ["idempotency"] as const;
@@ -142,7 +142,7 @@ export interface BookingServices {
   schedule: ScheduleSettings;
   /** From and the studio's inbox. */
   mail: MailAddresses;
-  /** Signs the confirm, decline and cancel links. */
+  /** Signs the confirm, decline, cancel and reschedule links. */
   linkSigner: LinkSigner;
   /**
    * Whether bookings are accepted at once or wait for the team, and how many bookings one
@@ -174,10 +174,24 @@ async function buildLinks(services: BookingServices, record: BookingRecord): Pro
     links.confirm = await linkSigner.buildUrl(baseUrl, "confirm", record.id);
     links.decline = await linkSigner.buildUrl(baseUrl, "decline", record.id);
   }
+  if (record.status === "pending" || record.status === "accepted") {
+    links.reschedule = await linkSigner.buildRescheduleUrl(baseUrl, record.id, record.sequence);
+  }
   return links;
 }
 
-async function queueMails(
+/**
+ * Adds a booking's e-mails of `kinds` to `operation` (the outbox's records, delivered once it
+ * commits), with the signed links the booking's state calls for.
+ *
+ * @param services The ports and settings bookings use.
+ * @param operation The booking's atomic operation.
+ * @param record The booking as the operation writes it.
+ * @param kinds Which e-mails.
+ * @returns The outbox ids of the e-mails.
+ * @throws Whatever the store throws while the links' secret is read.
+ */
+export async function queueMails(
   services: BookingServices,
   operation: AtomicOperation,
   record: BookingRecord,
@@ -260,8 +274,15 @@ async function replayOrConflict(
   throw conflict();
 }
 
-/** The slot that starts at `start`, read with fresh busy calendars; 503 when they cannot be. */
-async function findRequestedSlot(
+/**
+ * The slot that starts at `start`, read with fresh busy calendars and slot holds.
+ *
+ * @param services The ports and settings bookings use.
+ * @param start The instant asked for.
+ * @returns The slot, or `undefined` when no free slot starts then.
+ * @throws {ApiError} 503 `no-backend` when a calendar or the store cannot be read.
+ */
+export async function findRequestedSlot(
   services: BookingServices,
   start: Temporal.Instant,
 ): Promise<CandidateSlot | undefined> {

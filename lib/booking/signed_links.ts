@@ -1,8 +1,9 @@
 /**
- * Signed links for booking actions (confirm, decline, cancel): an HMAC-SHA-256 (Web Crypto) of
- * the action and the booking's id, so a link cannot be forged or turned to another booking or
- * action. The page a link opens only shows a button; only the POST it sends acts, so mail
- * scanners that prefetch links change nothing.
+ * Signed links for booking actions (confirm, decline, cancel) and the attendee's reschedule link:
+ * an HMAC-SHA-256 (Web Crypto) of the action and the booking's id (and, for reschedule, the
+ * booking's SEQUENCE), so a link cannot be forged or turned to another booking or action. The page
+ * a link opens only shows a button or a form; only the POST it sends acts, so mail scanners that
+ * prefetch links change nothing.
  *
  * @module
  */
@@ -16,6 +17,13 @@ export type BookingAction = typeof BOOKING_ACTIONS[number];
 
 /** Where the action pages live: `/booking/<action>?id=…&sig=…`. */
 export const ACTION_PATH_PREFIX = "/booking/";
+
+/**
+ * Where the attendee's reschedule page lives: `/booking/reschedule?id=…&seq=…&sig=…`. The link
+ * names the booking's SEQUENCE when it was sent: once the booking changes again (moved, cancelled),
+ * the e-mails that carried it are out of date and so is the link.
+ */
+export const RESCHEDULE_PATH = `${ACTION_PATH_PREFIX}reschedule`;
 
 const encoder = new TextEncoder();
 
@@ -38,6 +46,16 @@ export interface LinkSigner {
   verify(action: BookingAction, bookingId: string, signature: string): Promise<boolean>;
   /** The absolute URL of the action's page. */
   buildUrl(baseUrl: string, action: BookingAction, bookingId: string): Promise<string>;
+  /**
+   * Whether `signature` is that of the reschedule link of a booking at a SEQUENCE (compared in
+   * constant time).
+   */
+  verifyReschedule(bookingId: string, sequence: number, signature: string): Promise<boolean>;
+  /**
+   * The absolute URL of a booking's reschedule page, for the booking at `sequence`:
+   * `<baseUrl>/booking/reschedule?id=…&seq=…&sig=…`.
+   */
+  buildRescheduleUrl(baseUrl: string, bookingId: string, sequence: number): Promise<string>;
 }
 
 /**
@@ -59,6 +77,9 @@ export function createLinkSigner(readSecret: () => Promise<string>): LinkSigner 
   // A fixed label, not SERVICE_NAME: renaming the service must not void the links already sent.
   const message = (action: BookingAction, bookingId: string) =>
     encoder.encode(`studio-website:booking:${action}:${bookingId}`);
+  // Ids are ULIDs and actions have no colon: no reschedule message reads as another's.
+  const rescheduleMessage = (bookingId: string, sequence: number) =>
+    encoder.encode(`studio-website:booking:reschedule:${bookingId}:${sequence}`);
   const signer: LinkSigner = {
     async sign(action, bookingId) {
       return toBase64Url(
@@ -69,6 +90,19 @@ export function createLinkSigner(readSecret: () => Promise<string>): LinkSigner 
       const bytes = fromBase64Url(signature);
       if (!bytes) return false;
       return await crypto.subtle.verify("HMAC", await readKey(), bytes, message(action, bookingId));
+    },
+    async verifyReschedule(bookingId, sequence, signature) {
+      const bytes = fromBase64Url(signature);
+      if (!bytes) return false;
+      const signed = rescheduleMessage(bookingId, sequence);
+      return await crypto.subtle.verify("HMAC", await readKey(), bytes, signed);
+    },
+    async buildRescheduleUrl(baseUrl, bookingId, sequence) {
+      const signature = toBase64Url(
+        await crypto.subtle.sign("HMAC", await readKey(), rescheduleMessage(bookingId, sequence)),
+      );
+      const query = new URLSearchParams({ id: bookingId, seq: String(sequence), sig: signature });
+      return `${baseUrl}${RESCHEDULE_PATH}?${query}`;
     },
     async buildUrl(baseUrl, action, bookingId) {
       const signature = await signer.sign(action, bookingId);

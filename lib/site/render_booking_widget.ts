@@ -102,16 +102,22 @@ function invalidAttributes(messages: FieldMessages, name: string, hint?: string)
     (described.length ? ` aria-describedby="${described.join(" ")}"` : "");
 }
 
-/** The navigation between months: the one before, the one shown, the one after. */
-function renderMonthBar(state: BookingFormState, text: BookingText, tag: string): string[] {
+/**
+ * The navigation between months: the one before, the one shown, the one after. A `path` with a
+ * query (HTML-escaped) keeps it, with `month` added.
+ */
+export function renderMonthBar(state: BookingFormState, text: BookingText, tag: string): string[] {
   const monthName = capitalize(
     new Intl.DateTimeFormat(tag, { timeZone: "UTC", month: "long", year: "numeric" })
       .format(new Date(`${state.month}-01T12:00:00Z`)),
     tag,
   );
+  const joint = state.path.includes("?") ? "&amp;" : "?";
   const monthLink = (month: string | undefined, label: string, rel: string) =>
     month
-      ? `<a href="${state.path}?month=${month}#booking" rel="${rel}">${escapeHtml(label)}</a>`
+      ? `<a href="${state.path}${joint}month=${month}#booking" rel="${rel}">${
+        escapeHtml(label)
+      }</a>`
       : `<span aria-hidden="true"></span>`;
   return [
     `<nav class="month-bar" aria-label="${escapeHtml(text.month)}">`,
@@ -123,7 +129,7 @@ function renderMonthBar(state: BookingFormState, text: BookingText, tag: string)
 }
 
 /** The month's free times, a radio group per day; or why there are none. */
-function renderDays(
+export function renderDays(
   state: BookingFormState,
   text: BookingText,
   { tag, values }: { tag: string; values: BookingValues },

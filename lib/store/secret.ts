@@ -1,5 +1,5 @@
 /**
- * The key that signs the service's links (confirm, decline, cancel): the operator's
+ * The key that signs the service's links (confirm, decline, cancel, reschedule): the operator's
  * `STUDIO_SECRET`, or one generated once and kept in the store so that links outlive restarts
  * and are shared by every instance on the same store.
  *

@@ -61,6 +61,9 @@ const SITE_PATHS = [
   "/openapi.json",
   "/.well-known/api-catalog",
   "/booking/confirm/01J000000000000000000000000/abc",
+  "/booking/reschedule?id=01J00000000000000000000000&seq=0&sig=abc",
+  "/booking/reschedule?id=01J00000000000000000000000&seq=99999999999999999999&sig=",
+  "/booking/reschedule?seq=-1&month=2026-13",
 ];
 const FIELDS = [
   "Name",

@@ -17,6 +17,8 @@ const FORM_PAGES: ReadonlySet<string> = new Set([
   "/en/contact",
   "/marcar-conversa",
   "/en/book",
+  // The reschedule page; without a valid link, in Portuguese.
+  "/booking/reschedule",
 ]);
 
 function listPostPaths(): string[] {

@@ -18,6 +18,8 @@ const REQUESTS: ReadonlyArray<readonly [method: "GET" | "HEAD" | "POST", path: s
   ["POST", "/servicos"],
   ["GET", "/booking/confirm?id=x&sig=y"],
   ["POST", "/booking/cancel?id=x&sig=y"],
+  ["GET", "/booking/reschedule?id=x&seq=0&sig=y"],
+  ["POST", "/booking/reschedule?id=x&seq=0&sig=y"],
   ["POST", "/contacto"],
   ["GET", "/md/index.md"],
   ["GET", "/llms.txt"],
