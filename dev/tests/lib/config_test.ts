@@ -47,6 +47,7 @@ test("readConfig() applies every default to an empty environment", () => {
     smtpUrl: undefined,
     mailFrom: "studio@localhost",
     inbox: "studio@localhost",
+    team: ["studio@localhost"],
     allowedOrigins: ["http://localhost:8000"],
     busyCalendars: [],
     confirmation: "auto",
