@@ -73,6 +73,8 @@ export interface BookingMailContext {
   now: Temporal.Instant;
   /** Builds the iMIP invites: see {@linkcode InviteModule}. */
   buildInvite: InviteBuilder;
+  /** The team's words to the attendee, quoted in a decline or cancel e-mail (plain text). */
+  note?: string;
 }
 
 /** Builds an invite's text. */
@@ -118,6 +120,7 @@ const TEXT = {
       "Lamentamos, mas não conseguimos confirmar a conversa no horário pedido. Escolha outro horário no site quando lhe der jeito.",
     cancelled: "A conversa foi cancelada e o horário ficou livre.",
     cancelLink: "Para cancelar, use esta ligação:",
+    note: "Mensagem da equipa:",
     signOff: "Até breve,\nO estúdio",
   },
   en: {
@@ -143,6 +146,7 @@ const TEXT = {
       "We are sorry: we could not confirm the conversation at the time you asked for. Please pick another time on the site.",
     cancelled: "The conversation has been cancelled and the time is free again.",
     cancelLink: "To cancel, use this link:",
+    note: "A message from the team:",
     signOff: "Speak soon,\nThe studio",
   },
 } as const;
@@ -253,6 +257,9 @@ function buildAttendeeMail(
     "",
     lead,
     "",
+    ...(context.note && (kind === "attendee-declined" || kind === "attendee-cancelled")
+      ? [text.note, context.note, ""]
+      : []),
     ...detailLines(record, locale, context),
     ...(kind === "attendee-booked" || kind === "attendee-pending"
       ? ["", text.cancelLink, links.cancel]
