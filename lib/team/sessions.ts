@@ -192,3 +192,20 @@ export function readSessionCookie(request: Request, baseUrl: string): string | u
   }
   return undefined;
 }
+
+/**
+ * Forgets the session a cookie names, if any, without recording a sign-out: done at sign-in, so
+ * that a browser's earlier session (or one another person planted in its cookie) does not
+ * outlive the new one.
+ *
+ * @param services The store.
+ * @param sessionId The cookie's value.
+ * @throws Whatever the store throws.
+ */
+export async function forgetSession(
+  services: Pick<TeamServices, "store">,
+  sessionId: string | undefined,
+): Promise<void> {
+  if (!sessionId || !isSecretToken(sessionId)) return;
+  await services.store.delete(await toSessionKey(sessionId));
+}
