@@ -288,7 +288,11 @@ test("a link is refused when forged, replayed or expired", async () => {
 test("two POSTs of one link at once sign in once", async () => {
   const app = createApp();
   const link = await askForLink(app);
-  const answers = await Promise.all([postLink(app, link), postLink(app, link), postLink(app, link)]);
+  const answers = await Promise.all([
+    postLink(app, link),
+    postLink(app, link),
+    postLink(app, link),
+  ]);
   const statuses = answers.map((response) => response.status).sort();
   for (const response of answers) await response.body?.cancel();
   assert.deepEqual(statuses, [303, 410, 410]);
@@ -406,4 +410,252 @@ test("sign-in requests are limited per address (3 per 15 minutes, member or not)
   const refused = await postForm(quota, "/en/team/link", { email: "y@example.com" });
   assert.equal(refused.status, 429);
   assert.match(await refused.text(), /Too many requests/);
+});
+
+/** The e-mails whose Message-ID starts with `kind`, sent to `address`. */
+function mailsOf(kind: string, address: string): ReceivedMail[] {
+  return smtp.messages.filter((mail) =>
+    (mail.parsed.messageId ?? "").startsWith(`<${kind}-`) && mail.envelopeTo.join() === address
+  );
+}
+
+async function receive(kind: string, address: string, count = 1): Promise<ReceivedMail> {
+  const deadline = Date.now() + 10_000;
+  while (mailsOf(kind, address).length < count && Date.now() < deadline) await delay(20);
+  const found = mailsOf(kind, address);
+  assert.equal(found.length, count, `${count} ${kind} e-mail(s) to ${address}`);
+  return found[count - 1];
+}
+
+/** Books the first free slot of December 2026 for `email` (a pending request, manual mode). */
+async function bookPending(app: TestApp, email: string, skip = 0): Promise<string> {
+  const listing = await send(app, "/api/v1/booking/slots?month=2026-12");
+  const body: { slots: Record<string, Array<{ start: string }>> } = await listing.json();
+  const start = Object.values(body.slots).flat()[skip].start;
+  const response = await send(app, "/api/v1/booking", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(buildBookingBody(start, { email, name: "Marta Reis", locale: "en" })),
+  });
+  assert.equal(response.status, 201, await response.clone().text());
+  await response.body?.cancel();
+  return start;
+}
+
+/** The id of the booking or inquiry an article of the desk shows for `email`. */
+function findArticle(html: string, kind: "booking" | "inquiry", email: string): string {
+  const pattern = new RegExp(
+    `<article id="${kind}-([0-9A-Z]{26})">(?:(?!</article>)[\\s\\S])*${
+      email.replace(/\./g, "\\.")
+    }`,
+  );
+  const id = pattern.exec(html)?.[1];
+  assert.ok(id, `a ${kind} of ${email} on the desk`);
+  return id;
+}
+
+test("the desk confirms a pending booking (REQUEST to the attendee) and cancels it with a note (CANCEL), as the signed links do", async () => {
+  const app = createApp();
+  const attendee = "marta@example.com";
+  await bookPending(app, attendee);
+  await receive("attendee-pending", attendee);
+  const cookie = await signIn(app);
+  const desk = await openDesk(app, cookie);
+  assert.match(desk.html, /<h3>A confirmar \(1\)<\/h3>/);
+  const id = findArticle(desk.html, "booking", attendee);
+
+  const confirmed = await postForm(
+    app,
+    "/equipa/reserva",
+    { form_token: desk.token ?? "", id, action: "confirm" },
+    { Cookie: cookie },
+  );
+  assert.equal(confirmed.status, 303);
+  assert.equal(confirmed.headers.get("Location"), "/equipa?notice=confirmed#bookings");
+  assert.equal(confirmed.headers.get("Set-Cookie"), null);
+  await confirmed.body?.cancel();
+  const invite = readInvite(await receive("attendee-booked", attendee), "REQUEST");
+  assert.equal(invite.attendee.toLowerCase(), `mailto:${attendee}`);
+  const after = await openDesk(app, cookie, "?notice=confirmed");
+  assert.match(after.html, /<p class="notice ok" role="status">Conversa confirmada/);
+  assert.match(after.html, /<h3>Próximas \(1\)<\/h3>/);
+  assert.match(
+    after.html,
+    new RegExp(`ana@studio\\.example confirmou a reserva <code>${id}</code>`),
+  );
+
+  const again = await postForm(
+    app,
+    "/equipa/reserva",
+    { form_token: desk.token ?? "", id, action: "confirm" },
+    { Cookie: cookie },
+  );
+  assert.equal(again.headers.get("Location"), "/equipa?notice=already#bookings");
+  await again.body?.cancel();
+
+  const note = "We have to move this one.\r\nPlease pick another time.\u0007";
+  const cancelled = await postForm(
+    app,
+    "/equipa/reserva",
+    { form_token: desk.token ?? "", id, action: "cancel", note },
+    { Cookie: cookie },
+  );
+  assert.equal(cancelled.headers.get("Location"), "/equipa?notice=cancelled#bookings");
+  await cancelled.body?.cancel();
+  const mail = await receive("attendee-cancelled", attendee);
+  const cancel = readInvite(mail, "CANCEL");
+  assert.equal(cancel.uid, invite.uid);
+  assert.equal(cancel.sequence, invite.sequence + 1);
+  assert.match(
+    mail.parsed.text ?? "",
+    /A message from the team:\nWe have to move this one\.\nPlease pick another time\.\n/,
+  );
+  const last = await openDesk(app, cookie);
+  assert.match(last.html, /<h3>Anteriores \(1\)<\/h3>/);
+  assert.match(last.html, /<strong>cancelada<\/strong>/);
+  assert.match(last.html, new RegExp(`cancelou a reserva <code>${id}</code>`));
+});
+
+test("the desk declines a request with a note; a lapsed request answers lapsed and sends nothing", async () => {
+  const app = createApp();
+  const attendee = "joao@example.com";
+  await bookPending(app, attendee, 1);
+  const cookie = await signIn(app);
+  const desk = await openDesk(app, cookie);
+  const id = findArticle(desk.html, "booking", attendee);
+  const declined = await postForm(
+    app,
+    "/en/team/booking",
+    { form_token: desk.token ?? "", id, action: "decline", note: "Fully booked that week." },
+    { Cookie: cookie },
+  );
+  assert.equal(declined.headers.get("Location"), "/en/team?notice=declined#bookings");
+  await declined.body?.cancel();
+  const mail = await receive("attendee-declined", attendee);
+  assert.match(mail.parsed.text ?? "", /A message from the team:\nFully booked that week\./);
+
+  const late = "late@example.com";
+  await bookPending(app, late, 2);
+  app.clock.advance({ hours: 49 });
+  const fresh = await signIn(app);
+  const view = await openDesk(app, fresh);
+  const lapsedId = findArticle(view.html, "booking", late);
+  assert.match(view.html, /caducou sem confirmação/);
+  const lapsed = await postForm(
+    app,
+    "/equipa/reserva",
+    { form_token: view.token ?? "", id: lapsedId, action: "confirm" },
+    { Cookie: fresh },
+  );
+  assert.equal(lapsed.headers.get("Location"), "/equipa?notice=lapsed#bookings");
+  await lapsed.body?.cancel();
+  await delay(200);
+  assert.equal(mailsOf("attendee-booked", late).length, 0);
+});
+
+test("the desk lists inquiries newest first, marks one answered and open again, and replies by mailto with the message quoted", async () => {
+  const app = createApp();
+  for (
+    const [name, email] of [["Rita Lopes", "rita@example.pt"], ["Pedro Alves", "pedro@example.pt"]]
+  ) {
+    const response = await send(app, "/api/v1/contact", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ Name: name, Email: email, Message: `Olá,\nUm site para ${name}.` }),
+    });
+    assert.equal(response.status, 200);
+    await response.body?.cancel();
+    app.clock.advance({ seconds: 1 });
+  }
+  const cookie = await signIn(app);
+  const desk = await openDesk(app, cookie);
+  assert.match(desk.html, /<h2 id="inquiries">Pedidos de contacto \(2\)<\/h2>/);
+  assert.ok(desk.html.indexOf("Pedro Alves") < desk.html.indexOf("Rita Lopes"), "newest first");
+  assert.match(desk.html, /Olá,<br>Um site para Rita Lopes\./);
+  assert.match(
+    desk.html,
+    /href="mailto:rita@example\.pt\?subject=Re%3A%20o%20seu%20pedido[^"]*%3E%20Um%20site%20para%20Rita%20Lopes\."/,
+  );
+  const id = findArticle(desk.html, "inquiry", "rita@example.pt");
+  const answered = await postForm(
+    app,
+    "/equipa/pedido",
+    { form_token: desk.token ?? "", id, state: "answered" },
+    { Cookie: cookie },
+  );
+  assert.equal(answered.headers.get("Location"), "/equipa?notice=answered#inquiries");
+  await answered.body?.cancel();
+  const after = await openDesk(app, cookie);
+  assert.match(
+    after.html,
+    new RegExp(
+      `<article id="inquiry-${id}">(?:(?!</article>)[\\s\\S])*<strong>respondido</strong>`,
+    ),
+  );
+  assert.match(after.html, new RegExp(`marcou como respondido o pedido <code>${id}</code>`));
+  const stored = await app.store.get<{ state: string; answeredBy: string }>(["inquiry", id]);
+  assert.equal(stored.value?.state, "answered");
+  assert.equal(stored.value?.answeredBy, MEMBER);
+  const reopened = await postForm(
+    app,
+    "/equipa/pedido",
+    { form_token: desk.token ?? "", id, state: "open" },
+    { Cookie: cookie },
+  );
+  assert.equal(reopened.headers.get("Location"), "/equipa?notice=reopened#inquiries");
+  await reopened.body?.cancel();
+
+  const search = await openDesk(app, cookie, "?q=PEDRO@");
+  assert.match(search.html, /Pedidos de contacto \(1\)/);
+  assert.match(search.html, /Pedro Alves/);
+  assert.doesNotMatch(search.html, /Rita Lopes/);
+});
+
+test("a desk POST from another site, or without the session's form token, is refused and changes nothing", async () => {
+  const app = createApp();
+  const attendee = "victim@example.com";
+  await bookPending(app, attendee);
+  const cookie = await signIn(app);
+  const desk = await openDesk(app, cookie);
+  const id = findArticle(desk.html, "booking", attendee);
+  const crossSite = await postForm(
+    app,
+    "/equipa/reserva",
+    { form_token: desk.token ?? "", id, action: "decline" },
+    { Cookie: cookie, Origin: "https://evil.example" },
+  );
+  assert.equal(crossSite.status, 403);
+  await crossSite.body?.cancel();
+  for (const token of ["", "A".repeat(43)]) {
+    const forged = await postForm(
+      app,
+      "/equipa/reserva",
+      { form_token: token, id, action: "decline" },
+      { Cookie: cookie },
+    );
+    assert.equal(forged.status, 403);
+    assert.match(await forged.text(), /sessão anterior/);
+  }
+  const signOut = await postForm(app, "/equipa/sair", { everywhere: "yes" }, {
+    Cookie: cookie,
+    Origin: "https://evil.example",
+  });
+  assert.equal(signOut.status, 403);
+  await signOut.body?.cancel();
+  const record = await app.store.get<{ status: string }>(["booking", id]);
+  assert.equal(record.value?.status, "pending");
+  assert.match((await openDesk(app, cookie)).html, /Sessão de/);
+});
+
+test("no GET of the team's routes sets a cookie", async () => {
+  const app = createApp();
+  const cookie = await signIn(app);
+  const link = await askForLink(app);
+  for (const path of ["/equipa", "/en/team", "/equipa?q=x", link.pathname + link.search]) {
+    for (const headers of [HTML, { ...HTML, Cookie: cookie }, { Cookie: "studio-team=bad" }]) {
+      const response = await send(app, path, { headers });
+      assert.equal(response.headers.get("Set-Cookie"), null, path);
+      await response.body?.cancel();
+    }
+  }
 });
