@@ -659,3 +659,12 @@ test("no GET of the team's routes sets a cookie", async () => {
     }
   }
 });
+
+test("the desk is in neither the sitemap nor llms.txt", async () => {
+  const app = createApp();
+  for (const path of ["/sitemap.xml", "/llms.txt", "/en/llms.txt", "/llms-full.txt"]) {
+    const response = await send(app, path);
+    assert.equal(response.status, 200, path);
+    assert.doesNotMatch(await response.text(), /\/equipa|\/en\/team/, path);
+  }
+});
