@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { parse, serialize, type SerializeOptions } from "cookie";
 import { sha256Hex } from "../store/digest.ts";
 import type { AtomicOperation } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
@@ -158,6 +159,17 @@ export function toSessionCookieName(baseUrl: string): string {
   return baseUrl.startsWith("https:") ? "__Host-studio-team" : "studio-team";
 }
 
+/** The attributes of the session's cookie: the `__Host-` prefix's rules, and strict. */
+function cookieOptions(baseUrl: string, maxAgeSeconds: number): SerializeOptions {
+  return {
+    path: "/",
+    maxAge: maxAgeSeconds,
+    httpOnly: true,
+    sameSite: "strict",
+    secure: baseUrl.startsWith("https:"),
+  };
+}
+
 /**
  * The `Set-Cookie` value that holds a new session: `Path=/`, no `Domain`, `HttpOnly`,
  * `SameSite=Strict`, `Secure` over https, and a `Max-Age` of the session's absolute lifetime.
@@ -166,16 +178,16 @@ export function toSessionCookieName(baseUrl: string): string {
  * @param sessionId The new session's id.
  */
 export function buildSessionCookie(baseUrl: string, sessionId: string): string {
-  const secure = baseUrl.startsWith("https:") ? "; Secure" : "";
-  return `${toSessionCookieName(baseUrl)}=${sessionId}; Path=/; Max-Age=${
-    SESSION_MAX_MILLISECONDS / 1000
-  }; HttpOnly; SameSite=Strict${secure}`;
+  return serialize(
+    toSessionCookieName(baseUrl),
+    sessionId,
+    cookieOptions(baseUrl, SESSION_MAX_MILLISECONDS / 1000),
+  );
 }
 
 /** The `Set-Cookie` value that removes the session's cookie (after a sign-out). */
 export function buildClearedCookie(baseUrl: string): string {
-  const secure = baseUrl.startsWith("https:") ? "; Secure" : "";
-  return `${toSessionCookieName(baseUrl)}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure}`;
+  return serialize(toSessionCookieName(baseUrl), "", cookieOptions(baseUrl, 0));
 }
 
 /**
@@ -185,12 +197,8 @@ export function buildClearedCookie(baseUrl: string): string {
  * @param baseUrl The public origin (which names the cookie).
  */
 export function readSessionCookie(request: Request, baseUrl: string): string | undefined {
-  const name = toSessionCookieName(baseUrl);
-  for (const pair of (request.headers.get("Cookie") ?? "").split(";")) {
-    const at = pair.indexOf("=");
-    if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim();
-  }
-  return undefined;
+  const header = request.headers.get("Cookie");
+  return header ? parse(header)[toSessionCookieName(baseUrl)] : undefined;
 }
 
 /**

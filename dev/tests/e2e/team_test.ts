@@ -135,7 +135,7 @@ test("main.ts: a member signs in by the e-mailed link, confirms a request (REQUE
     const setCookie = signedIn.headers.get("Set-Cookie") ?? "";
     assert.match(
       setCookie,
-      /^__Host-studio-team=[\w-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict; Secure$/,
+      /^__Host-studio-team=[\w-]{43}; Max-Age=43200; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
     );
     const cookie = setCookie.split(";")[0];
     const replay = await post(server, "/en/team/sign-in", fields);
@@ -210,7 +210,10 @@ test("main.ts: a member signs in by the e-mailed link, confirms a request (REQUE
       Cookie: cookie,
     });
     assert.equal(out.status, 303);
-    assert.match(out.headers.get("Set-Cookie") ?? "", /^__Host-studio-team=; Path=\/; Max-Age=0/);
+    assert.match(
+      out.headers.get("Set-Cookie") ?? "",
+      /^__Host-studio-team=; Max-Age=0; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+    );
     await out.body?.cancel();
     const gone = await open(server, "/en/team", { headers: { ...HTML, Cookie: cookie } });
     assert.equal(gone.status, 200);
