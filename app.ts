@@ -131,6 +131,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       secret: config.secret,
       mailFrom: config.mailFrom,
       inbox: config.inbox,
+      team: config.team,
       trustProxy: config.trustProxy,
       rateLimits: config.rateLimits,
       rateLimiter,

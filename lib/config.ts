@@ -85,6 +85,12 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: "The studio's inbox: receives inquiries and booking notices",
   },
   {
+    name: "STUDIO_TEAM",
+    defaultValue: "the address of STUDIO_INBOX",
+    description:
+      "Comma-separated e-mail addresses of the team, who sign in to the desk (/equipa, /en/team) by a link e-mailed to them",
+  },
+  {
     name: "STUDIO_ALLOWED_ORIGINS",
     defaultValue: "the origin of STUDIO_BASE_URL",
     description: "Comma-separated origins whose browsers may book (requests without Origin pass)",
@@ -204,6 +210,8 @@ export interface Config {
   mailFrom: string;
   /** The studio's inbox. */
   inbox: string;
+  /** The team's addresses, bare and lower-cased (`STUDIO_TEAM`, else the inbox's address). */
+  team: string[];
   /** Origins allowed to book from a browser. */
   allowedOrigins: string[];
   /** iCalendar feed URLs. */
@@ -272,6 +280,27 @@ function readAddress(env: Environment, name: string, fallback: string): string {
     );
   }
   return value;
+}
+
+/**
+ * The team's addresses: `STUDIO_TEAM`, else the inbox's; bare (a display name is dropped) and
+ * lower-cased, since a sign-in request compares addresses without regard to case.
+ */
+function readTeam(env: Environment, inbox: string): string[] {
+  const listed = (readText(env, "STUDIO_TEAM") ?? "").split(",").map((item) => item.trim())
+    .filter(Boolean);
+  const addresses = (listed.length ? listed : [inbox]).map((value) =>
+    (/<([^<>]+)>\s*$/.exec(value)?.[1] ?? value).toLowerCase()
+  );
+  for (const address of addresses) {
+    if (!isEmailAddress(address)) {
+      throw new ConfigError(
+        "STUDIO_TEAM",
+        `${JSON.stringify(address)} is not an e-mail address such as ana@studio.example`,
+      );
+    }
+  }
+  return [...new Set(addresses)];
 }
 
 function readList(env: Environment, name: string): string[] {
@@ -407,6 +436,8 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
     lowerCase: true,
   });
   const log = readEither(env, "STUDIO_LOG", ["info", "quiet"], { lowerCase: true });
+  const mailFrom = readAddress(env, "STUDIO_MAIL_FROM", SERVICE_DEFAULTS.mailAddress);
+  const inbox = readAddress(env, "STUDIO_INBOX", SERVICE_DEFAULTS.mailAddress);
   return {
     port,
     host,
@@ -414,8 +445,9 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
     baseUrlFollowsPort: readText(env, "STUDIO_BASE_URL") === undefined,
     kvPath,
     smtpUrl,
-    mailFrom: readAddress(env, "STUDIO_MAIL_FROM", SERVICE_DEFAULTS.mailAddress),
-    inbox: readAddress(env, "STUDIO_INBOX", SERVICE_DEFAULTS.mailAddress),
+    mailFrom,
+    inbox,
+    team: readTeam(env, inbox),
     allowedOrigins: allowedOrigins.length ? allowedOrigins : [baseUrl.origin],
     busyCalendars,
     confirmation,

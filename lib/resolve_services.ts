@@ -19,6 +19,8 @@ import type { HolidayTable } from "./availability/holidays.ts";
 import type { ScheduleSettings } from "./availability/schedule.ts";
 import { createSlotFinder } from "./availability/slots.ts";
 import { createLinkSigner } from "./booking/signed_links.ts";
+import { createTeamSigner } from "./team/team_signer.ts";
+import { toBareAddress } from "./mail/mail.ts";
 import { DEFAULT_BOOKINGS_PER_ATTENDEE } from "./booking/booking_store.ts";
 import type { Mailer } from "./mail/mail.ts";
 import { createMemoryMailer } from "./mail/memory_mailer.ts";
@@ -109,6 +111,11 @@ export interface HandlerOptions {
   mailFrom?: string;
   /** The studio's inbox for inquiries and booking notices. @default {"studio@localhost"} */
   inbox?: string;
+  /**
+   * The addresses of the team, who may sign in to the desk (`/equipa`, `/en/team`) by a link
+   * e-mailed to them; compared without regard to case. @default {[the inbox's address]}
+   */
+  team?: readonly string[];
   /**
    * The site's content (see `Corpus`), checked once by `createHandler` (`resolveServices` takes it
    * as checked).
@@ -219,6 +226,8 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     return buildSite(content, baseUrl);
   });
   const loadPrebuilt = given ? undefined : defaults.content.loadPrebuilt;
+  const inbox = options.inbox ?? SERVICE_DEFAULTS.mailAddress;
+  const readSecret = () => readOrCreateSecret(store, options.secret);
   return Object.freeze({
     baseUrl,
     docsUrl: baseUrl + OPENAPI_PATH,
@@ -241,12 +250,20 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
       bookingsPerAttendee: readBookingsPerAttendee(options.bookingsPerAttendee),
     },
     allowedOrigins: new Set(options.allowedOrigins ?? [baseUrl]),
-    linkSigner: createLinkSigner(() => readOrCreateSecret(store, options.secret)),
+    linkSigner: createLinkSigner(readSecret),
+    team: {
+      members: new Set(
+        (options.team ?? [toBareAddress(inbox)]).map((address) =>
+          toBareAddress(address).trim().toLowerCase()
+        ),
+      ),
+      signer: createTeamSigner(readSecret),
+    },
     outbox: options.outbox ??
       createOutbox({ store, mailer: options.mailer ?? createMemoryMailer(), clock, logger }),
     mail: {
       from: options.mailFrom ?? SERVICE_DEFAULTS.mailAddress,
-      inbox: options.inbox ?? SERVICE_DEFAULTS.mailAddress,
+      inbox,
       messageIdDomain: new URL(baseUrl).hostname,
     },
     rateLimiter: options.rateLimiter ?? createRateLimiter({ nowMilliseconds }),

@@ -23,6 +23,7 @@ import type { BusyCalendar } from "./availability/busy_calendar.ts";
 import type { SlotFinder } from "./availability/slots.ts";
 import type { LinkSigner } from "./booking/signed_links.ts";
 import type { InviteModule } from "./booking/booking_mail.ts";
+import type { TeamSettings } from "./team/team.ts";
 
 /** Everything a route needs, resolved once per handler and frozen. */
 export interface Services {
@@ -64,6 +65,8 @@ export interface Services {
   allowedOrigins: ReadonlySet<string>;
   /** Signs and checks the links of booking e-mails. */
   linkSigner: LinkSigner;
+  /** The team who may sign in to the desk, and the signer of their sign-in links. */
+  team: TeamSettings;
   /** The outbox that delivers e-mail. */
   outbox: Outbox;
   /** Mail addresses: From, the studio inbox, and the domain of generated Message-IDs. */

@@ -34,6 +34,7 @@ import type { RouteDefinition, RouteEntry, RouteHandlers } from "../lib/http/rou
 import type { Services, SiteServices } from "../lib/services.ts";
 import type { SiteIndex } from "../lib/site/site_index.ts";
 import { loadOnce } from "../lib/load_once.ts";
+import { TEAM_PATHS, type TeamRoute } from "../lib/team/team.ts";
 import { apiIndexRoutes } from "./api_index.ts";
 import { bookingRoutes } from "./booking.ts";
 import { contactRoutes } from "./contact.ts";
@@ -89,6 +90,14 @@ function createResources(services: Services) {
     bookingForm: loadOnce(async () =>
       (await import("./booking_form.ts")).createBookingForm(await site())
     ),
+    team: loadOnce(async () => {
+      const [{ createTeamDesk }, { loadTeamDeskActions }, siteServices] = await Promise.all([
+        import("./team.ts"),
+        import("./team_desk_actions.ts"),
+        site(),
+      ]);
+      return createTeamDesk(siteServices, loadOnce(() => loadTeamDeskActions(siteServices)));
+    }),
   };
 }
 
@@ -186,6 +195,36 @@ function formRoutes(
   });
 }
 
+/**
+ * The team's desk in both languages: its page, the sign-in routes (each POST counted against the
+ * write quota per client; the address's own quota is the sign-in's), and the desk's actions,
+ * which a session guards.
+ */
+function teamRoutes({ team }: Resources): RouteDefinition[] {
+  const posts: TeamRoute[] = ["signOut", "booking", "inquiry", "personalData", "calendarFeed"];
+  return (["pt", "en"] as const).flatMap((locale): RouteDefinition[] => {
+    const paths = TEAM_PATHS[locale];
+    const load = (route: TeamRoute, method: "GET" | "POST") => async () =>
+      (await team())(route, method, locale);
+    return [
+      get(paths.desk, load("desk", "GET")),
+      {
+        method: "POST",
+        path: paths.requestLink,
+        policies: ["write"],
+        load: load("requestLink", "POST"),
+      },
+      get(paths.signIn, load("signIn", "GET")),
+      { method: "POST", path: paths.signIn, policies: ["write"], load: load("signIn", "POST") },
+      ...posts.map((route): RouteDefinition => ({
+        method: "POST",
+        path: paths[route],
+        load: load(route, "POST"),
+      })),
+    ];
+  });
+}
+
 /** The site's content: its pages, their Markdown twins, the documents and the assets. */
 function contentRoutes({ content }: Resources, index: SiteIndex): RouteDefinition[] {
   return [
@@ -225,6 +264,7 @@ export function buildRouteTable(services: Services): RouteTable {
     ...rescheduleRoutes(resources),
     ...documentRoutes(resources),
     ...formRoutes(resources, services.siteIndex),
+    ...teamRoutes(resources),
     ...contentRoutes(resources, services.siteIndex),
   );
   const { mcpModule, content } = resources;

@@ -75,6 +75,8 @@ export interface BookingMailContext {
   now: Temporal.Instant;
   /** Builds the iMIP invites: see {@linkcode InviteModule}. */
   buildInvite: InviteBuilder;
+  /** The team's words to the attendee, quoted in a decline or cancel e-mail (plain text). */
+  note?: string;
 }
 
 /** Builds an invite's text. */
@@ -130,6 +132,7 @@ const TEXT = {
     cancelLink: "Para cancelar, use esta ligação:",
     rescheduleLink:
       "Para mudar para outra hora, abra esta ligação (mostra as horas livres; escolha uma e envie):",
+    note: "Mensagem da equipa:",
     signOff: "Até breve,\nO estúdio",
   },
   en: {
@@ -163,6 +166,7 @@ const TEXT = {
     cancelLink: "To cancel, use this link:",
     rescheduleLink:
       "To move it to another time, open this link (it lists the free times; choose one and send):",
+    note: "A message from the team:",
     signOff: "Speak soon,\nThe studio",
   },
 } as const;
@@ -304,6 +308,9 @@ function buildAttendeeMail(
     "",
     lead,
     "",
+    ...(context.note && (kind === "attendee-declined" || kind === "attendee-cancelled")
+      ? [text.note, context.note, ""]
+      : []),
     ...detailLines(record, locale, context),
     ...(kind === "attendee-moved" ? previousLines(record, locale, context) : []),
     ...(kind === "attendee-booked" || kind === "attendee-pending" || kind === "attendee-moved"

@@ -196,9 +196,11 @@ export async function queueMails(
   operation: AtomicOperation,
   record: BookingRecord,
   kinds: BookingMailKind[],
+  note?: string,
 ): Promise<string[]> {
   const links = await buildLinks(services, record);
   const context = mailContext(services, await services.loadInvites());
+  if (note) context.note = note;
   const mails = kinds.map((kind) => buildBookingMail(kind, record, context, links));
   return services.outbox.add(
     operation,
@@ -551,6 +553,14 @@ export async function createBooking(
   return await commitBooking(services, planned);
 }
 
+/** Options of {@linkcode applyBookingAction}. */
+export interface BookingActionOptions {
+  /** The team's words to the attendee, in the decline or cancel e-mail (plain text). */
+  note?: string;
+  /** Adds writes to the transition's atomic commit, given the booking as it becomes. */
+  withCommit?: (operation: AtomicOperation, next: BookingRecord) => void;
+}
+
 /** The outcome of a signed-link action. */
 export type ActionOutcome =
   | { kind: "done"; record: BookingRecord }
@@ -566,17 +576,22 @@ export type ActionOutcome =
  * the start) frees the slot and sends METHOD:CANCEL with a higher SEQUENCE to both sides.
  * Repeating an action that was done answers `already`; confirming or declining a pending booking
  * whose hold has lapsed ({@linkcode PENDING_HOLD_MILLISECONDS}) answers `lapsed` and changes
- * nothing.
+ * nothing. The signed links and the team's desk both act through here, so they share the
+ * transitions, their checks and their e-mails.
  *
  * @param services The ports and settings bookings use.
  * @param action The action.
  * @param bookingId The booking.
+ * @param options `note`: the team's words to the attendee, added to the decline or cancel
+ * e-mail (the desk's); `withCommit`: writes to commit with the transition (the desk's audit
+ * entry), given the booking as it becomes.
  * @throws Whatever the store throws when it is unavailable.
  */
 export async function applyBookingAction(
   services: BookingServices,
   action: BookingAction,
   bookingId: string,
+  options: BookingActionOptions = {},
 ): Promise<ActionOutcome> {
   const { store, clock } = services;
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -618,9 +633,11 @@ export async function applyBookingAction(
       ? ["attendee-declined", "studio-cancelled"]
       : ["attendee-cancelled", "studio-cancelled"];
     const operation = store.atomic().check(entry);
-    const mailIds = await queueMails(services, operation, next, kinds);
+    const note = action === "confirm" ? undefined : options.note;
+    const mailIds = await queueMails(services, operation, next, kinds, note);
     next.mailIds = [...current.mailIds, ...mailIds];
     operation.set(entry.key, next, { expireIn: RETENTION_MILLISECONDS });
+    options.withCommit?.(operation, next);
     if (ownHold && action === "confirm") {
       const { lapsesAtEpochMs: _lapsing, ...kept } = ownHold;
       operation.check(hold).set(slotKey, kept, {

@@ -27,12 +27,14 @@ export const RESCHEDULE_PATH = `${ACTION_PATH_PREFIX}reschedule`;
 
 const encoder = new TextEncoder();
 
-function toBase64Url(bytes: ArrayBuffer): string {
+/** Bytes as base64url without padding (RFC 4648, section 5). */
+export function toBase64Url(bytes: ArrayBuffer): string {
   return btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, "-")
     .replace(/\//g, "_").replace(/=+$/, "");
 }
 
-function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
+/** The 32 bytes of a 43-character base64url text, or `undefined` when it is not one. */
+export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
   if (!/^[A-Za-z0-9_-]{43}$/.test(text)) return undefined;
   const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=");
   return Uint8Array.from(binary, (character) => character.charCodeAt(0));

@@ -28,6 +28,7 @@ import {
 import type { Clock, Logger } from "../ports.ts";
 import type { Outbox } from "../mail/outbox.ts";
 import type { GroupCommit } from "../store/group_commit.ts";
+import type { AtomicOperation, Store } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 
 /** The media types a contact body may have (spec, POST /api/v1/contact). */
@@ -53,6 +54,20 @@ export interface InquiryRecord {
   referrer?: string;
   /** The outbox ids of the e-mails it caused. */
   mailIds: string[];
+  /** Whether the team has answered it; absent means `open` (inquiries stored before states). */
+  state?: InquiryState;
+  /** When it was marked answered, ISO 8601 UTC. */
+  answeredAt?: string;
+  /** The team member who marked it answered. */
+  answeredBy?: string;
+}
+
+/** An inquiry's state on the team's desk. */
+export type InquiryState = "open" | "answered";
+
+/** An inquiry's state, `open` for a record stored before inquiries had one. */
+export function readInquiryState(record: InquiryRecord): InquiryState {
+  return record.state ?? "open";
 }
 
 /** Where an inquiry came from, besides its fields. */
@@ -302,4 +317,51 @@ export async function submitInquiry(
       hint: "Retry in a few minutes, or write to the studio by e-mail",
     });
   }
+}
+
+/** What marking an inquiry did. */
+export type InquiryStateOutcome =
+  | { kind: "done"; record: InquiryRecord }
+  | { kind: "already"; record: InquiryRecord }
+  | { kind: "not-found" };
+
+/**
+ * Marks an inquiry answered or open again, keeping it as long as it was to be kept (730 days
+ * from receipt). `withCommit` adds writes to the same atomic commit (the team's audit entry).
+ *
+ * @param services The store and the clock.
+ * @param inquiryId The inquiry.
+ * @param change The new state, who changes it, and writes to commit with it.
+ * @returns `done`, `already` when it was in that state, or `not-found`.
+ * @throws Whatever the store throws once its retries are spent.
+ */
+export async function setInquiryState(
+  services: { store: Store; clock: Clock },
+  inquiryId: string,
+  change: {
+    state: InquiryState;
+    actor: string;
+    withCommit?: (operation: AtomicOperation) => void;
+  },
+): Promise<InquiryStateOutcome> {
+  const { store, clock } = services;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const entry = await store.get<InquiryRecord>([...INQUIRY_PREFIX, inquiryId]);
+    const current = entry.value;
+    if (!current) return { kind: "not-found" };
+    if (readInquiryState(current) === change.state) return { kind: "already", record: current };
+    const now = clock.now();
+    const { answeredAt: _at, answeredBy: _by, ...rest } = current;
+    const next: InquiryRecord = change.state === "answered"
+      ? { ...rest, state: "answered", answeredAt: now.toString(), answeredBy: change.actor }
+      : { ...rest, state: "open" };
+    const keptUntil = Date.parse(current.receivedAt) + RETENTION_DAYS * 86_400_000;
+    const operation = store.atomic().check(entry)
+      .set(entry.key, next, { expireIn: Math.max(1, keptUntil - now.epochMilliseconds) });
+    change.withCommit?.(operation);
+    if ((await retry(() => operation.commit(), STORE_CONTENTION_RETRY)).ok) {
+      return { kind: "done", record: next };
+    }
+  }
+  throw new Error("Inquiry changed concurrently too often");
 }

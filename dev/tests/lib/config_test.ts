@@ -47,6 +47,7 @@ test("readConfig() applies every default to an empty environment", () => {
     smtpUrl: undefined,
     mailFrom: "studio@localhost",
     inbox: "studio@localhost",
+    team: ["studio@localhost"],
     allowedOrigins: ["http://localhost:8000"],
     busyCalendars: [],
     confirmation: "auto",
@@ -219,6 +220,7 @@ test("readConfig() parses every variable set to a good value", () => {
     STUDIO_SMTP_URL: "smtps://user:pass@mail.example:465",
     STUDIO_MAIL_FROM: "Studio <studio@studio.example>",
     STUDIO_INBOX: "team@studio.example",
+    STUDIO_TEAM: "Ana@Studio.Example, Rui <rui@studio.example>,ana@studio.example",
     STUDIO_ALLOWED_ORIGINS:
       "https://studio.example/, https://WWW.Studio.Example:443  http://localhost:5173/path",
     STUDIO_BUSY_CALENDARS:
@@ -243,6 +245,7 @@ test("readConfig() parses every variable set to a good value", () => {
     smtpUrl: "smtps://user:pass@mail.example:465",
     mailFrom: "Studio <studio@studio.example>",
     inbox: "team@studio.example",
+    team: ["ana@studio.example", "rui@studio.example"],
     allowedOrigins: [
       "https://studio.example",
       "https://www.studio.example",
@@ -298,7 +301,16 @@ test("readConfig() takes a KV Connect URL in STUDIO_KV_PATH as it is", () => {
   assert.equal(config.kvPath, "http://127.0.0.1:4512");
 });
 
-test("ENVIRONMENT_VARIABLES lists the 21 variables readConfig() reads, each once", () => {
+test("readConfig() takes the team from STUDIO_TEAM, else the inbox's address", () => {
+  assert.deepEqual(readConfig({}).team, ["studio@localhost"]);
+  assert.deepEqual(readConfig({ STUDIO_INBOX: "Studio <Inbox@Studio.Example>" }).team, [
+    "inbox@studio.example",
+  ]);
+  const message = assertConfigError({ STUDIO_TEAM: "ana@studio.example, ana" }, "STUDIO_TEAM");
+  assert.match(message, /"ana" is not an e-mail address/);
+});
+
+test("ENVIRONMENT_VARIABLES lists the 22 variables readConfig() reads, each once", () => {
   const names = ENVIRONMENT_VARIABLES.map((variable) => variable.name);
   assert.equal(new Set(names).size, names.length);
   assert.deepEqual(names, [
@@ -309,6 +321,7 @@ test("ENVIRONMENT_VARIABLES lists the 21 variables readConfig() reads, each once
     "STUDIO_SMTP_URL",
     "STUDIO_MAIL_FROM",
     "STUDIO_INBOX",
+    "STUDIO_TEAM",
     "STUDIO_ALLOWED_ORIGINS",
     "STUDIO_BUSY_CALENDARS",
     "STUDIO_CONFIRMATION",

@@ -1,0 +1,253 @@
+/**
+ * Signing in to the team's desk by e-mail: a member asks for a link, which the service e-mails
+ * (through the outbox, committed with the link's record); the link opens a page whose button
+ * POSTs it, and only that POST signs in, once. A link is refused when its signature is not the
+ * studio's (forged), after 15 minutes (expired), once used (replayed), or once its member signed
+ * out everywhere (revoked). Asking answers the same whatever the address, so the form tells no
+ * one who is on the team; each address may ask {@linkcode SIGN_IN_LINKS_PER_ADDRESS} times per
+ * window, whether or not it is a member's.
+ *
+ * @module
+ */
+import { createId } from "../store/ids.ts";
+import { sha256Hex } from "../store/digest.ts";
+import type { AtomicOperation, KvEntryMaybe, KvKey } from "../store/store.ts";
+import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
+import type { OutgoingMail } from "../mail/mail.ts";
+import { addAuditEntry } from "./audit_trail.ts";
+import {
+  createSecretToken,
+  isSecretToken,
+  type MemberRecord,
+  SIGN_IN_LINK_MILLISECONDS,
+  SIGN_IN_LINKS_PER_ADDRESS,
+  SIGN_IN_QUOTA_PREFIX,
+  SIGN_IN_WINDOW_MILLISECONDS,
+  TEAM_LINK_PREFIX,
+  TEAM_MEMBER_PREFIX,
+  TEAM_PATHS,
+  type TeamLocale,
+  type TeamServices,
+} from "./team.ts";
+import { createSession, type SessionRecord } from "./sessions.ts";
+
+/** A sign-in link as stored, under the digest of its token. */
+export interface SignInLinkRecord {
+  /** The member it signs in. */
+  email: string;
+  /** The language of the desk it leads to. */
+  locale: TeamLocale;
+  /** The member's generation when it was sent. */
+  generation: number;
+  /** Until when it works, epoch milliseconds. */
+  expiresAtEpochMs: number;
+  /** When it was used, epoch milliseconds: a used link is kept until it expires, and refused. */
+  usedAtEpochMs?: number;
+}
+
+/** What asking for a link did: the same for every address, unless its quota is spent. */
+export type SignInRequestOutcome =
+  | { kind: "accepted" }
+  | { kind: "limited"; retryAfterSeconds: number };
+
+/** Why a link is refused. */
+export type LinkRefusal = "forged" | "expired" | "used" | "revoked";
+
+/** What a link is worth. */
+export type LinkCheck =
+  | { kind: "valid"; record: SignInLinkRecord; entry: KvEntryMaybe<SignInLinkRecord> }
+  | { kind: "refused"; reason: LinkRefusal };
+
+const TEXT = {
+  pt: {
+    subject: "Entrar na secretária do estúdio",
+    body: (url: string, minutes: number) => [
+      "Olá,",
+      "",
+      `Para entrar na secretária da equipa, abra esta ligação (serve uma vez, durante ${minutes} minutos) e carregue em «Entrar»:`,
+      url,
+      "",
+      "Se não pediu para entrar, ignore este e-mail: sem a ligação ninguém entra.",
+    ],
+  },
+  en: {
+    subject: "Sign in to the studio's desk",
+    body: (url: string, minutes: number) => [
+      "Hello,",
+      "",
+      `To sign in to the team's desk, open this link (it works once, for ${minutes} minutes) and press "Sign in":`,
+      url,
+      "",
+      "If you did not ask to sign in, ignore this e-mail: without the link no one signs in.",
+    ],
+  },
+} as const;
+
+/** The member's generation entry (0 when the member never signed out everywhere). */
+function readMember(services: TeamServices, email: string) {
+  return sha256Hex(email).then((hash) =>
+    services.store.get<MemberRecord>([...TEAM_MEMBER_PREFIX, hash])
+  );
+}
+
+/** The sign-in e-mail: the link, in the language of the form it was asked from. */
+function buildSignInMail(
+  services: TeamServices,
+  email: string,
+  url: string,
+  locale: TeamLocale,
+): OutgoingMail {
+  const text = TEXT[locale];
+  return {
+    messageId: `team-sign-in-${
+      createId(services.clock.now().epochMilliseconds)
+    }@${services.mail.messageIdDomain}`,
+    from: services.mail.from,
+    to: [email],
+    subject: text.subject,
+    text: [...text.body(url, SIGN_IN_LINK_MILLISECONDS / 60_000), "", "—", services.baseUrl]
+      .join("\n"),
+  };
+}
+
+/** Adds a new link for a member, and its e-mail, to `operation`. */
+async function addSignInLink(
+  services: TeamServices,
+  operation: AtomicOperation,
+  email: string,
+  locale: TeamLocale,
+): Promise<void> {
+  const token = createSecretToken();
+  const signature = await services.team.signer.sign(token);
+  const member = await readMember(services, email);
+  const record: SignInLinkRecord = {
+    email,
+    locale,
+    generation: member.value?.generation ?? 0,
+    expiresAtEpochMs: services.clock.now().epochMilliseconds + SIGN_IN_LINK_MILLISECONDS,
+  };
+  operation.set([...TEAM_LINK_PREFIX, await sha256Hex(token)], record, {
+    expireIn: SIGN_IN_LINK_MILLISECONDS,
+  });
+  const query = new URLSearchParams({ token, sig: signature });
+  const url = `${services.baseUrl}${TEAM_PATHS[locale].signIn}?${query}`;
+  services.outbox.add(operation, [{
+    topic: "team",
+    recordId: "sign-in",
+    mail: buildSignInMail(services, email, url, locale),
+  }]);
+}
+
+/**
+ * Asks for a sign-in link for an address: counts the request against the address's quota and,
+ * when the address is a member's, stores a link and queues its e-mail, in one commit. Any other
+ * address is counted the same and sent nothing.
+ *
+ * @param services The team's ports.
+ * @param request The address as typed (trimmed and lower-cased here) and the desk's language.
+ * @returns `accepted` for every address within its quota; `limited` beyond it.
+ * @throws Whatever the store throws once its retries are spent.
+ */
+export async function requestSignInLink(
+  services: TeamServices,
+  request: { email: string; locale: TeamLocale },
+): Promise<SignInRequestOutcome> {
+  const email = request.email.trim().toLowerCase();
+  const nowEpochMs = services.clock.now().epochMilliseconds;
+  const window = Math.floor(nowEpochMs / SIGN_IN_WINDOW_MILLISECONDS);
+  const resetMilliseconds = (window + 1) * SIGN_IN_WINDOW_MILLISECONDS - nowEpochMs;
+  const quotaKey: KvKey = [...SIGN_IN_QUOTA_PREFIX, await sha256Hex(email), window];
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const counted = await services.store.get<number>(quotaKey);
+    const count = counted.value ?? 0;
+    if (count >= SIGN_IN_LINKS_PER_ADDRESS) {
+      return { kind: "limited", retryAfterSeconds: Math.ceil(resetMilliseconds / 1000) };
+    }
+    const operation = services.store.atomic().check(counted)
+      .set(quotaKey, count + 1, { expireIn: resetMilliseconds + 1000 });
+    const member = services.team.members.has(email);
+    if (member) await addSignInLink(services, operation, email, request.locale);
+    if ((await retry(() => operation.commit(), STORE_CONTENTION_RETRY)).ok) {
+      if (member) {
+        services.outbox.wake();
+        services.logger.info("Team sign-in link sent");
+      }
+      return { kind: "accepted" };
+    }
+  }
+  throw new Error("Sign-in quota changed concurrently too often");
+}
+
+/**
+ * Checks a link without using it: its signature, then its record (present, unused, unexpired,
+ * of the member's current generation, for a member still on the team).
+ *
+ * @param services The team's ports.
+ * @param link The token and signature of the link's query.
+ * @returns The link's record, or why it is refused.
+ * @throws Whatever the store throws.
+ */
+export async function checkSignInLink(
+  services: TeamServices,
+  link: { token: string; signature: string },
+): Promise<LinkCheck> {
+  const { token, signature } = link;
+  if (!isSecretToken(token) || !await services.team.signer.verify(token, signature)) {
+    return { kind: "refused", reason: "forged" };
+  }
+  const entry = await services.store.get<SignInLinkRecord>([
+    ...TEAM_LINK_PREFIX,
+    await sha256Hex(token),
+  ]);
+  const record = entry.value;
+  // The store deletes a link some time after it expires: absent, it expired (a used link stays).
+  if (!record) return { kind: "refused", reason: "expired" };
+  if (record.usedAtEpochMs !== undefined) return { kind: "refused", reason: "used" };
+  if (services.clock.now().epochMilliseconds >= record.expiresAtEpochMs) {
+    return { kind: "refused", reason: "expired" };
+  }
+  const member = await readMember(services, record.email);
+  if (
+    !services.team.members.has(record.email) ||
+    (member.value?.generation ?? 0) !== record.generation
+  ) {
+    return { kind: "refused", reason: "revoked" };
+  }
+  return { kind: "valid", record, entry };
+}
+
+/** What signing in did. */
+export type SignInOutcome =
+  | { kind: "signed-in"; sessionId: string; session: SessionRecord; locale: TeamLocale }
+  | { kind: "refused"; reason: LinkRefusal };
+
+/**
+ * Signs in with a link: checks it, then in one commit marks it used, creates a new session (a
+ * new id at every sign-in: a session id chosen by anyone else is never adopted) and records the
+ * sign-in in the audit trail. A link used at the same moment by two requests signs in once.
+ *
+ * @param services The team's ports.
+ * @param link The token and signature the link page posted.
+ * @returns The new session and its id (for the cookie), or why the link is refused.
+ * @throws Whatever the store throws.
+ */
+export async function signIn(
+  services: TeamServices,
+  link: { token: string; signature: string },
+): Promise<SignInOutcome> {
+  const checked = await checkSignInLink(services, link);
+  if (checked.kind === "refused") return checked;
+  const { record, entry } = checked;
+  const now = services.clock.now();
+  const operation = services.store.atomic().check(entry)
+    .set(entry.key, { ...record, usedAtEpochMs: now.epochMilliseconds }, {
+      expireIn: Math.max(1, record.expiresAtEpochMs - now.epochMilliseconds),
+    });
+  const { sessionId, session } = await createSession(services, operation, record);
+  addAuditEntry(operation, now, { actor: record.email, action: "sign-in" });
+  if (!(await retry(() => operation.commit(), STORE_CONTENTION_RETRY)).ok) {
+    return { kind: "refused", reason: "used" };
+  }
+  services.logger.info("Team member signed in");
+  return { kind: "signed-in", sessionId, session, locale: record.locale };
+}

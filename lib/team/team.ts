@@ -1,0 +1,119 @@
+/**
+ * The team's side of the service: who may sign in to the desk, where its pages live, how long its
+ * links and sessions last, and the narrow ports its functions use.
+ *
+ * Keys: `["team_link", sha256(token)]` holds an e-mailed sign-in link until it expires;
+ * `["team_session", sha256(session id)]` a session until its absolute expiry;
+ * `["team_member", sha256(address)]` a member's generation, which signing out everywhere raises
+ * (every session and link of an older generation is refused); `["team_sign_in_quota",
+ * sha256(address), window]` the links asked for an address in a window; `["team_audit", id]` the
+ * audit trail. Tokens and session ids are stored only as digests, so a copy of the store does not
+ * sign anyone in.
+ *
+ * @module
+ */
+import type { Clock, Logger } from "../ports.ts";
+import type { Store } from "../store/store.ts";
+import type { Outbox } from "../mail/outbox.ts";
+import type { MailAddresses } from "../mail/mail.ts";
+import type { TeamSigner } from "./team_signer.ts";
+import { toBase64Url } from "../booking/signed_links.ts";
+
+/** The desk's languages. */
+export type TeamLocale = "pt" | "en";
+
+/** The team: its members and the signer of their sign-in links. */
+export interface TeamSettings {
+  /** The members' addresses, bare and lower-cased (`STUDIO_TEAM`, else the inbox's). */
+  members: ReadonlySet<string>;
+  /** Signs the tokens of sign-in links with the studio's secret. */
+  signer: TeamSigner;
+}
+
+/** What the team's functions use: narrow ports, which the handler's services satisfy. */
+export interface TeamServices {
+  /** The public origin, for the links of sign-in e-mails and the cookie's `Secure`. */
+  baseUrl: string;
+  /** Where links, sessions, members' generations and the audit trail are kept. */
+  store: Store;
+  /** The current time. */
+  clock: Clock;
+  /** Where sign-ins and failures are logged (addresses never are). */
+  logger: Logger;
+  /** Queues sign-in e-mails with the link's commit, and delivers them. */
+  outbox: Outbox;
+  /** From, and the domain of Message-IDs. */
+  mail: MailAddresses;
+  /** The members and the signer. */
+  team: TeamSettings;
+}
+
+/** The paths of the desk and its forms, by language. */
+export const TEAM_PATHS = {
+  pt: {
+    desk: "/equipa",
+    requestLink: "/equipa/ligacao",
+    signIn: "/equipa/entrar",
+    signOut: "/equipa/sair",
+    booking: "/equipa/reserva",
+    inquiry: "/equipa/pedido",
+    personalData: "/equipa/dados",
+    calendarFeed: "/equipa/agenda",
+  },
+  en: {
+    desk: "/en/team",
+    requestLink: "/en/team/link",
+    signIn: "/en/team/sign-in",
+    signOut: "/en/team/sign-out",
+    booking: "/en/team/booking",
+    inquiry: "/en/team/inquiry",
+    personalData: "/en/team/personal-data",
+    calendarFeed: "/en/team/calendar-feed",
+  },
+} as const;
+
+/** One of the desk's routes, by its role. */
+export type TeamRoute = keyof typeof TEAM_PATHS.pt;
+
+/** How long an e-mailed sign-in link works, in milliseconds: 15 minutes. */
+export const SIGN_IN_LINK_MILLISECONDS = 15 * 60_000;
+
+/** A session ends after this long without a request, in milliseconds: an hour. */
+export const SESSION_IDLE_MILLISECONDS = 60 * 60_000;
+
+/** A session ends this long after sign-in whatever its use, in milliseconds: 12 hours. */
+export const SESSION_MAX_MILLISECONDS = 12 * 3600_000;
+
+/** Sign-in links one address may be sent per window. */
+export const SIGN_IN_LINKS_PER_ADDRESS = 3;
+
+/** The window of the per-address quota of sign-in links, in milliseconds: 15 minutes. */
+export const SIGN_IN_WINDOW_MILLISECONDS = 15 * 60_000;
+
+/** Key prefix of sign-in links: `["team_link", sha256(token)]`. */
+export const TEAM_LINK_PREFIX = ["team_link"] as const;
+
+/** Key prefix of sessions: `["team_session", sha256(session id)]`. */
+export const TEAM_SESSION_PREFIX = ["team_session"] as const;
+
+/** Key prefix of members' generations: `["team_member", sha256(address)]`. */
+export const TEAM_MEMBER_PREFIX = ["team_member"] as const;
+
+/** Key prefix of the per-address quota: `["team_sign_in_quota", sha256(address), window]`. */
+export const SIGN_IN_QUOTA_PREFIX = ["team_sign_in_quota"] as const;
+
+/** A member's generation: raised by signing out everywhere, which voids older sessions and links. */
+export interface MemberRecord {
+  /** 0 until the member first signs out everywhere. */
+  generation: number;
+}
+
+/** 32 random bytes from Web Crypto as base64url: a token or a session id (43 characters). */
+export function createSecretToken(): string {
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(32)).buffer);
+}
+
+/** Whether a text has the shape of {@linkcode createSecretToken}'s tokens. */
+export function isSecretToken(value: string): boolean {
+  return /^[A-Za-z0-9_-]{43}$/.test(value);
+}

@@ -1,0 +1,196 @@
+/**
+ * The team's desk and its sign-in, at `/equipa` and `/en/team` (paths in `TEAM_PATHS`): a member
+ * asks for a link by e-mail (`POST …/ligacao`, the same answer whatever the address), opens it
+ * (`GET …/entrar`, a page with one button) and signs in by its POST (the session's cookie is set
+ * there, and only by POSTs); the desk's pages and actions are in `team_desk.ts`. Every page is in
+ * the site's template, works without JavaScript, is never indexed, cached or in the sitemap.
+ *
+ * @module
+ */
+import { isEmailAddress } from "../lib/contract/fields.ts";
+import { discardBody } from "../lib/http/read_body.ts";
+import type { RouteHandlers } from "../lib/http/route.ts";
+import type { SiteServices } from "../lib/services.ts";
+import type { TeamDeskActions } from "../lib/team/desk_actions.ts";
+import { DESK_WORDS } from "../lib/team/desk_words.ts";
+import { renderLinkPage, renderMessage, renderSignInForm } from "../lib/team/render_desk.ts";
+import { buildSessionCookie, forgetSession, readSessionCookie } from "../lib/team/sessions.ts";
+import { checkSignInLink, requestSignInLink, signIn } from "../lib/team/sign_in.ts";
+import { TEAM_PATHS, type TeamLocale, type TeamRoute } from "../lib/team/team.ts";
+import { answerProblem, createTeamPages, readForm, type TeamPages } from "./_team_pages.ts";
+import { createDeskHandlers } from "./team_desk.ts";
+
+/** The statuses of refused links: 403 for a forged one, 410 for one that no longer works. */
+const REFUSAL_STATUS = { forged: 403, expired: 410, used: 410, revoked: 410 } as const;
+
+/** `POST …/ligacao`: asks for a link; the same page whatever the address. */
+async function answerLinkRequest(
+  pages: TeamPages,
+  request: Request,
+  locale: TeamLocale,
+): Promise<Response> {
+  const words = DESK_WORDS[locale];
+  const form = await readForm(request);
+  const email = form?.get("email")?.trim() ?? "";
+  if (!isEmailAddress(email) || email.length > 254) {
+    return pages.page(request, locale, {
+      status: 400,
+      title: words.signInTitle,
+      mainHtml: renderSignInForm(locale, { email: email.slice(0, 254), invalid: true }),
+    });
+  }
+  let outcome;
+  try {
+    outcome = await requestSignInLink(pages.services, { email, locale });
+  } catch (error) {
+    pages.services.logger.error("Sign-in link could not be stored", { error: String(error) });
+    return answerProblem(pages, request, { locale, status: 503, text: words.busy });
+  }
+  if (outcome.kind === "limited") {
+    const seconds = String(outcome.retryAfterSeconds);
+    return pages.page(request, locale, {
+      status: 429,
+      title: words.signInTitle,
+      mainHtml: renderMessage(locale, {
+        title: words.signInTitle,
+        text: words.limited(seconds),
+        back: "ask",
+      }),
+      headers: [["Retry-After", seconds]],
+    });
+  }
+  return pages.page(request, locale, {
+    status: 200,
+    title: words.linkSentTitle,
+    mainHtml: `<h1>${words.linkSentTitle}</h1>\n<p role="status">${words.linkSent}</p>`,
+  });
+}
+
+/** `GET …/entrar?token&sig`: the link's page, one button; nothing is used here. */
+async function answerLinkPage(
+  pages: TeamPages,
+  request: Request,
+  locale: TeamLocale,
+): Promise<Response> {
+  const words = DESK_WORDS[locale];
+  const query = new URL(request.url).searchParams;
+  const link = { token: query.get("token") ?? "", signature: query.get("sig") ?? "" };
+  let checked;
+  try {
+    checked = await checkSignInLink(pages.services, link);
+  } catch {
+    return answerProblem(pages, request, { locale, status: 503, text: words.busy });
+  }
+  if (checked.kind === "refused") {
+    return pages.page(request, locale, {
+      status: REFUSAL_STATUS[checked.reason],
+      title: words.linkPageTitle,
+      mainHtml: renderMessage(locale, {
+        title: words.linkPageTitle,
+        text: words.refused[checked.reason],
+        back: "ask",
+      }),
+    });
+  }
+  return pages.page(request, locale, {
+    status: 200,
+    title: words.linkPageTitle,
+    mainHtml: renderLinkPage(locale, { email: checked.record.email, ...link }),
+  });
+}
+
+/** `POST …/entrar`: uses the link, and sets the new session's cookie with a redirect. */
+async function answerSignIn(
+  pages: TeamPages,
+  request: Request,
+  locale: TeamLocale,
+): Promise<Response> {
+  const { services } = pages;
+  const words = DESK_WORDS[locale];
+  const form = await readForm(request);
+  if (!form) return answerProblem(pages, request, { locale, status: 400, text: words.badForm });
+  const link = { token: form.get("token") ?? "", signature: form.get("sig") ?? "" };
+  let outcome;
+  try {
+    outcome = await signIn(services, link);
+    if (outcome.kind === "signed-in") {
+      await forgetSession(services, readSessionCookie(request, services.baseUrl));
+    }
+  } catch (error) {
+    services.logger.error("Team sign-in failed", { error: String(error) });
+    return answerProblem(pages, request, { locale, status: 503, text: words.busy });
+  }
+  if (outcome.kind === "refused") {
+    return pages.page(request, locale, {
+      status: REFUSAL_STATUS[outcome.reason],
+      title: words.linkPageTitle,
+      mainHtml: renderMessage(locale, {
+        title: words.linkPageTitle,
+        text: words.refused[outcome.reason],
+        back: "ask",
+      }),
+    });
+  }
+  return new Response(null, {
+    status: 303,
+    headers: {
+      Location: TEAM_PATHS[outcome.locale].desk,
+      "Set-Cookie": buildSessionCookie(services.baseUrl, outcome.sessionId),
+      "Cache-Control": "no-store",
+    },
+  });
+}
+
+/** The 429 page of the sign-in routes (counted against the write quota per client). */
+function answerRateLimited(
+  pages: TeamPages,
+  request: Request,
+  locale: TeamLocale,
+  retryAfterSeconds: number,
+): Promise<Response> {
+  discardBody(request);
+  const words = DESK_WORDS[locale];
+  const seconds = String(retryAfterSeconds);
+  return pages.page(request, locale, {
+    status: 429,
+    title: words.signInTitle,
+    mainHtml: renderMessage(locale, {
+      title: words.signInTitle,
+      text: words.limited(seconds),
+      back: "ask",
+    }),
+    headers: [["Retry-After", seconds]],
+  });
+}
+
+/**
+ * The handlers of the team's routes (their entries are in `routes/mod.ts`): the sign-in routes
+ * here, the desk's in `team_desk.ts`.
+ *
+ * @param services The site's services.
+ * @param loadActions Loads the desk's actions that other modules provide (personal data, the
+ * calendar feed); see `team_desk_actions.ts`.
+ * @returns A function giving the handlers of a route, by its role, method and language.
+ */
+export function createTeamDesk(
+  services: SiteServices,
+  loadActions: () => Promise<TeamDeskActions>,
+): (route: TeamRoute, method: "GET" | "POST", locale: TeamLocale) => RouteHandlers {
+  const pages = createTeamPages(services, loadActions);
+  const desk = createDeskHandlers(pages);
+  return (route, method, locale) => {
+    const limited = {
+      answerRateLimited: (request: Request, _context: unknown, retryAfterSeconds: number) =>
+        answerRateLimited(pages, request, locale, retryAfterSeconds),
+    };
+    if (route === "requestLink") {
+      return { ...limited, handle: (request) => answerLinkRequest(pages, request, locale) };
+    }
+    if (route === "signIn") {
+      return method === "GET"
+        ? { handle: (request) => answerLinkPage(pages, request, locale) }
+        : { ...limited, handle: (request) => answerSignIn(pages, request, locale) };
+    }
+    return { handle: desk(route, locale) };
+  };
+}
