@@ -25,6 +25,7 @@ import {
   WELL_KNOWN_LLMS_PATH,
 } from "../lib/contract/contract.ts";
 import { ACTION_PATH_PREFIX, BOOKING_ACTIONS } from "../lib/booking/signed_links.ts";
+import { CALENDAR_FEED_PATH } from "../lib/team/calendar_feed_path.ts";
 import type { FallbackHandler } from "../lib/http/create_pipeline.ts";
 import type { RouteDefinition, RouteEntry, RouteHandlers } from "../lib/http/route.ts";
 import type { Services, SiteServices } from "../lib/services.ts";
@@ -82,6 +83,12 @@ function createResources(services: Services) {
     bookingForm: loadOnce(async () =>
       (await import("./booking_form.ts")).createBookingForm(await site())
     ),
+    calendarFeed: loadOnce(async () =>
+      (await import("./team_calendar_feed.ts")).createTeamCalendarFeed(
+        services,
+        async (request, context) => (await content()).fallback(request, context, ""),
+      )
+    ),
   };
 }
 
@@ -138,6 +145,11 @@ function documentRoutes({ discovery, mcp, agents, reference }: Resources): Route
     get(`${API_REFERENCE_ASSETS_PATH}/standalone.js`, async () => (await reference()).script),
     get(`${API_REFERENCE_ASSETS_PATH}/start.js`, async () => (await reference()).start),
   ];
+}
+
+/** The team's calendar subscription: its secret travels in the query, which is never logged. */
+function calendarFeedRoutes({ calendarFeed }: Resources): RouteDefinition[] {
+  return [get(CALENDAR_FEED_PATH, calendarFeed)];
 }
 
 /** The `POST` of the forms, on the pages whose layout is `contact` or `booking`. */
@@ -203,6 +215,7 @@ export function buildRouteTable(services: Services): RouteTable {
     ...bookingRoutes(services),
     ...actionRoutes(resources),
     ...documentRoutes(resources),
+    ...calendarFeedRoutes(resources),
     ...formRoutes(resources, services.siteIndex),
     ...contentRoutes(resources, services.siteIndex),
   );

@@ -25,15 +25,12 @@ import { toHex } from "../store/digest.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import { readOrCreateSetting } from "../store/settings.ts";
 import type { Store } from "../store/store.ts";
+import { CALENDAR_FEED_PATH } from "./calendar_feed_path.ts";
+
+export { CALENDAR_FEED_PATH } from "./calendar_feed_path.ts";
 
 /** Where the feed's secret is kept. */
 export const FEED_SECRET_KEY = ["settings", "team_calendar_feed"] as const;
-
-/**
- * The feed's path; the secret travels in the `key` query parameter, which the request log leaves
- * out (it logs paths only).
- */
-export const CALENDAR_FEED_PATH = "/team/calendar.ics";
 
 /** How often calendar apps are asked to poll the feed (REFRESH-INTERVAL), in seconds. */
 export const FEED_REFRESH_SECONDS = 15 * 60;
