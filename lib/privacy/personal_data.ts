@@ -81,7 +81,10 @@ export interface ErasureCounts {
   inquiries: number;
   /** Bookings, in every state. */
   bookings: number;
-  /** Of those, upcoming bookings cancelled first, with their CANCEL invites sent. */
+  /**
+   * Of those, upcoming bookings this run cancelled first, with their CANCEL invites sent (a run
+   * that stopped for undelivered mail has cancelled them already, and is not recorded).
+   */
   cancelledBookings: number;
   /** Mail still waiting for delivery. */
   queuedMail: number;
@@ -264,7 +267,7 @@ async function deliverUpcomingMail(
         status: 503,
         message: `${waiting.length} e-mail(s) of upcoming bookings could not be delivered yet`,
         hint:
-          "The bookings are cancelled and their CANCEL invites wait in the outbox: erase again once the mail server takes them (is STUDIO_SMTP_URL set?), or discard them",
+          "The bookings are cancelled and their CANCEL invites wait in the outbox: erase again once the mail server takes them (is STUDIO_SMTP_URL set?), or erase discarding them (--discard-undelivered)",
       });
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
