@@ -119,7 +119,7 @@ export interface ErasureOptions {
   deliveryTimeoutMilliseconds?: number;
   /**
    * Erase even when those e-mails could not be delivered in time, discarding them (an address
-   * that refuses mail for good). @default {false}
+   * that refuses mail for good, or no mail server). @default {false}
    */
   discardUndelivered?: boolean;
 }
@@ -240,13 +240,15 @@ async function cancelUpcoming(
  * Delivers the waiting mail of bookings that have not started (their cancellations among it) and
  * waits until it has left the outbox, by this process's outbox or another's on the same store.
  *
- * @throws {ApiError} 503 `no-backend` when some is still waiting after `timeoutMilliseconds`.
+ * @throws {ApiError} 503 `no-backend` when some is still waiting after the timeout, unless it is
+ * to be discarded.
  */
 async function deliverUpcomingMail(
   services: BookingServices,
   found: FoundPersonalData,
-  timeoutMilliseconds: number,
+  options: ErasureOptions,
 ): Promise<void> {
+  const timeoutMilliseconds = options.deliveryTimeoutMilliseconds ?? 20_000;
   const nowEpochMs = services.clock.now().epochMilliseconds;
   const ahead = new Set(
     found.bookings.filter(({ value }) => nowEpochMs < value.startEpochMs)
@@ -263,6 +265,10 @@ async function deliverUpcomingMail(
     waiting = waiting.filter((_, index) => left[index].value !== null);
     if (!waiting.length) return;
     if (performance.now() >= deadline) {
+      if (options.discardUndelivered) {
+        services.logger.warn("Erasure discards undelivered mail", { count: waiting.length });
+        return;
+      }
       throw new ApiError("no-backend", {
         status: 503,
         message: `${waiting.length} e-mail(s) of upcoming bookings could not be delivered yet`,
@@ -352,11 +358,8 @@ export async function erasePersonalData(
     quotaRecords: 0,
     idempotencyRecords: 0,
   };
+  await deliverUpcomingMail(services, await findPersonalData(store, address), options);
   let found = await findPersonalData(store, address);
-  if (!options.discardUndelivered) {
-    await deliverUpcomingMail(services, found, options.deliveryTimeoutMilliseconds ?? 20_000);
-    found = await findPersonalData(store, address);
-  }
   const id = createId(services.clock.now().epochMilliseconds);
   for (let round = 0; round < 3 && keysOf(found).length; round++) {
     addCounts(counts, found);

@@ -280,8 +280,12 @@ test("erasePersonalData() erases nothing while the cancellations cannot be deliv
 
     const record = await erasePersonalData(app.services, ANA.email, {
       actor: "Rui",
+      deliveryTimeoutMilliseconds: 300,
       discardUndelivered: true,
     });
+    assert.ok(
+      app.logger.records.some((line) => line.message === "Erasure discards undelivered mail"),
+    );
     assert.equal(record.counts.cancelledBookings, 0, "cancelled by the first attempt");
     assert.equal(record.counts.queuedMail, 3);
     assert.deepEqual(findTraces(await scanStore(app.store), await tracesOf(ANA)), []);
