@@ -4,8 +4,9 @@
 /**
  * `studio-website` (`npx @studio/website`, or `bunx @studio/website` under Bun): starts the service
  * with the same environment variables as `deno task start`. `studio-website inbox [--limit 50]`
- * lists the stored inquiries and bookings of `STUDIO_KV_PATH` instead; `--help` and `--version` say
- * what they say.
+ * lists the stored inquiries and bookings of `STUDIO_KV_PATH` instead, and `studio-website inbox
+ * export|erase <email>` exports or erases what is stored about an address; `--help` and
+ * `--version` say what they say.
  *
  * @module
  */
@@ -19,6 +20,12 @@ Commands:
   (none)               start the service (settings from environment variables: PORT, HOST,
                        STUDIO_BASE_URL, STUDIO_KV_PATH, STUDIO_SMTP_URL, …; see the README)
   inbox [--limit N]    list the newest N (default 50) inquiries and bookings of STUDIO_KV_PATH
+  inbox export <email>
+                       print, as JSON, everything stored about an e-mail address
+  inbox erase <email> --actor <name> [--discard-undelivered]
+                       cancel the address's upcoming bookings (their CANCEL invites are sent),
+                       erase everything stored about it, and print the erasure record as JSON;
+                       --discard-undelivered erases even if those invites cannot be delivered
   --help, -h           show this help
   --version, -v        show the version`;
 
@@ -44,10 +51,25 @@ if (command === "--help" || command === "-h" || command === "help") {
     console.error(`No KV file at "${path}" (set STUDIO_KV_PATH)`);
     process.exit(1);
   }
-  const limitIndex = rest.indexOf("--limit");
   const store = await openNodeKv(path);
-  await writeInboxReport(store, { limit: limitIndex >= 0 ? Number(rest[limitIndex + 1]) : 50 });
-  store.close();
+  const privacy = await import("./lib/privacy/personal_data_command.ts");
+  if (privacy.isPersonalDataCommand(rest[0])) {
+    const { createOperatorServices } = await import("./app.ts");
+    const operator = createOperatorServices(process.env, store);
+    try {
+      process.exitCode = await privacy.runPersonalDataCommand(operator.services, rest, {
+        write: (text) => process.stdout.write(text),
+        writeError: (line) => console.error(line),
+      });
+    } finally {
+      await operator.close();
+      store.close();
+    }
+  } else {
+    const limitIndex = rest.indexOf("--limit");
+    await writeInboxReport(store, { limit: limitIndex >= 0 ? Number(rest[limitIndex + 1]) : 50 });
+    store.close();
+  }
 } else if (command === undefined) {
   const { runApp } = await import("./app.ts");
   const host = "Bun" in globalThis

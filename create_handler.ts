@@ -10,6 +10,8 @@ import { readSchedule } from "./lib/availability/read_schedule.ts";
 import { checkCorpus } from "./lib/site/check_corpus.ts";
 import { createStudioHandler } from "./studio_handler.ts";
 
+export { createServices } from "./studio_handler.ts";
+
 export type {
   FallbackHandler,
   Handler,

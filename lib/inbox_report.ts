@@ -1,6 +1,6 @@
 /**
  * The operator's view of the store: stored inquiries and bookings, newest first, with their
- * state and the delivery state of their e-mail. Printed by `deno task inbox` and by
+ * state and the delivery state of their e-mail, and the erasures of personal data. Printed by `deno task inbox` and by
  * `studio-website inbox` (the npm package's executable).
  *
  * @module
@@ -10,6 +10,7 @@ import { BOOKING_PREFIX } from "./booking/booking_store.ts";
 import type { BookingRecord } from "./booking/booking_mail.ts";
 import { OUTBOX_PREFIX, type OutboxEntry, SENT_PREFIX, type SentRecord } from "./mail/outbox.ts";
 import type { Store } from "./store/store.ts";
+import { listErasures } from "./privacy/personal_data.ts";
 
 /**
  * Escapes the control characters of a line (C0, DEL and C1, line breaks included) as `\uXXXX`,
@@ -36,7 +37,8 @@ export interface InboxReportOptions {
 
 /**
  * Writes the inbox report of a store: inquiries, then bookings, newest first, each with the
- * delivery state of its e-mail (pending with the last error, or sent), then a count of each.
+ * delivery state of its e-mail (pending with the last error, or sent), then the erasures of
+ * personal data (when, by whom, how many of each kind), with a count of each.
  *
  * @param store The service's store.
  * @param options How many to list and where to write.
@@ -108,4 +110,16 @@ export async function writeInboxReport(
     write("");
   }
   write(`${bookings} booking${bookings === 1 ? "" : "s"}`);
+
+  let erasures = 0;
+  write("");
+  write("Erasures of personal data, newest first:");
+  write("");
+  for (const erasure of await listErasures(store, { limit })) {
+    erasures++;
+    const counts = Object.entries(erasure.counts).map(([kind, count]) => `${kind} ${count}`);
+    write(`${erasure.erasedAt}  ${erasure.id}  by ${erasure.actor}`);
+    write(`  erased:   ${counts.join(", ")}`);
+  }
+  write(`${erasures} erasure${erasures === 1 ? "" : "s"}`);
 }

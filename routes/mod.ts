@@ -29,6 +29,7 @@ import {
   BOOKING_ACTIONS,
   RESCHEDULE_PATH,
 } from "../lib/booking/signed_links.ts";
+import { CALENDAR_FEED_PATH } from "../lib/team/calendar_feed_path.ts";
 import type { FallbackHandler } from "../lib/http/create_pipeline.ts";
 import type { RouteDefinition, RouteEntry, RouteHandlers } from "../lib/http/route.ts";
 import type { Services, SiteServices } from "../lib/services.ts";
@@ -98,6 +99,12 @@ function createResources(services: Services) {
       ]);
       return createTeamDesk(siteServices, loadOnce(() => loadTeamDeskActions(siteServices)));
     }),
+    calendarFeed: loadOnce(async () =>
+      (await import("./team_calendar_feed.ts")).createTeamCalendarFeed(
+        services,
+        async (request, context) => (await content()).fallback(request, context, ""),
+      )
+    ),
   };
 }
 
@@ -167,6 +174,11 @@ function documentRoutes({ discovery, mcp, agents, reference }: Resources): Route
     get(`${API_REFERENCE_ASSETS_PATH}/standalone.js`, async () => (await reference()).script),
     get(`${API_REFERENCE_ASSETS_PATH}/start.js`, async () => (await reference()).start),
   ];
+}
+
+/** The team's calendar subscription: its secret travels in the query, which is never logged. */
+function calendarFeedRoutes({ calendarFeed }: Resources): RouteDefinition[] {
+  return [get(CALENDAR_FEED_PATH, calendarFeed)];
 }
 
 /** The `POST` of the forms, on the pages whose layout is `contact` or `booking`. */
@@ -263,6 +275,7 @@ export function buildRouteTable(services: Services): RouteTable {
     ...actionRoutes(resources),
     ...rescheduleRoutes(resources),
     ...documentRoutes(resources),
+    ...calendarFeedRoutes(resources),
     ...formRoutes(resources, services.siteIndex),
     ...teamRoutes(resources),
     ...contentRoutes(resources, services.siteIndex),

@@ -74,9 +74,15 @@ export const ATTENDEE_WINDOW_MILLISECONDS = 86_400_000;
 
 export type { BookingResult } from "../contract/responses.ts";
 
-interface IdempotencyRecord {
+/** What an Idempotency-Key keeps: `["idempotency", key]`. */
+export interface IdempotencyRecord {
   /** SHA-256 of the validated request, hex. */
   requestHash: string;
+  /**
+   * The booking it made, so that erasing the attendee's data finds the record (absent in records
+   * written before bookings kept it).
+   */
+  bookingId?: string;
   /** The first answer's body. */
   result: BookingResult;
   /** Until when it replays, epoch milliseconds. */
@@ -432,6 +438,7 @@ async function addBookingWrites(
   if (idempotency) {
     const kept: IdempotencyRecord = {
       requestHash: idempotency.requestHash,
+      bookingId: record.id,
       result: planned.result,
       expiresAtEpochMs: now.epochMilliseconds + IDEMPOTENCY_MILLISECONDS,
     };

@@ -40,7 +40,14 @@ export interface InviteDetails {
   issuedAt: Temporal.Instant;
 }
 
-function generateTimezone(timeZone: string): string | null {
+/**
+ * The VTIMEZONE of a zone, for ical-generator's `timezone({ generator })`: from
+ * timezones-ical-library's table of IANA zones.
+ *
+ * @param timeZone An IANA zone, e.g. `Europe/Lisbon`.
+ * @returns The VTIMEZONE block, or `null` for a zone the table does not hold.
+ */
+export function generateTimezone(timeZone: string): string | null {
   const block = tzlib_get_ical_block(timeZone);
   return Array.isArray(block) && typeof block[0] === "string" && block[0] ? block[0] : null;
 }

@@ -1,0 +1,191 @@
+/**
+ * Finding everything the store holds about one e-mail address, by reading each key range that can
+ * hold it: inquiries (`["inquiry", id]`, the sender's `Email`), bookings (`["booking", id]`, the
+ * attendee's `email`), the e-mail those records caused or that is addressed to it (the outbox's
+ * `["outbox", id]` and its due index `["outbox_due", ms, id]`, the delivery records
+ * `["outbox_sent", id]`), the bookings counted per address (`["attendee_quota", sha256, day]`),
+ * the idempotency records of its bookings (`["idempotency", key]`) and their slot holds
+ * (`["slot", start]`). Export and erasure both start here, so that they cannot disagree on what
+ * is held.
+ *
+ * Addresses compare case-insensitively, as the per-address quota counts them.
+ *
+ * @module
+ */
+import type { BookingRecord } from "../booking/booking_mail.ts";
+import { BOOKING_PREFIX, SLOT_PREFIX, type SlotHold } from "../booking/booking_store.ts";
+import {
+  ATTENDEE_QUOTA_PREFIX,
+  IDEMPOTENCY_MILLISECONDS,
+  IDEMPOTENCY_PREFIX,
+  type IdempotencyRecord,
+} from "../booking/bookings.ts";
+import { INQUIRY_PREFIX, type InquiryRecord } from "../contact/inquiries.ts";
+import { ApiError } from "../contract/api_error.ts";
+import { isEmailAddress } from "../contract/fields.ts";
+import { toBareAddress } from "../mail/mail.ts";
+import {
+  DUE_PREFIX,
+  OUTBOX_PREFIX,
+  type OutboxEntry,
+  SENT_PREFIX,
+  type SentRecord,
+} from "../mail/outbox.ts";
+import { sha256Hex } from "../store/digest.ts";
+import type { KvEntry, KvKey, Store } from "../store/store.ts";
+
+/** What the store holds about one address, entry by entry (keys, values and versionstamps). */
+export interface FoundPersonalData {
+  /** The address, trimmed and in lower case. */
+  address: string;
+  /** Inquiries it sent. */
+  inquiries: KvEntry<InquiryRecord>[];
+  /** Bookings it is the attendee of. */
+  bookings: KvEntry<BookingRecord>[];
+  /** Mail waiting for delivery that belongs to those records or is addressed to it. */
+  queuedMail: KvEntry<OutboxEntry>[];
+  /** The due-index keys of the waiting mail. */
+  dueKeys: KvKey[];
+  /** Delivery records of mail that belonged to those records or was addressed to it. */
+  deliveryRecords: KvEntry<SentRecord>[];
+  /** Its bookings counted per day for the per-address quota. */
+  quotaRecords: KvEntry<number>[];
+  /** The idempotency records of its bookings. */
+  idempotencyRecords: KvEntry<IdempotencyRecord>[];
+  /** The slot holds its bookings still have. */
+  slotHolds: KvEntry<SlotHold>[];
+}
+
+/**
+ * Reads an e-mail address given by a team member or an operator: trimmed, in lower case.
+ *
+ * @param value The address, e.g. `" Ana@Example.pt "`.
+ * @returns The address in lower case, e.g. `"ana@example.pt"`.
+ * @throws {ApiError} 400 `validation-failed` when it is not a valid e-mail address.
+ */
+export function readAddress(value: string): string {
+  const address = value.trim().toLowerCase();
+  if (!isEmailAddress(address) || address.length > 254) {
+    throw new ApiError("validation-failed", {
+      status: 400,
+      message: `"${value.slice(0, 100)}" is not an e-mail address`,
+      hint: 'Give the address the person wrote with, such as "ana@example.pt"',
+    });
+  }
+  return address;
+}
+
+/** The entries under `prefix` whose value `keep` accepts, in key order. */
+async function collect<T>(
+  store: Store,
+  prefix: KvKey,
+  keep: (value: T) => boolean,
+): Promise<KvEntry<T>[]> {
+  const found: KvEntry<T>[] = [];
+  for await (const entry of store.list<T>({ prefix })) {
+    if (keep(entry.value)) found.push(entry);
+  }
+  return found;
+}
+
+/** Decides whether a message concerns the address or one of its records. */
+function createMailMatcher(
+  address: string,
+  records: ReadonlyArray<{ id: string; mailIds: readonly string[] }>,
+): (id: string, recordId: string, recipients: readonly string[]) => boolean {
+  const recordIds = new Set(records.map((record) => record.id));
+  const mailIds = new Set(records.flatMap((record) => record.mailIds));
+  const isAddress = (mailbox: string) => toBareAddress(mailbox).trim().toLowerCase() === address;
+  return (id, recordId, recipients) =>
+    mailIds.has(id) || recordIds.has(recordId) || recipients.some(isAddress);
+}
+
+/**
+ * Whether an idempotency record was written with one of `bookings`: by the booking it names, or,
+ * for a record that names none, by the booking committed with it (same start, and written at the
+ * booking's creation, which is when the record's 24 hours began).
+ */
+function createIdempotencyMatcher(
+  bookings: readonly BookingRecord[],
+): (record: IdempotencyRecord) => boolean {
+  const ids = new Set(bookings.map((booking) => booking.id));
+  const commits = new Set(
+    bookings.map((booking) => `${booking.start} ${Date.parse(booking.createdAt)}`),
+  );
+  return (record) =>
+    record.bookingId !== undefined ? ids.has(record.bookingId) : commits.has(
+      `${record.result.start} ${record.expiresAtEpochMs - IDEMPOTENCY_MILLISECONDS}`,
+    );
+}
+
+/** The slot holds that `bookings` still have. */
+async function findHolds(
+  store: Store,
+  bookings: readonly BookingRecord[],
+): Promise<KvEntry<SlotHold>[]> {
+  const holds = await Promise.all(
+    bookings.map((booking) => store.get<SlotHold>([...SLOT_PREFIX, booking.startEpochMs])),
+  );
+  return holds.filter((hold, index): hold is KvEntry<SlotHold> =>
+    hold.value !== null && hold.value.bookingId === bookings[index].id
+  );
+}
+
+/**
+ * Finds everything the store holds about an address (see the module's documentation for the
+ * key ranges read). It reads every inquiry, booking, waiting message, delivery record and
+ * idempotency record once: an operator's action, not a request's.
+ *
+ * @param store The service's store.
+ * @param address The address, as {@linkcode readAddress} returns it.
+ * @returns The entries found.
+ * @throws Whatever the store throws.
+ */
+export async function findPersonalData(store: Store, address: string): Promise<FoundPersonalData> {
+  const isAddress = (value: string | undefined) => value?.trim().toLowerCase() === address;
+  const inquiries = await collect<InquiryRecord>(
+    store,
+    INQUIRY_PREFIX,
+    (inquiry) => isAddress(inquiry.fields.Email),
+  );
+  const bookings = await collect<BookingRecord>(
+    store,
+    BOOKING_PREFIX,
+    (booking) => isAddress(booking.email),
+  );
+  const records = [...inquiries, ...bookings].map((entry) => entry.value);
+  const concerns = createMailMatcher(address, records);
+  const queuedMail = await collect<OutboxEntry>(
+    store,
+    OUTBOX_PREFIX,
+    (entry) =>
+      concerns(entry.id, entry.recordId, [
+        ...entry.mail.to,
+        ...(entry.mail.replyTo ? [entry.mail.replyTo] : []),
+      ]),
+  );
+  const queuedIds = new Set(queuedMail.map((entry) => entry.value.id));
+  const dueEntries = await collect<string>(store, DUE_PREFIX, (id) => queuedIds.has(id));
+  const deliveryRecords = await collect<SentRecord>(
+    store,
+    SENT_PREFIX,
+    (sent) => concerns(sent.id, sent.recordId, sent.to),
+  );
+  const quotaPrefix = [...ATTENDEE_QUOTA_PREFIX, await sha256Hex(address)];
+  const bookingRecords = bookings.map((entry) => entry.value);
+  return {
+    address,
+    inquiries,
+    bookings,
+    queuedMail,
+    dueKeys: dueEntries.map((entry) => entry.key),
+    deliveryRecords,
+    quotaRecords: await collect<number>(store, quotaPrefix, () => true),
+    idempotencyRecords: await collect<IdempotencyRecord>(
+      store,
+      IDEMPOTENCY_PREFIX,
+      createIdempotencyMatcher(bookingRecords),
+    ),
+    slotHolds: await findHolds(store, bookingRecords),
+  };
+}
