@@ -212,9 +212,8 @@ function createUnmatchedStage(
     return decision instanceof Promise ? decision.then(answer) : answer(decision);
   }
 
-  return (request, context) => {
+  function answerMatches(request: Request, context: RequestContext, matches: MatchedRoute[]) {
     const allowed = new Set<string>();
-    const matches = matcher.matchAll(context.pathname);
     // A page on another origin asking to read a public read: granted, and counted nowhere.
     if (isReadPreflight(request) && matches.some(({ route }) => route.cors)) {
       return responder.secure(answerPreflight(request));
@@ -233,6 +232,13 @@ function createUnmatchedStage(
     // cannot spend a client's write quota; a POST to no operation (404) counts as a write.
     const safe = request.method === "GET" || request.method === "HEAD" || allow !== "";
     return refuse(request, context, allow, safe ? readQuota : writeQuota);
+  }
+
+  return (request, context) => {
+    const matches = matcher.matchAll(context.pathname);
+    return matches instanceof Promise
+      ? matches.then((found) => answerMatches(request, context, found))
+      : answerMatches(request, context, matches);
   };
 }
 
@@ -272,9 +278,15 @@ export function createPipeline(options: PipelineOptions): Handler {
         clientKey: readClientKey(request, info),
       };
       const matched = matcher.match(request.method, context.pathname);
-      const result = matched ? matched.stage(request, context) : answerUnmatched(request, context);
-      if (!(result instanceof Promise)) return toResponsePromise(result);
       const settledContext = context;
+      const result = matched instanceof Promise
+        ? matched.then((route) =>
+          route ? route.stage(request, settledContext) : answerUnmatched(request, settledContext)
+        )
+        : matched
+        ? matched.stage(request, context)
+        : answerUnmatched(request, context);
+      if (!(result instanceof Promise)) return toResponsePromise(result);
       return result.then(undefined, (error) => errors.recover(error, request, settledContext));
     } catch (error) {
       const answer = context

@@ -1,11 +1,12 @@
 /**
  * Route matching: plain paths are looked up as they are written, and itty-router compiles the
- * others (its pattern syntax, e.g. `/assets/:name`, `/md/*`) into regular expressions; this module
- * is the one place that reads itty-router's compiled route tuples.
+ * others (its pattern syntax, e.g. `/assets/:name`, `/md/*`) into regular expressions, when the
+ * first request needs them: a start-up that answers plain paths (a health check, a page) loads no
+ * router. This module is the one place that reads itty-router's compiled route tuples.
  *
  * @module
  */
-import { Router } from "itty-router";
+import { loadOnce } from "../load_once.ts";
 
 /** What the matcher needs of a route: its method and its path pattern in itty-router syntax. */
 export interface RoutePattern {
@@ -19,13 +20,15 @@ export interface RoutePattern {
 export interface RouteMatcher<R extends RoutePattern> {
   /**
    * The first route, in table order, of `method` whose pattern matches `pathname`; HEAD matches
-   * the GET routes (RFC 9110, section 9.3.2).
+   * the GET routes (RFC 9110, section 9.3.2). A promise only while the patterns are not compiled
+   * yet and one of them could come first.
    */
-  match(method: string, pathname: string): R | undefined;
+  match(method: string, pathname: string): R | undefined | Promise<R | undefined>;
   /**
-   * Every route whose pattern matches `pathname`, whatever its method (for `Allow` on 405).
+   * Every route whose pattern matches `pathname`, whatever its method (for `Allow` on 405); a
+   * promise while the patterns are not compiled yet.
    */
-  matchAll(pathname: string): R[];
+  matchAll(pathname: string): R[] | Promise<R[]>;
 }
 
 /**
@@ -45,9 +48,9 @@ export interface RouteMatcher<R extends RoutePattern> {
  *   { method: "GET", path: "/assets/:name" },
  *   { method: "POST", path: "/contacto" },
  * ] as const);
- * assert.equal(matcher.match("HEAD", "/assets/site.css")?.path, "/assets/:name");
- * assert.equal(matcher.match("GET", "/contacto"), undefined);
- * assert.deepEqual(matcher.matchAll("/contacto").map((route) => route.method), ["POST"]);
+ * assert.equal((await matcher.match("HEAD", "/assets/site.css"))?.path, "/assets/:name");
+ * assert.equal(await matcher.match("GET", "/contacto"), undefined);
+ * assert.deepEqual((await matcher.matchAll("/contacto")).map((route) => route.method), ["POST"]);
  * ```
  */
 export function createRouteMatcher<R extends RoutePattern>(
@@ -58,12 +61,9 @@ export function createRouteMatcher<R extends RoutePattern>(
   // tried in turn, so neither building the table nor matching a plain path pays for regular
   // expressions. Table order decides as before: a pattern listed before a plain path wins.
   const plain = new Map<string, number[]>();
-  const router = Router();
   const patterned: Array<{ index: number; route: R }> = [];
   routes.forEach((route, index) => {
     if (isPattern(route.path)) {
-      if (route.method === "GET") router.get(route.path, () => undefined);
-      else router.post(route.path, () => undefined);
       patterned.push({ index, route });
       return;
     }
@@ -72,37 +72,79 @@ export function createRouteMatcher<R extends RoutePattern>(
     if (indices) indices.push(index);
     else plain.set(key, [index]);
   });
-  // itty-router keeps one tuple per registration, in order: [METHOD, pattern, handlers, path].
-  const compiled = router.routes.map(([method, pattern], position) => ({
-    method,
-    pattern,
-    ...patterned[position],
-  }));
+  // The table's position of its first pattern: a plain route before it wins without the router.
+  const firstPattern = patterned.length ? patterned[0].index : Number.POSITIVE_INFINITY;
+  let compiled: CompiledPattern<R>[] | undefined;
+  const compile = loadOnce(async () => {
+    const { Router } = await import("itty-router");
+    const router = Router();
+    for (const { route } of patterned) {
+      if (route.method === "GET") router.get(route.path, () => undefined);
+      else router.post(route.path, () => undefined);
+    }
+    // itty-router keeps one tuple per registration, in order: [METHOD, pattern, handlers, path].
+    compiled = router.routes.map(([method, pattern], position) => ({
+      method,
+      pattern,
+      ...patterned[position],
+    }));
+    return compiled;
+  });
+
+  function findPlain(wanted: string, pathname: string): number {
+    for (const index of plain.get(trimTrailingSlashes(pathname)) ?? []) {
+      if (routes[index].method === wanted) return index;
+    }
+    return Number.POSITIVE_INFINITY;
+  }
+
+  function matchWith(
+    patterns: CompiledPattern<R>[],
+    wanted: string,
+    pathname: string,
+    first: number,
+  ): R | undefined {
+    for (const entry of patterns) {
+      if (entry.index > first) break;
+      if (entry.method === wanted && entry.pattern.test(pathname)) return entry.route;
+    }
+    return first === Number.POSITIVE_INFINITY ? undefined : routes[first];
+  }
+
+  function matchAllWith(patterns: CompiledPattern<R>[], pathname: string): R[] {
+    const indices = [
+      ...(plain.get(trimTrailingSlashes(pathname)) ?? []),
+      ...patterns.filter((entry) => entry.pattern.test(pathname)).map((entry) => entry.index),
+    ];
+    return indices.sort((a, b) => a - b).map((index) => routes[index]);
+  }
+
   return {
     match(method, pathname) {
       const wanted = method === "HEAD" ? "GET" : method;
-      let first = Number.POSITIVE_INFINITY;
-      for (const index of plain.get(trimTrailingSlashes(pathname)) ?? []) {
-        if (routes[index].method === wanted) {
-          first = index;
-          break;
-        }
-      }
-      for (let position = 0; position < compiled.length; position++) {
-        const entry = compiled[position];
-        if (entry.index > first) break;
-        if (entry.method === wanted && entry.pattern.test(pathname)) return entry.route;
-      }
-      return first === Number.POSITIVE_INFINITY ? undefined : routes[first];
+      const first = findPlain(wanted, pathname);
+      if (first < firstPattern) return routes[first];
+      if (patterned.length === 0) return undefined;
+      if (compiled) return matchWith(compiled, wanted, pathname, first);
+      return compile().then((patterns) => matchWith(patterns, wanted, pathname, first));
     },
     matchAll(pathname) {
-      const indices = [
-        ...(plain.get(trimTrailingSlashes(pathname)) ?? []),
-        ...compiled.filter((entry) => entry.pattern.test(pathname)).map((entry) => entry.index),
-      ];
-      return indices.sort((a, b) => a - b).map((index) => routes[index]);
+      if (compiled || patterned.length === 0) return matchAllWith(compiled ?? [], pathname);
+      return compile().then((patterns) => matchAllWith(patterns, pathname));
     },
   };
+}
+
+/** A patterned route as itty-router compiled it, with its place in the table. */
+interface CompiledPattern<R> {
+  /** The method itty-router registered, upper case. */
+  method: string;
+  /** The regular expression of the path. */
+  pattern: RegExp;
+  /** The route's position in the table. */
+  index: number;
+  /** The route. */
+  route: R;
 }
 
 /** Whether a path has itty-router's parameters (`:name`) or wildcards (`*`). */

@@ -19,7 +19,7 @@ function matchWithItty(routes: ReadonlyArray<{ method: string; path: string }>) 
   };
 }
 
-test("createRouteMatcher() matches every path of the route table as itty-router does, trailing slashes, HEAD and table order included", () => {
+test("createRouteMatcher() matches every path of the route table as itty-router does, trailing slashes, HEAD and table order included", async () => {
   const { table } = buildRouteTable(resolveServices({}, STUDIO_DEFAULTS));
   const matcher = createRouteMatcher(table);
   const oracle = matchWithItty(table);
@@ -32,15 +32,15 @@ test("createRouteMatcher() matches every path of the route table as itty-router 
   }
   for (const path of paths) {
     for (const method of ["GET", "HEAD", "POST", "PUT"]) {
-      assert.equal(matcher.match(method, path), oracle(method, path), `${method} ${path}`);
+      assert.equal(await matcher.match(method, path), oracle(method, path), `${method} ${path}`);
     }
     // Every route whose own compiled pattern matches, whatever its method, in table order.
     const all = table.filter((route) => Router().get(route.path, () => {}).routes[0][1].test(path));
-    assert.deepEqual(matcher.matchAll(path), all, `all ${path}`);
+    assert.deepEqual(await matcher.matchAll(path), all, `all ${path}`);
   }
 });
 
-test("createRouteMatcher() lets a pattern listed before a plain path win, as the table orders them", () => {
+test("createRouteMatcher() lets a pattern listed before a plain path win, as the table orders them", async () => {
   const matcher = createRouteMatcher(
     [
       { method: "GET", path: "/a/:name" },
@@ -49,12 +49,40 @@ test("createRouteMatcher() lets a pattern listed before a plain path win, as the
       { method: "GET", path: "/*" },
     ] as const,
   );
-  assert.equal(matcher.match("GET", "/a/b")?.path, "/a/:name");
-  assert.equal(matcher.match("GET", "/c/")?.path, "/c");
-  assert.equal(matcher.match("GET", "/d")?.path, "/*");
-  assert.deepEqual(matcher.matchAll("/a/b").map((route) => route.path), [
+  assert.equal((await matcher.match("GET", "/a/b"))?.path, "/a/:name");
+  assert.equal((await matcher.match("GET", "/c/"))?.path, "/c");
+  assert.equal((await matcher.match("GET", "/d"))?.path, "/*");
+  assert.deepEqual((await matcher.matchAll("/a/b")).map((route) => route.path), [
     "/a/:name",
     "/a/b",
     "/*",
   ]);
+});
+
+test("createRouteMatcher() answers a plain path ahead of every pattern at once, and compiles the patterns with the first request that needs them", async () => {
+  const matcher = createRouteMatcher(
+    [
+      { method: "GET", path: "/api/v1/health" },
+      { method: "GET", path: "/assets/:name" },
+      { method: "GET", path: "/en" },
+    ] as const,
+  );
+  // No pattern comes before it: a plain answer, not a promise, before anything is compiled.
+  const health = matcher.match("GET", "/api/v1/health");
+  assert.ok(!(health instanceof Promise));
+  assert.equal(health?.path, "/api/v1/health");
+  // A pattern comes before it, or none matches plainly: the patterns are compiled first.
+  const page = matcher.match("GET", "/en");
+  assert.ok(page instanceof Promise);
+  assert.equal((await page)?.path, "/en");
+  // Compiled once: from then on every answer is plain.
+  assert.equal(
+    (matcher.match("GET", "/assets/site.css") as { path: string }).path,
+    "/assets/:name",
+  );
+  assert.equal(matcher.match("GET", "/nowhere"), undefined);
+  assert.deepEqual(
+    (matcher.matchAll("/assets/x") as Array<{ path: string }>).map((route) => route.path),
+    ["/assets/:name"],
+  );
 });
