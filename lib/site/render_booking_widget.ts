@@ -274,7 +274,11 @@ export function renderBookingWidget(
     `<form method="post" action="${state.path}?month=${state.month}"${
       toolAttributes("book_call", "createBooking", false)
     }>`,
-    `<fieldset class="slots"><legend>${escapeHtml(text.days)}</legend>`,
+    // The free times are one parameter, `start`: Chromium describes a radio group by the
+    // fieldset around all of it (a description on each radio is read only when there is one).
+    `<fieldset class="slots"${paramAttribute(BOOKING_FIELDS, "start")}><legend>${
+      escapeHtml(text.days)
+    }</legend>`,
     renderError(messages, "start"),
     renderDays(state, text, { tag, values }),
     "</fieldset>",
