@@ -122,6 +122,18 @@ function renderMonthBar(state: BookingFormState, text: BookingText, tag: string)
   ];
 }
 
+/**
+ * The time the person chose, as the only one to show when the free times cannot be read: it
+ * stays selected, so that the form can be sent again once the calendar answers.
+ */
+function keepChosen(values: BookingValues): string | undefined {
+  try {
+    return Temporal.Instant.from(values.start ?? "").toString();
+  } catch {
+    return undefined;
+  }
+}
+
 /** The month's free times, a radio group per day; or why there are none. */
 function renderDays(
   state: BookingFormState,
@@ -129,7 +141,14 @@ function renderDays(
   { tag, values }: { tag: string; values: BookingValues },
 ): string {
   if (!state.slots) {
-    return `<p class="slots-status notice">${escapeHtml(text.slotsFailed)}</p>`;
+    const start = keepChosen(values);
+    const status = `<p class="slots-status notice">${escapeHtml(text.slotsFailed)}</p>`;
+    return start
+      ? status + renderDays({ ...state, slots: { [start]: [{ start }] } }, text, {
+        tag,
+        values: { ...values, start },
+      })
+      : status;
   }
   if (Object.keys(state.slots).length === 0) {
     return `<p class="slots-status">${escapeHtml(text.noSlots)}</p>`;
