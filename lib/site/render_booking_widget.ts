@@ -128,10 +128,22 @@ function renderMonthBar(state: BookingFormState, text: BookingText, tag: string)
  */
 function keepChosen(values: BookingValues): string | undefined {
   try {
-    return Temporal.Instant.from(values.start ?? "").toString();
+    Temporal.Instant.from(values.start ?? "");
+    return values.start;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The `Date` of an instant's text: the listing's own, or any form Temporal reads (a time the
+ * person sent, annotations included).
+ */
+function toDate(start: string): Date {
+  const date = new Date(start);
+  return Number.isNaN(date.getTime())
+    ? new Date(Temporal.Instant.from(start).epochMilliseconds)
+    : date;
 }
 
 /** The month's free times, a radio group per day; or why there are none. */
@@ -144,10 +156,7 @@ function renderDays(
     const start = keepChosen(values);
     const status = `<p class="slots-status notice">${escapeHtml(text.slotsFailed)}</p>`;
     return start
-      ? status + renderDays({ ...state, slots: { [start]: [{ start }] } }, text, {
-        tag,
-        values: { ...values, start },
-      })
+      ? status + renderDays({ ...state, slots: { [start]: [{ start }] } }, text, { tag, values })
       : status;
   }
   if (Object.keys(state.slots).length === 0) {
@@ -167,12 +176,15 @@ function renderDays(
   });
   const startParam = paramAttribute(BOOKING_FIELDS, "start");
   const days = Object.entries(state.slots).map(([date, starts], index) => {
-    const legend = capitalize(dayFormat.format(new Date(starts[0]?.start ?? date)), tag);
+    const legend = capitalize(
+      dayFormat.format(starts[0] ? toDate(starts[0].start) : new Date(date)),
+      tag,
+    );
     const radios = starts.map(({ start }) =>
       `<label><input type="radio" name="start" value="${escapeHtml(start)}"${
         values.start === start ? " checked" : ""
       }${index === 0 ? " required" : ""}${startParam}><span>${
-        timeFormat.format(new Date(start))
+        timeFormat.format(toDate(start))
       }</span></label>`
     ).join("");
     return `<fieldset><legend>${
