@@ -314,7 +314,16 @@ test("POST /en/contact and /contacto answer a body over 64 KiB with the form aga
       });
       const contentType = form.headers.get("Content-Type") ?? "";
       const bytes = new Uint8Array(await form.arrayBuffer());
-      const body = chunked ? new Blob([bytes]).stream() : bytes;
+      // Chunked, the body never ends: it is answered once the bound is passed, not when it ends.
+      const body = chunked
+        ? new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let offset = 0; offset < bytes.length; offset += 16_384) {
+              controller.enqueue(bytes.slice(offset, offset + 16_384));
+            }
+          },
+        })
+        : bytes;
       const response = await handler(
         buildRequest(page.path, { method: "POST", headers: { "Content-Type": contentType }, body }),
         CLIENT,
