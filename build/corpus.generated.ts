@@ -149,19 +149,23 @@ export const CORPUS: Corpus = { ...{
         },
         "badForm": {
           "title": "Não conseguimos ler o formulário",
-          "text": "O pedido chegou incompleto ou num formato que não reconhecemos. Tente de novo a partir da [página de contacto](/contacto) ou escreva para [ola@studio.example](mailto:ola@studio.example)."
+          "text": "O pedido chegou incompleto ou num formato que não reconhecemos, e a mensagem não foi enviada. Guardámos abaixo o que conseguimos ler: reveja e envie de novo, ou escreva para [ola@studio.example](mailto:ola@studio.example)."
+        },
+        "tooLarge": {
+          "title": "A mensagem é grande demais",
+          "text": "O formulário tinha mais de {max} KiB e a mensagem não foi enviada. Guardámos abaixo o que conseguimos ler: encurte a mensagem e envie de novo, ou escreva para [ola@studio.example](mailto:ola@studio.example)."
         },
         "rateLimited": {
           "title": "Demasiados envios seguidos",
-          "text": "Recebemos vários envios deste endereço num curto espaço de tempo. Aguarde {seconds} segundos e volte a [enviar a mensagem](/contacto)."
+          "text": "Recebemos vários envios deste endereço num curto espaço de tempo e esta mensagem não foi enviada. Aguarde {seconds} segundos e envie de novo: o que escreveu continua abaixo."
         },
         "noBackend": {
           "title": "A mensagem não ficou guardada",
-          "text": "Tivemos um problema do nosso lado e a mensagem não ficou registada. Tente de novo dentro de alguns minutos ou escreva diretamente para [ola@studio.example](mailto:ola@studio.example)."
+          "text": "Tivemos um problema do nosso lado e a mensagem não ficou registada. O que escreveu continua abaixo: tente de novo dentro de alguns minutos ou escreva diretamente para [ola@studio.example](mailto:ola@studio.example)."
         },
         "originRejected": {
           "title": "A mensagem não pode ser enviada a partir daqui",
-          "text": "Este formulário só pode ser enviado a partir do site do estúdio, em {base}. Abra a [página de contacto]({base}/contacto) e envie de novo, ou escreva para [ola@studio.example](mailto:ola@studio.example)."
+          "text": "Este formulário só pode ser enviado a partir do site do estúdio, em {base}, e a mensagem não foi enviada. O que escreveu continua abaixo: envie de novo a partir desta página, ou escreva para [ola@studio.example](mailto:ola@studio.example)."
         }
       },
       "booking": {
@@ -187,8 +191,12 @@ export const CORPUS: Corpus = { ...{
         "conflict": "Esse horário acabou de ser ocupado. Atualizámos a lista: escolha outro, por favor.",
         "uncertain": "Não conseguimos confirmar se a marcação ficou feita. Não volte a marcar já: veja primeiro se recebeu um convite em {attendee}. Se nada chegar dentro de 15 minutos, escreva para ola@studio.example.",
         "invalid": "Alguns dados não estão certos. Reveja os campos assinalados: {fields}.",
-        "originRejected": "Não é possível marcar a partir deste endereço. Use o site em {base} ou escreva para ola@studio.example.",
+        "originRejected": "Não é possível marcar a partir deste endereço e nada ficou marcado. Os seus dados continuam abaixo: marque de novo a partir do site, em {base}, ou escreva para ola@studio.example.",
         "rateLimited": "Demasiadas tentativas seguidas. Aguarde {seconds} segundos e tente de novo.",
+        "attendeeLimited": "O endereço {attendee} já tem hoje todas as marcações que aceitamos por dia, e esta não foi feita. Tente de novo amanhã ou escreva para ola@studio.example.",
+        "unavailable": "Não conseguimos ler a agenda neste momento e nada ficou marcado. Os seus dados continuam abaixo: tente de novo dentro de um minuto ou escreva para ola@studio.example.",
+        "unreadable": "Não conseguimos ler o formulário e nada ficou marcado. Guardámos abaixo o que conseguimos ler: reveja e marque de novo, ou escreva para ola@studio.example.",
+        "tooLarge": "O formulário tinha mais de {max} KiB e nada ficou marcado. Guardámos abaixo o que conseguimos ler: encurte o texto e marque de novo, ou escreva para ola@studio.example.",
         "failed": "Algo correu mal do nosso lado. Tente de novo dentro de alguns minutos ou escreva para ola@studio.example.",
         "missingTime": "Escolha primeiro uma hora."
       },
@@ -302,19 +310,23 @@ export const CORPUS: Corpus = { ...{
         },
         "badForm": {
           "title": "We could not read the form",
-          "text": "The request arrived incomplete or in a format we do not recognise. Try again from the [contact page](/en/contact) or write to [ola@studio.example](mailto:ola@studio.example)."
+          "text": "The request arrived incomplete or in a format we do not recognise, and the message was not sent. What we could read is kept below: check it and send it again, or write to [ola@studio.example](mailto:ola@studio.example)."
+        },
+        "tooLarge": {
+          "title": "Your message is too large",
+          "text": "The form was larger than {max} KiB and the message was not sent. What we could read is kept below: shorten the message and send it again, or write to [ola@studio.example](mailto:ola@studio.example)."
         },
         "rateLimited": {
           "title": "Too many messages in a row",
-          "text": "We received several messages from this address in a short time. Wait {seconds} seconds, then [send your message](/en/contact) again."
+          "text": "We received several messages from this address in a short time, and this one was not sent. Wait {seconds} seconds, then send it again: what you wrote is kept below."
         },
         "noBackend": {
           "title": "Your message was not saved",
-          "text": "Something failed on our side and the message was not recorded. Try again in a few minutes or write directly to [ola@studio.example](mailto:ola@studio.example)."
+          "text": "Something failed on our side and the message was not recorded. What you wrote is kept below: try again in a few minutes or write directly to [ola@studio.example](mailto:ola@studio.example)."
         },
         "originRejected": {
           "title": "Your message cannot be sent from here",
-          "text": "This form can only be sent from the studio's site, at {base}. Open the [contact page]({base}/en/contact) and send it again, or write to [ola@studio.example](mailto:ola@studio.example)."
+          "text": "This form can only be sent from the studio's site, at {base}, and the message was not sent. What you wrote is kept below: send it again from this page, or write to [ola@studio.example](mailto:ola@studio.example)."
         }
       },
       "booking": {
@@ -340,8 +352,12 @@ export const CORPUS: Corpus = { ...{
         "conflict": "That time was just taken. We refreshed the list: please choose another.",
         "uncertain": "We could not confirm whether the booking went through. Do not book again yet: first check whether an invitation reached {attendee}. If nothing arrives within 15 minutes, write to ola@studio.example.",
         "invalid": "Some details are not right. Please check the marked fields: {fields}.",
-        "originRejected": "Booking is not possible from this address. Use the site at {base} or write to ola@studio.example.",
+        "originRejected": "Booking is not possible from this address, so nothing was booked. Your details are kept below: book again from the site at {base}, or write to ola@studio.example.",
         "rateLimited": "Too many attempts in a row. Wait {seconds} seconds, then try again.",
+        "attendeeLimited": "The address {attendee} already has all the bookings we take in a day, so this one was not made. Try again tomorrow or write to ola@studio.example.",
+        "unavailable": "We cannot read the calendar right now, so nothing was booked. Your details are kept below: try again in a minute or write to ola@studio.example.",
+        "unreadable": "We could not read the form, so nothing was booked. What we could read is kept below: check it and book again, or write to ola@studio.example.",
+        "tooLarge": "The form was larger than {max} KiB, so nothing was booked. What we could read is kept below: shorten the text and book again, or write to ola@studio.example.",
         "failed": "Something went wrong on our side. Try again in a few minutes or write to ola@studio.example.",
         "missingTime": "Choose a time first."
       },

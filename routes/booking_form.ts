@@ -4,8 +4,10 @@
  * month, from the current one to six ahead), and `POST` to the same paths books through the same
  * service, validation, quotas (write and booking), Origin rule and honeypot as
  * `POST /api/v1/booking`, answering with a page in the form's language: booked or awaiting
- * confirmation, the form again with what to fix (400) or with the other free times (409), or a
- * page saying what happened (429, 503). Never JSON.
+ * confirmation, or the booking page again, in the site's design, with the person's values (the
+ * chosen time still selected while it is free) and what happened: what to fix (400), the other
+ * free times (409), or why the form was refused (400 unreadable, 403 refused Origin, 413 too
+ * large, 429 limited, with `Retry-After`, 500, 503 unavailable or uncertain). Never JSON.
  *
  * @module
  */
@@ -17,8 +19,14 @@ import {
 } from "../lib/contract/contract.ts";
 import { requireFields } from "../lib/contract/require_fields.ts";
 import { BookingRequest } from "../lib/contract/request_structs.ts";
-import { BodyError, discardBody, readBody, readMediaType } from "../lib/http/read_body.ts";
-import { buildNoticePage, fillBase, type Site, type SitePage } from "../lib/site/site.ts";
+import { readMediaType } from "../lib/http/read_body.ts";
+import {
+  type BodyPrefix,
+  parseFormValues,
+  readBodyPrefix,
+  readFormValues,
+} from "../lib/http/read_form_values.ts";
+import { buildNoticePage, fillNotice, type Site, type SitePage } from "../lib/site/site.ts";
 import type { BookingFormState } from "../lib/site/render_booking_widget.ts";
 import { type HeaderPair, respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RequestContext, RouteHandlers } from "../lib/http/route.ts";
@@ -39,16 +47,25 @@ type Bookings = typeof import("../lib/booking/bookings.ts");
  */
 const MAX_FORM_BYTES = 3 * MAX_BODY_BYTES.createBooking;
 
-/** The month a booking page shows: `?month=` when valid, else the current month. */
+/**
+ * The month a booking page shows: the month of the time the person chose, else `?month=`, when
+ * valid; else the current month.
+ */
 export function pickMonth(
   services: Services,
   url: URL,
+  start?: string,
 ): Pick<BookingFormState, "month" | "previousMonth" | "nextMonth"> {
   const { timeZone } = services.schedule;
   const now = services.clock.now();
   const current = now.toZonedDateTimeISO(timeZone).toPlainDate().toPlainYearMonth();
   let month = current;
-  const asked = url.searchParams.getAll("month");
+  const asked = isInstant(start)
+    ? [
+      Temporal.Instant.from(start).toZonedDateTimeISO(timeZone).toPlainDate().toPlainYearMonth()
+        .toString(),
+    ]
+    : url.searchParams.getAll("month");
   if (asked.length) {
     try {
       month = Temporal.PlainYearMonth.from(checkMonth(asked, now, timeZone));
@@ -81,10 +98,14 @@ export async function readSlots(
   }
 }
 
-/** What a booking page shows again after a refused submission, and its status. */
+/** What a booking page shows again after a refused submission, its status and added fields. */
 export type BookingPageOptions =
-  & { status?: number }
-  & Pick<BookingFormState, "values" | "problems" | "notice">;
+  & {
+    status?: number;
+    /** Fields added to the answer, e.g. `Retry-After`. */
+    headers?: readonly HeaderPair[];
+  }
+  & Pick<BookingFormState, "values" | "problems" | "notice" | "idempotencyKey">;
 
 /** The booking page, answered per request with the free times of the moment. */
 export interface BookingPage {
@@ -119,7 +140,7 @@ export function createBookingPage(services: Services): BookingPage {
     loadWidget,
     async answer(site, entry, request, options = {}) {
       const { renderBookingWidget } = await loadWidget();
-      const months = pickMonth(services, new URL(request.url));
+      const months = pickMonth(services, new URL(request.url), options.values?.start);
       const state: BookingFormState = {
         path: entry.page.path,
         ...months,
@@ -128,7 +149,8 @@ export function createBookingPage(services: Services): BookingPage {
         values: options.values,
         problems: options.problems,
         notice: options.notice,
-        idempotencyKey: FORM_KEY_PREFIX + crypto.randomUUID(),
+        // A form shown again keeps its key: sent again, it books once, whatever came before.
+        idempotencyKey: options.idempotencyKey ?? FORM_KEY_PREFIX + crypto.randomUUID(),
       };
       const html = site.renderHtml({
         language: entry.page.language,
@@ -146,23 +168,26 @@ export function createBookingPage(services: Services): BookingPage {
       return respond(
         request,
         toRepresentation(html, [...headers, ["Cache-Control", "no-store"]]),
-        { status: options.status ?? 200 },
+        { status: options.status ?? 200, headers: options.headers },
       );
     },
   };
 }
 
-/** Reads the form's fields: `application/x-www-form-urlencoded`, UTF-8, bounded. */
-async function readFormFields(request: Request): Promise<URLSearchParams | undefined> {
+/**
+ * Parses the form's body strictly: `application/x-www-form-urlencoded` in UTF-8, or
+ * `multipart/form-data` (its text fields); `undefined` when it is neither or does not parse.
+ */
+async function parseFormFields(
+  request: Request,
+  prefix: BodyPrefix,
+): Promise<URLSearchParams | undefined> {
   const { mediaType } = readMediaType(request);
   if (mediaType === "multipart/form-data") {
-    const length = Number(request.headers.get("Content-Length") ?? "0");
-    if (length > MAX_FORM_BYTES) {
-      discardBody(request);
-      return undefined;
-    }
     try {
-      const form = await request.formData();
+      const form = await new Response(prefix.bytes, {
+        headers: { "Content-Type": request.headers.get("Content-Type") ?? "" },
+      }).formData();
       const params = new URLSearchParams();
       for (const [name, value] of form) if (typeof value === "string") params.append(name, value);
       return params;
@@ -170,16 +195,11 @@ async function readFormFields(request: Request): Promise<URLSearchParams | undef
       return undefined;
     }
   }
-  if (mediaType !== "application/x-www-form-urlencoded") {
-    discardBody(request);
-    return undefined;
-  }
+  if (mediaType !== "application/x-www-form-urlencoded") return undefined;
   try {
-    const bytes = await readBody(request, MAX_FORM_BYTES);
-    return new URLSearchParams(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch (error) {
-    if (error instanceof BodyError || error instanceof TypeError) return undefined;
-    throw error;
+    return new URLSearchParams(new TextDecoder("utf-8", { fatal: true }).decode(prefix.bytes));
+  } catch {
+    return undefined;
   }
 }
 
@@ -189,6 +209,11 @@ interface BookingForm {
   bookingPage: BookingPage;
   /** Loads the booking engine and its mail once, with the form's first submission. */
   loadBookings(): Promise<Bookings>;
+  /**
+   * The fields of each submission whose body was read, until it is answered: a failure its
+   * handler did not expect is answered by `answerRefused`, which shows them again.
+   */
+  typed: WeakMap<Request, () => URLSearchParams>;
 }
 
 /** The person's values as the form sent them, trimmed. */
@@ -225,19 +250,63 @@ interface BookingSubmission {
   entry: SitePage;
   request: Request;
   values: BookingValues;
+  /** The BookingRequest the API would get from the values, not yet validated. */
+  input: Record<string, unknown>;
+  /** The form's idempotency key, when it sent one of the form's own. */
+  idempotencyKey?: string;
   /** Fills a text of the page: the site's base, the time asked for, the attendee, and `extra`. */
   fill(template: string, extra?: Record<string, string>): string;
 }
 
-/** Answers a page that says what happened, in the form's language. */
-function answerNotice(
+/** Reads a submission from the fields that arrived (all of them, or what could be read). */
+async function readSubmission(
+  form: BookingForm,
+  page: { site: Site; entry: SitePage; request: Request },
+  fields: URLSearchParams,
+): Promise<BookingSubmission> {
+  const { site, entry } = page;
+  const settings = site.corpus.languages[entry.page.language];
+  const { formatStart } = await form.bookingPage.loadWidget();
+  const { values, input } = readBookingInput(fields, entry.page.language);
+  const { timeZone } = form.services.schedule;
+  // The start as sent may be anything (the form's own values, or a forged post): it is shown as a
+  // time only once it reads as an instant, and answered by validation otherwise.
+  const time = isInstant(values.start) ? formatStart(values.start, settings.tag, timeZone) : "";
+  const fill = (template: string, extra: Record<string, string> = {}) =>
+    fillNotice(template, site.baseUrl, { time, attendee: values.email, ...extra });
+  return {
+    ...page,
+    bookingPage: form.bookingPage,
+    values,
+    input,
+    idempotencyKey: readFormKey(fields),
+    fill,
+  };
+}
+
+/**
+ * Answers the booking page again with the person's values (the chosen time selected while it is
+ * free), the form's key, and a notice of what happened.
+ */
+function answerWithForm(
   submission: BookingSubmission,
   text: string,
-  options: { status?: number; headers?: HeaderPair[] } = {},
+  options: {
+    status: number;
+    headers?: HeaderPair[];
+    values?: BookingValues;
+    /** Values of the text's placeholders besides the time and the attendee. */
+    extra?: Record<string, string>;
+  },
 ): Promise<Response> {
-  const { site, entry, request } = submission;
-  const page = buildNoticePage(site, entry.page.language, { title: entry.page.title, text });
-  return respond(request, page, options);
+  const { site, entry, request, fill } = submission;
+  return submission.bookingPage.answer(site, entry, request, {
+    status: options.status,
+    headers: options.headers,
+    values: options.values ?? submission.values,
+    notice: { text: fill(text, options.extra), kind: "bad" },
+    idempotencyKey: submission.idempotencyKey,
+  });
 }
 
 /** Answers the form again with the problems of the fields the validation refused (400). */
@@ -258,89 +327,99 @@ function answerInvalid(submission: BookingSubmission, error: ApiError): Promise<
     values,
     problems,
     notice: { text: fill(text.invalid, { fields: named.join(", ") }), kind: "bad" },
+    idempotencyKey: submission.idempotencyKey,
   });
 }
 
-/** Answers a booking the service refused: taken (409), limited (429), uncertain (503), other. */
-function answerRefused(submission: BookingSubmission, error: ApiError): Promise<Response> {
-  const { site, entry, request, values, fill } = submission;
+/**
+ * Answers a booking the service refused: taken (409), the attendee's day full (429), unavailable
+ * or uncertain (503), or another refusal.
+ */
+function answerRefused(
+  submission: BookingSubmission,
+  bookings: Bookings,
+  error: ApiError,
+): Promise<Response> {
+  const { site, entry } = submission;
   const text = site.corpus.languages[entry.page.language].booking;
   if (error.status === 409) {
-    return submission.bookingPage.answer(site, entry, request, {
+    return answerWithForm(submission, text.conflict, {
       status: 409,
-      values: { ...values, start: "" },
-      notice: { text: fill(text.conflict), kind: "bad" },
+      values: { ...submission.values, start: "" },
     });
   }
   if (error.status === 429) {
     const seconds = error.headers["Retry-After"] ?? "60";
-    return answerNotice(submission, fill(text.rateLimited, { seconds }), {
+    return answerWithForm(submission, text.attendeeLimited, {
       status: 429,
       headers: [["Retry-After", seconds]],
     });
   }
   if (error.status === 503) {
-    // Never invite a blind retry: the booking may exist.
-    return answerNotice(submission, fill(text.uncertain), { status: 503 });
+    // An uncertain outcome never invites a blind retry: the booking may exist.
+    const uncertain = bookings.isUncertainOutcome(error);
+    return answerWithForm(submission, uncertain ? text.uncertain : text.unavailable, {
+      status: 503,
+    });
   }
-  return submission.bookingPage.answer(site, entry, request, {
+  // Another refusal (a key the API saw with another booking): a new form, a new key.
+  return answerWithForm({ ...submission, idempotencyKey: undefined }, text.failed, {
     status: error.status,
-    values,
-    notice: { text: fill(text.failed), kind: "bad" },
   });
 }
 
 /** Books what the form holds, answering with a page in the form's language. */
 async function submitBookingForm(
   form: BookingForm,
-  site: Site,
-  entry: SitePage,
-  request: Request,
+  page: { site: Site; entry: SitePage; request: Request },
   context: RequestContext,
 ): Promise<Response> {
-  const { services, bookingPage } = form;
-  const language = entry.page.language;
-  const settings = site.corpus.languages[language];
-  const [{ createBooking }, { formatStart }] = await Promise.all([
-    form.loadBookings(),
-    bookingPage.loadWidget(),
-  ]);
-  const fields = await readFormFields(request);
-  if (!fields) {
-    return respond(request, buildNoticePage(site, language, settings.form.badForm), {
-      status: 400,
+  const { services } = form;
+  const { site, entry, request } = page;
+  const settings = site.corpus.languages[entry.page.language];
+  const bookings = await form.loadBookings();
+  const prefix = await readBodyPrefix(request, { maxBytes: MAX_FORM_BYTES });
+  // Read leniently when the strict reading fails: a body too large keeps what arrived of it.
+  const readTyped = () =>
+    parseFormValues(prefix.bytes, {
+      contentType: request.headers.get("Content-Type") ?? "",
+      outcome: prefix.outcome,
+    }).fields;
+  const strict = prefix.outcome === "complete" ? await parseFormFields(request, prefix) : undefined;
+  const fields = strict ?? readTyped();
+  form.typed.set(request, () => fields);
+  const submission = await readSubmission(form, page, fields);
+  if (prefix.outcome === "too-large") {
+    return answerWithForm(submission, settings.booking.tooLarge, {
+      status: 413,
+      extra: { max: String(MAX_FORM_BYTES / 1024) },
     });
   }
-  const { values, input } = readBookingInput(fields, language);
-  const { timeZone } = services.schedule;
-  // The start as sent may be anything (the form's own values, or a forged post): it is shown as a
-  // time only once it reads as an instant, and answered by validation otherwise.
-  const time = isInstant(values.start) ? formatStart(values.start, settings.tag, timeZone) : "";
-  const fill = (template: string, extra: Record<string, string> = {}) =>
-    fillBase(template, site.baseUrl).replace(
-      /\{(\w+)\}/g,
-      (all, name: string) => ({ time, attendee: values.email, ...extra })[name] ?? all,
-    );
-  const submission: BookingSubmission = { bookingPage, site, entry, request, values, fill };
+  if (!strict) return answerWithForm(submission, settings.booking.unreadable, { status: 400 });
   let booking: BookingRequest;
   try {
-    booking = requireFields(BOOKING_FIELDS, BookingRequest, input);
+    booking = requireFields(BOOKING_FIELDS, BookingRequest, submission.input);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     return answerInvalid(submission, error);
   }
   try {
-    const result = await createBooking(services, booking, {
+    const result = await bookings.createBooking(services, booking, {
       origin: { clientAddress: context.clientKey },
-      idempotencyKey: readFormKey(fields),
+      idempotencyKey: submission.idempotencyKey,
     });
     const text = settings.booking;
     const message = result.status === "pending" ? text.pending : text.accepted;
-    const time = formatStart(result.start, settings.tag, timeZone);
-    return answerNotice(submission, fill(message, { time }).replace(/\*/g, "\\*"));
+    const { formatStart } = await form.bookingPage.loadWidget();
+    const time = formatStart(result.start, settings.tag, services.schedule.timeZone);
+    const notice = submission.fill(message, { time }).replace(/\*/g, "\\*");
+    return respond(
+      request,
+      buildNoticePage(site, entry.page.language, { title: entry.page.title, text: notice }),
+    );
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return answerRefused(submission, error);
+    return answerRefused(submission, bookings, error);
   }
 }
 
@@ -370,7 +449,8 @@ function isInstant(value: string | undefined): value is string {
 /**
  * The handlers of the booking form's `POST` on a page whose layout is `booking` (their routes are
  * entries of `routes/mod.ts`, counted against the write and booking quotas like
- * `POST /api/v1/booking`); every answer is a page in the form's language.
+ * `POST /api/v1/booking`); every answer is a page in the form's language, and every refusal shows
+ * the form again with what the person typed.
  *
  * @param services The site's services.
  * @returns The handlers of the form on the page at a path.
@@ -382,48 +462,43 @@ export function createBookingForm(services: SiteServices): (path: string) => Rou
     bookingPage: createBookingPage(services),
     // The booking engine and its mail are loaded by the form's first submission.
     loadBookings: loadOnce(() => import("../lib/booking/bookings.ts")),
+    typed: new WeakMap(),
   };
   return (path) => {
     const page = services.content.pages.find((candidate) => candidate.path === path);
     if (!page) throw new Error(`No page at "${path}"`);
-    const prepare = async () => {
+    const prepare = async (request: Request) => {
       const site = await services.site();
       const entry = site.pages.get(page.path);
       if (!entry) throw new Error(`No prepared page at "${page.path}"`);
-      return { site, entry };
+      return { site, entry, request };
+    };
+    /** The submission as the handler read it, or from a body no one has read yet. */
+    const readRefused = async (request: Request) => {
+      const fields = form.typed.get(request)?.() ??
+        (await readFormValues(request, MAX_FORM_BYTES)).fields;
+      return readSubmission(form, await prepare(request), fields);
     };
     return {
       answerRefused: async (request, _context, error) => {
-        discardBody(request);
-        const { site } = await prepare();
-        const text = site.corpus.languages[page.language].booking;
+        const submission = await readRefused(request);
+        const text = submission.site.corpus.languages[page.language].booking;
         const refused = error instanceof ApiError && error.status === 403;
-        return respond(
-          request,
-          buildNoticePage(site, page.language, {
-            title: page.title,
-            text: refused ? text.originRejected : text.failed,
-          }),
-          { status: refused ? 403 : 500 },
-        );
+        const status = error instanceof ApiError && error.status >= 400 ? error.status : 500;
+        return answerWithForm(submission, refused ? text.originRejected : text.failed, { status });
       },
       answerRateLimited: async (request, _context, retryAfterSeconds) => {
-        discardBody(request);
-        const { site } = await prepare();
+        const submission = await readRefused(request);
         const seconds = String(retryAfterSeconds);
-        const text = site.corpus.languages[page.language].booking.rateLimited;
-        return respond(
-          request,
-          buildNoticePage(site, page.language, {
-            title: page.title,
-            text: text.replace("{seconds}", seconds),
-          }),
-          { status: 429, headers: [["Retry-After", seconds]] },
-        );
+        const text = submission.site.corpus.languages[page.language].booking;
+        return answerWithForm(submission, text.rateLimited, {
+          status: 429,
+          headers: [["Retry-After", seconds]],
+          extra: { seconds },
+        });
       },
       handle: async (request, context) => {
-        const { site, entry } = await prepare();
-        return submitBookingForm(form, site, entry, request, context);
+        return submitBookingForm(form, await prepare(request), context);
       },
     };
   };

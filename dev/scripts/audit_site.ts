@@ -1,15 +1,17 @@
 /**
- * Audits the site as people and checkers see it, and prints one table (issue 19):
+ * Audits the site as people, agents and checkers see it, and prints one table:
  *
- * - Lighthouse (npm `lighthouse`, Debian's Chromium), mobile, on the home page, the work index,
- *   one case study and the booking page: performance, accessibility, best practices, SEO, bytes
- *   transferred and layout shift;
+ * - Lighthouse (npm `lighthouse`, Debian's Chromium with WebMCP's testing feature), mobile, on
+ *   the home page, the work index, one case study, the contact page and the booking page:
+ *   performance, accessibility, best practices, SEO, bytes transferred and layout shift; and on
+ *   the contact and booking pages, whose forms are WebMCP tools, the Agentic Browsing category
+ *   (the accessibility tree, the WebMCP forms and their schemas, llms.txt, the AI catalog);
  * - axe-core in Chromium on every page of both languages at 390 and 1440 px, light and dark;
  * - the Nu HTML Checker (npm `vnu-jar`, Java from Debian) on every page: errors and warnings.
  *
  * It starts the real service on a free loopback port with a store in a temporary folder.
  * Usage: `deno task audit:site [--no-lighthouse] [--no-nu] [--no-axe]`. Exits 1 when axe or Nu
- * finds anything, or a Lighthouse category is under 100.
+ * finds anything, a Lighthouse category is under 100, or an audit of Agentic Browsing fails.
  *
  * @module
  */
@@ -29,6 +31,44 @@ const CHROMIUM = "/usr/bin/chromium";
  */
 const LIGHTHOUSE = ["-p", "node@22", "-p", "lighthouse@13.5.0", "lighthouse"];
 const VNU = "vnu-jar@26.9.27";
+/** The categories every audited page must score 100 in. */
+const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as const;
+/** Lighthouse 13's category of what agents in the browser rely on. */
+const AGENTIC = "agentic-browsing";
+/** The pages whose forms are WebMCP tools: the Agentic Browsing category is audited there. */
+const AGENTIC_PATHS: ReadonlySet<string> = new Set(["/en/contact", "/en/book"]);
+
+/** A Lighthouse report, as far as this script reads it. */
+interface LighthouseReport {
+  categories: Record<string, { score: number | null; auditRefs: Array<{ id: string }> }>;
+  audits: Record<
+    string,
+    { score: number | null; scoreDisplayMode: string; numericValue?: number; title: string }
+  >;
+}
+
+/**
+ * The scored audits of a category (not informative, manual or not applicable), each as its id
+ * and score, and those of them that fail: every scored audit must score 1.
+ */
+function readScoredAudits(
+  report: LighthouseReport,
+  category: string,
+): { scored: string[]; failed: string[] } {
+  const scored = report.categories[category].auditRefs.map(({ id }) => ({
+    id,
+    ...report.audits[id],
+  })).filter((audit) =>
+    !["informative", "manual", "notApplicable"].includes(audit.scoreDisplayMode) &&
+    audit.score !== null
+  );
+  return {
+    scored: scored.map((audit) => audit.id),
+    failed: scored.filter((audit) => (audit.score ?? 0) < 1).map((audit) =>
+      `${audit.id} ${audit.score}`
+    ),
+  };
+}
 const skip = (name: string) => Deno.args.includes(`--no-${name}`);
 
 async function findFreePort(): Promise<number> {
@@ -73,9 +113,10 @@ try {
 
   if (!skip("lighthouse")) {
     const caseStudy = CORPUS.pages.find((page) => page.layout === "case" && page.language === "en");
-    const audited = ["/en", "/en/work", caseStudy?.path ?? "/en/work", "/en/book"];
+    const audited = ["/en", "/en/work", caseStudy?.path ?? "/en/work", "/en/contact", "/en/book"];
     for (const path of audited) {
       const output = join(folder, "lighthouse.json");
+      const agentic = AGENTIC_PATHS.has(path);
       const run = await new Deno.Command("npx", {
         args: [
           "-y",
@@ -84,8 +125,9 @@ try {
           "--quiet",
           "--output=json",
           `--output-path=${output}`,
-          "--only-categories=performance,accessibility,best-practices,seo",
-          '--chrome-flags="--headless=new --no-sandbox"',
+          `--only-categories=${[...CATEGORIES, ...(agentic ? [AGENTIC] : [])].join(",")}`,
+          // WebMCP's testing feature lets Lighthouse read the tools the page declares.
+          '--chrome-flags="--headless=new --no-sandbox --enable-features=WebMCPTesting"',
         ],
         env: { CHROME_PATH: CHROMIUM },
         stdout: "null",
@@ -96,19 +138,31 @@ try {
         failed = true;
         continue;
       }
-      const report = JSON.parse(await readFile(output, "utf8"));
-      const score = (id: string) => Math.round(report.categories[id].score * 100);
-      const scores = ["performance", "accessibility", "best-practices", "seo"].map(score);
+      const report: LighthouseReport = JSON.parse(await readFile(output, "utf8"));
+      const score = (id: string) => Math.round((report.categories[id].score ?? 0) * 100);
+      const scores = CATEGORIES.map(score);
       if (scores.some((value) => value < 100)) failed = true;
-      const bytes = report.audits["total-byte-weight"].numericValue as number;
-      const cls = report.audits["cumulative-layout-shift"].numericValue as number;
-      const lcp = report.audits["largest-contentful-paint"].numericValue as number;
+      const numeric = (id: string) => report.audits[id].numericValue ?? 0;
       rows.push([
         `Lighthouse mobile ${path}`,
         `perf ${scores[0]} · a11y ${scores[1]} · bp ${scores[2]} · seo ${scores[3]} · ${
-          (bytes / 1024).toFixed(1)
-        } KiB · LCP ${(lcp / 1000).toFixed(2)} s · CLS ${cls.toFixed(3)}`,
+          (numeric("total-byte-weight") / 1024).toFixed(1)
+        } KiB · LCP ${(numeric("largest-contentful-paint") / 1000).toFixed(2)} s · CLS ${
+          numeric("cumulative-layout-shift").toFixed(3)
+        }`,
       ]);
+      if (agentic) {
+        const { scored, failed: failures } = readScoredAudits(report, AGENTIC);
+        if (failures.length || score(AGENTIC) < 100) failed = true;
+        rows.push([
+          `Lighthouse Agentic Browsing ${path}`,
+          `${score(AGENTIC)} · ${
+            scored.length - failures.length
+          } of ${scored.length} scored audits pass${
+            failures.length ? `; failed: ${failures.join(", ")}` : ""
+          }`,
+        ]);
+      }
     }
   }
 

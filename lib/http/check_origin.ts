@@ -11,7 +11,6 @@
  * @module
  */
 import { ApiError } from "../contract/api_error.ts";
-import { discardBody } from "./read_body.ts";
 
 /**
  * The origin of a request's own URL (`Request.url` is serialised and normalised: the origin ends
@@ -28,8 +27,9 @@ function readOwnOrigin(url: string): string {
  * @param allowedOrigins Serialised origins (`https://studio.example`, no path or trailing slash)
  * whose pages may post; by default the site's own (`HandlerOptions.allowedOrigins`).
  * @param baseUrl The site's public origin, named in the hint.
- * @returns A function that returns when the request may proceed, and otherwise discards its body
- * and throws `ApiError` `validation-failed` with status 403.
+ * @returns A function that returns when the request may proceed, and otherwise throws `ApiError`
+ * `validation-failed` with status 403, leaving the body to the answer (the error stage discards
+ * it; a form's page reads it, to show the person what they typed).
  *
  * @example
  * ```ts
@@ -60,7 +60,6 @@ export function createOriginCheck(
     if (origin === null || allowedOrigins.has(origin)) return;
     if (origin === readOwnOrigin(request.url)) return;
     if (request.headers.get("Sec-Fetch-Site") === "same-origin") return;
-    discardBody(request);
     throw new ApiError("validation-failed", {
       status: 403,
       message: `Origin ${JSON.stringify(origin.slice(0, 200))} is not allowed to post here`,

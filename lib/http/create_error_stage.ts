@@ -11,6 +11,7 @@ import { API_PREFIX } from "../contract/contract.ts";
 import type { Logger } from "../ports.ts";
 import type { ApiResponder } from "./create_api_responder.ts";
 import type { RequestContext } from "./route.ts";
+import { discardBody } from "./read_body.ts";
 
 /** Turns failures into responses; neither function throws. */
 export interface ErrorStage {
@@ -76,6 +77,8 @@ export function createErrorStage(
 
   /** The plain answer, or a bare 500 when even that fails. */
   function answerPlain(error: unknown, request: Request, context: RequestContext): Response {
+    // A body the route did not read (a refused Origin) is let go; a read one is left alone.
+    if (!request.bodyUsed) discardBody(request);
     try {
       return answerError(error, request, context);
     } catch (failure) {
@@ -94,7 +97,10 @@ export function createErrorStage(
       return Promise.resolve()
         .then(() => answerRefused(request, context, error))
         .then(
-          (response) => responder.secure(response),
+          (response) => {
+            if (!request.bodyUsed) discardBody(request);
+            return responder.secure(response);
+          },
           () => answerPlain(error, request, context),
         );
     },

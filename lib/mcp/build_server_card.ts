@@ -92,9 +92,19 @@ export function buildWellKnownCard(card: ServerCard): Record<string, unknown> {
 }
 
 /**
+ * What people ask for that the MCP server answers: the catalog entry's `representativeQueries`,
+ * which registries embed to find it (the ARD specification recommends two to five).
+ */
+export const MCP_REPRESENTATIVE_QUERIES = [
+  "Book a free 30-minute conversation with a design studio in Lisbon",
+  "Which times are free for a conversation with the studio next month?",
+  "Send a design studio an inquiry about a new website or brand identity",
+] as const;
+
+/**
  * The AI catalog (`/.well-known/ai-catalog.json`): one entry, the server card by URL, with the
  * name a person or an agent's interface shows for it (`displayName`, which the catalog's schema
- * requires of every entry).
+ * requires of every entry) and the queries it answers (`representativeQueries`).
  *
  * @param baseUrl The public origin.
  * @param studioName The studio's name, e.g. `Traço`.
@@ -109,6 +119,7 @@ export function buildAiCatalog(baseUrl: string, studioName: string): Record<stri
       displayName: `${studioName}: bookings and inquiries (MCP)`,
       type: MCP_SERVER_CARD_TYPE,
       url: baseUrl + MCP_SERVER_CARD_PATH,
+      representativeQueries: [...MCP_REPRESENTATIVE_QUERIES],
     }],
   };
 }

@@ -134,6 +134,7 @@ const ContactFormText: Describe<ContactFormText> = object({
     enum: string(),
   }),
   badForm: Notice,
+  tooLarge: Notice,
   rateLimited: Notice,
   noBackend: Notice,
   originRejected: Notice,
@@ -165,6 +166,10 @@ const BookingText: Describe<BookingText> = object({
   invalid: string(),
   originRejected: string(),
   rateLimited: string(),
+  attendeeLimited: string(),
+  unavailable: string(),
+  unreadable: string(),
+  tooLarge: string(),
   failed: string(),
   missingTime: string(),
 });

@@ -172,6 +172,8 @@ export interface ContactFormText {
   problems: Record<"missing" | "type" | "length" | "format" | "enum", string>;
   /** The body did not parse. */
   badForm: Notice;
+  /** The body was larger than the form takes; `{max}` is the bound in KiB. */
+  tooLarge: Notice;
   /** The write quota is exhausted; `{seconds}` is the wait. */
   rateLimited: Notice;
   /** The inquiry could not be stored. */
@@ -230,6 +232,14 @@ export interface BookingText {
   originRejected: string;
   /** 429; `{seconds}` is the wait. */
   rateLimited: string;
+  /** 429: the attendee's address had its bookings of the day; `{attendee}` is the address. */
+  attendeeLimited: string;
+  /** 503 when nothing was booked: a calendar or the store could not be read. */
+  unavailable: string;
+  /** 400: the form's body did not parse (the page without JavaScript). */
+  unreadable: string;
+  /** 413: the form's body was too large; `{max}` is the bound in KiB. */
+  tooLarge: string;
   /** Any other failure. */
   failed: string;
   /** Sent without a time chosen. */

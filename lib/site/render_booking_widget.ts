@@ -128,6 +128,30 @@ export function renderMonthBar(state: BookingFormState, text: BookingText, tag: 
   ];
 }
 
+/**
+ * The time the person chose, as the only one to show when the free times cannot be read: it
+ * stays selected, so that the form can be sent again once the calendar answers.
+ */
+function keepChosen(values: BookingValues): string | undefined {
+  try {
+    Temporal.Instant.from(values.start ?? "");
+    return values.start;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The `Date` of an instant's text: the listing's own, or any form Temporal reads (a time the
+ * person sent, annotations included).
+ */
+function toDate(start: string): Date {
+  const date = new Date(start);
+  return Number.isNaN(date.getTime())
+    ? new Date(Temporal.Instant.from(start).epochMilliseconds)
+    : date;
+}
+
 /** The month's free times, a radio group per day; or why there are none. */
 export function renderDays(
   state: BookingFormState,
@@ -135,7 +159,11 @@ export function renderDays(
   { tag, values }: { tag: string; values: BookingValues },
 ): string {
   if (!state.slots) {
-    return `<p class="slots-status notice">${escapeHtml(text.slotsFailed)}</p>`;
+    const start = keepChosen(values);
+    const status = `<p class="slots-status notice">${escapeHtml(text.slotsFailed)}</p>`;
+    return start
+      ? status + renderDays({ ...state, slots: { [start]: [{ start }] } }, text, { tag, values })
+      : status;
   }
   if (Object.keys(state.slots).length === 0) {
     return `<p class="slots-status">${escapeHtml(text.noSlots)}</p>`;
@@ -154,12 +182,15 @@ export function renderDays(
   });
   const startParam = paramAttribute(BOOKING_FIELDS, "start");
   const days = Object.entries(state.slots).map(([date, starts], index) => {
-    const legend = capitalize(dayFormat.format(new Date(starts[0]?.start ?? date)), tag);
+    const legend = capitalize(
+      dayFormat.format(starts[0] ? toDate(starts[0].start) : new Date(date)),
+      tag,
+    );
     const radios = starts.map(({ start }) =>
       `<label><input type="radio" name="start" value="${escapeHtml(start)}"${
         values.start === start ? " checked" : ""
       }${index === 0 ? " required" : ""}${startParam}><span>${
-        timeFormat.format(new Date(start))
+        timeFormat.format(toDate(start))
       }</span></label>`
     ).join("");
     return `<fieldset><legend>${
@@ -280,7 +311,11 @@ export function renderBookingWidget(
     `<form method="post" action="${state.path}?month=${state.month}"${
       toolAttributes("book_call", "createBooking", false)
     }>`,
-    `<fieldset class="slots"><legend>${escapeHtml(text.days)}</legend>`,
+    // The free times are one parameter, `start`: Chromium describes a radio group by the
+    // fieldset around all of it (a description on each radio is read only when there is one).
+    `<fieldset class="slots"${paramAttribute(BOOKING_FIELDS, "start")}><legend>${
+      escapeHtml(text.days)
+    }</legend>`,
     renderError(messages, "start"),
     renderDays(state, text, { tag, values }),
     "</fieldset>",

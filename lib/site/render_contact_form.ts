@@ -25,6 +25,11 @@ export interface ContactFormState {
   attribution?: Attribution;
   /** Problems to show, one per field at most. */
   problems?: readonly FieldProblem[];
+  /**
+   * What happened to a submission refused as a whole (unreadable, too large, limited, refused,
+   * failed), shown above the fields: its title, and its text already rendered to HTML.
+   */
+  notice?: { title: string; html: string };
 }
 
 // The two Name inputs are joined with one space, so together they may hold the field's bound.
@@ -65,6 +70,16 @@ function renderError(messages: FieldMessages, id: string, field: string): string
 /** An input's `value` attribute, or nothing. */
 function valueAttribute(value?: string): string {
   return value ? ` value="${escapeHtml(value)}"` : "";
+}
+
+/** The notice of a submission refused as a whole, where the summary of problems would be. */
+function renderNotice(notice: NonNullable<ContactFormState["notice"]>): string[] {
+  return [
+    '<div class="notice" id="form-errors" role="alert" tabindex="-1">',
+    `<h2>${escapeHtml(notice.title)}</h2>`,
+    `<p>${notice.html}</p>`,
+    "</div>",
+  ];
 }
 
 /** The summary above the form of what to fix, each item linking to its field. */
@@ -143,7 +158,7 @@ function renderFields(
  *
  * @param text The form's labels and messages.
  * @param action The path the form posts to (the contact page's own).
- * @param state Values and problems to show (`{}` for an empty form).
+ * @param state Values, and the problems or the notice to show (`{}` for an empty form).
  * @param renderInlineMarkdown The site's inline Markdown renderer (`Site.renderInlineMarkdown`),
  * for the privacy line.
  * @returns The form's HTML.
@@ -166,7 +181,7 @@ export function renderContactForm(
     `enctype="multipart/form-data" accept-charset="utf-8"${
       toolAttributes("send_inquiry", "createContactInquiry", true)
     }>`,
-    ...renderErrorSummary(text, messages),
+    ...(state.notice ? renderNotice(state.notice) : renderErrorSummary(text, messages)),
     "<fieldset>",
     `<legend>${escapeHtml(text.legend)}</legend>`,
     ...renderFields(text, state, messages),

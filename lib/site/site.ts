@@ -143,6 +143,21 @@ export function fillBase(text: string, baseUrl: string): string {
   return text.replaceAll("{base}", baseUrl);
 }
 
+/**
+ * Fills a notice's text: `{base}` with the public origin, each other `{name}` from `values`
+ * (placeholders without a value stay as they are).
+ *
+ * @param text The text, inline Markdown. @param baseUrl The public origin.
+ * @param values Values of the placeholders.
+ */
+export function fillNotice(
+  text: string,
+  baseUrl: string,
+  values: Readonly<Record<string, string>> = {},
+): string {
+  return fillBase(text, baseUrl).replace(/\{(\w+)\}/g, (all, name: string) => values[name] ?? all);
+}
+
 /** The path of a skill's SKILL.md: `/.well-known/agent-skills/<name>/SKILL.md`. */
 export function toSkillPath(name: string): string {
   return `${AGENT_SKILLS_PATH}/${name}/SKILL.md`;
@@ -200,8 +215,7 @@ export function buildNoticePage(
   notice: { title: string; text: string },
   values: Record<string, string> = {},
 ): Representation {
-  const text = fillBase(notice.text, site.baseUrl)
-    .replace(/\{(\w+)\}/g, (all, name: string) => values[name] ?? all);
+  const text = fillNotice(notice.text, site.baseUrl, values);
   return buildDocumentPage(site, language, {
     title: notice.title,
     mainHtml: `<h1>${site.renderInlineMarkdown(notice.title)}</h1>\n<p>${

@@ -1,6 +1,7 @@
 /**
  * The Nu HTML Checker (npm `vnu-jar`, run with Debian's Java) on every page of both languages,
- * a 404 page and the booking form, as the real server answers them: no error and no warning.
+ * a 404 page, the booking form and the forms' answers to a refused post, as the real server
+ * answers them: no error and no warning.
  */
 import { WEBMCP_NU_FILTER } from "../../../lib/site/webmcp.ts";
 import { after, test } from "node:test";
@@ -44,6 +45,28 @@ test(
       const file = join(folder, `page-${index}.html`);
       writeFileSync(file, await (await fetch(server?.origin + path)).text());
       files.push(file);
+    }
+    // The forms' answers to a refused post, the page again with a notice and what was typed: a
+    // foreign Origin (403), and an e-mail address missing (400).
+    for (const path of ["/contacto", "/en/contact", "/marcar-conversa", "/en/book"]) {
+      for (const origin of ["https://elsewhere.example", server?.origin ?? ""]) {
+        const body = new URLSearchParams({
+          Name: 'Zé "Ana" <b>',
+          Message: "Uma marca <nova> & já",
+          start: "2026-12-02T09:30:00Z",
+          name: 'Zé "Ana" <b>',
+          topic: "Uma marca <nova> & já",
+        });
+        const response = await fetch(server?.origin + path, {
+          method: "POST",
+          headers: { Origin: origin },
+          body,
+        });
+        const file = join(folder, `page-${paths.length}.html`);
+        paths.push(`POST ${path} (${response.status})`);
+        writeFileSync(file, await response.text());
+        files.push(file);
+      }
     }
     const run = spawnSync("npx", [
       "-y",

@@ -87,7 +87,7 @@ test("the well-known copies of the card add serverInfo, the transport's endpoint
   }
 });
 
-test("GET /.well-known/ai-catalog.json points to the server card, with the displayName every entry needs", async () => {
+test("GET /.well-known/ai-catalog.json points to the server card, with the displayName every entry needs and two to five representative queries", async () => {
   const catalog = await readJson("/.well-known/ai-catalog.json", "application/ai-catalog+json");
   assert.deepEqual(catalog, {
     specVersion: "1.0",
@@ -96,6 +96,11 @@ test("GET /.well-known/ai-catalog.json points to the server card, with the displ
       displayName: "Traço: bookings and inquiries (MCP)",
       type: "application/mcp-server-card+json",
       url: "https://studio.example/mcp/server-card",
+      representativeQueries: [
+        "Book a free 30-minute conversation with a design studio in Lisbon",
+        "Which times are free for a conversation with the studio next month?",
+        "Send a design studio an inquiry about a new website or brand identity",
+      ],
     }],
   });
 });

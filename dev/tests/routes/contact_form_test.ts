@@ -5,6 +5,8 @@ import type { InquiryRecord } from "../../../lib/contact/inquiries.ts";
 import type { Store } from "../../../lib/store/store.ts";
 import { buildRequest, createRecordingLogger, fromAddress } from "../_support.ts";
 import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../../testing.ts";
+import { CORPUS } from "../../../build/corpus.generated.ts";
+import { escapeHtml } from "../../../lib/mail/mail.ts";
 
 const CLIENT = fromAddress("203.0.113.40");
 const clock = createFixedClock("2026-11-21T10:00:00Z");
@@ -105,118 +107,6 @@ test("POST /en/contact with a missing email shows the form again in English, wit
   assert.deepEqual(await listInquiries(store), []);
 });
 
-test("POST /contacto with a body that does not parse answers a page saying so, in Portuguese", async () => {
-  const handler = createHandler({ clock, logger: createRecordingLogger() });
-  const response = await handler(
-    buildRequest("/contacto", {
-      method: "POST",
-      headers: { "Content-Type": "text/plain" },
-      body: "Nome: Maria",
-    }),
-    CLIENT,
-  );
-  assert.equal(response.status, 400);
-  assert.equal(response.headers.get("Content-Type"), "text/html; charset=utf-8");
-  const body = await response.text();
-  assert.match(body, /<html lang="pt-PT">/);
-  assert.match(body, /<h1>Não conseguimos ler o formulário<\/h1>/);
-  assert.match(body, /href="mailto:ola@studio\.example"/);
-});
-
-test("POST /en/contact answers a chunked body over 64 KiB with a 400 page at once", async () => {
-  const handler = createHandler({ clock, logger: createRecordingLogger() });
-  const chunk = new TextEncoder().encode("x".repeat(16 * 1024));
-  let sent = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (sent++ < 8) controller.enqueue(chunk);
-      else controller.close();
-    },
-  });
-  const answered = handler(
-    buildRequest("/en/contact", {
-      method: "POST",
-      headers: { "Content-Type": "multipart/form-data; boundary=x" },
-      body,
-    }),
-    CLIENT,
-  );
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), 3000));
-  const response = await Promise.race([answered, late]);
-  clearTimeout(timer);
-  assert.notEqual(response, "late", "no answer within 3 s");
-  if (response === "late") return;
-  assert.equal(response.status, 400);
-  assert.equal(response.headers.get("Content-Type"), "text/html; charset=utf-8");
-  assert.match(await response.text(), /<html lang="en">/);
-});
-
-test("POST /contacto counts against the write quota and answers a 429 page with Retry-After", async () => {
-  const handler = createHandler({
-    clock,
-    rateLimits: { write: 2 },
-    logger: createRecordingLogger(),
-  });
-  for (let index = 0; index < 2; index++) {
-    const response = await handler(
-      buildRequest("/contacto", { method: "POST", body: buildForm(VALID) }),
-      CLIENT,
-    );
-    assert.equal(response.status, 303);
-    await response.body?.cancel();
-  }
-  const refused = await handler(
-    buildRequest("/en/contact", { method: "POST", body: buildForm(VALID) }),
-    CLIENT,
-  );
-  assert.equal(refused.status, 429);
-  const retryAfter = Number(refused.headers.get("Retry-After"));
-  assert.ok(retryAfter >= 1 && retryAfter <= 60, String(retryAfter));
-  const body = await refused.text();
-  assert.match(body, /<html lang="en">/);
-  assert.match(body, /Too many messages in a row/);
-  assert.ok(body.includes(`Wait ${retryAfter} seconds`));
-
-  const api = await handler(
-    buildRequest("/api/v1/contact", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ Name: "Ana", Email: "ana@example.pt", Message: "Olá" }),
-    }),
-    CLIENT,
-  );
-  assert.equal(api.status, 429, "the form and the API share the write quota");
-  await api.body?.cancel();
-});
-
-test("POST /en/contact answers a 500 page when the inquiry cannot be stored", async () => {
-  const inner = createMemoryStore();
-  const failing: Store = {
-    ...inner,
-    get: (key) => inner.get(key),
-    set: (key, value, options) => inner.set(key, value, options),
-    delete: (key) => inner.delete(key),
-    list: (selector, options) => inner.list(selector, options),
-    close: () => inner.close(),
-    atomic: () => {
-      const operation = inner.atomic();
-      operation.commit = () => Promise.reject(new Error("disk full"));
-      return operation;
-    },
-  };
-  const logger = createRecordingLogger();
-  const handler = createHandler({ store: failing, clock, logger });
-  const response = await handler(
-    buildRequest("/en/contact", { method: "POST", body: buildForm(VALID) }),
-    CLIENT,
-  );
-  assert.equal(response.status, 500);
-  const body = await response.text();
-  assert.match(body, /<h1>Your message was not saved<\/h1>/);
-  assert.doesNotMatch(body, /disk full/);
-});
-
 test("GET of a page with campaign parameters keeps the first touch, and the contact form carries it", async () => {
   const handler = createHandler({ baseUrl: "https://studio.example" });
   const landing = await handler(
@@ -258,4 +148,266 @@ test("GET of a page with campaign parameters keeps the first touch, and the cont
   const plain = await handler(buildRequest("/contacto"));
   assert.equal(plain.headers.get("Cache-Control"), "public, max-age=300");
   assert.match(await plain.text(), /<input type="hidden" name="gclid">/);
+});
+
+/** What a person typed, with characters that must come back escaped. */
+const TYPED = {
+  first: 'Zé "Ana" <b>',
+  last: "Silva & Filhos",
+  email: "ze@example.pt",
+  category: "branding",
+  message: 'Uma marca para a padaria <já> & "já", com loja online.',
+};
+
+/** The form's fields with {@linkcode TYPED}, the message last, as the form sends them. */
+function buildTypedFields(message = TYPED.message): Array<[string, string]> {
+  return [
+    ["Name", TYPED.first],
+    ["Name", TYPED.last],
+    ["Email", TYPED.email],
+    ["Category", TYPED.category],
+    ["utm_source", "newsletter"],
+    ["Message", message],
+  ];
+}
+
+/** The contact pages, with their language's `lang` and the form's texts. */
+const CONTACT_PAGES = [
+  { path: "/en/contact", lang: "en", text: CORPUS.languages.en.form },
+  { path: "/contacto", lang: "pt-PT", text: CORPUS.languages.pt.form },
+] as const;
+
+/** The `value` attribute of the input whose id is `id`, as written in the page. */
+function readValue(page: string, id: string): string | undefined {
+  const input = new RegExp(`<input id="${id}"[^>]*>`).exec(page)?.[0] ?? "";
+  return / value="([^"]*)"/.exec(input)?.[1];
+}
+
+/**
+ * Asserts a contact page answered to a refused submission: the status, an HTML page of the site
+ * in the form's language (not cached), the notice titled `title` above the form, and the form
+ * filled in again with what the person typed, escaped.
+ */
+async function assertContactPage(
+  response: Response,
+  expected: {
+    status: number;
+    page: typeof CONTACT_PAGES[number];
+    title: string;
+    /** The message typed, {@linkcode TYPED}'s by default. */
+    message?: string;
+    /** Whether the message was cut by the body's bound: then what came back begins it. */
+    cut?: boolean;
+  },
+): Promise<string> {
+  const { status, page, title } = expected;
+  const body = await response.text();
+  assert.equal(response.status, status, `${page.path}: ${body.slice(0, 300)}`);
+  assert.equal(response.headers.get("Content-Type"), "text/html; charset=utf-8");
+  assert.equal(response.headers.get("Cache-Control"), "no-store");
+  assert.ok(body.includes(`<html lang="${page.lang}">`), page.path);
+  assert.ok(body.includes(`<title>${escapeHtml(title)} · `), `${page.path}: the title says it`);
+  assert.match(body, /<link rel="stylesheet"/, "in the site's design");
+  assert.ok(
+    body.includes(
+      `<div class="notice" id="form-errors" role="alert" tabindex="-1">\n<h2>${
+        escapeHtml(title)
+      }</h2>`,
+    ),
+    `${page.path}: the notice says what happened`,
+  );
+  assert.equal(readValue(body, "f-first"), escapeHtml(TYPED.first), page.path);
+  assert.equal(readValue(body, "f-last"), escapeHtml(TYPED.last), page.path);
+  assert.equal(readValue(body, "f-email"), escapeHtml(TYPED.email), page.path);
+  assert.ok(body.includes(`<option value="${TYPED.category}" selected>`), page.path);
+  assert.match(body, /<input type="hidden" name="utm_source" value="newsletter">/);
+  const message = /<textarea id="f-message"[^>]*>([\s\S]*?)<\/textarea>/.exec(body)?.[1];
+  const typed = escapeHtml(expected.message ?? TYPED.message);
+  if (expected.cut) {
+    assert.ok(message && message.length > 60_000, `as far as it arrived: ${message?.length}`);
+    assert.ok(typed.startsWith(message), page.path);
+  } else {
+    assert.equal(message, typed, page.path);
+  }
+  assert.doesNotMatch(body, /"ok":false/, "never JSON");
+  return body;
+}
+
+test("POST /en/contact and /contacto answer a multipart body that does not parse with the form again, what was typed kept (400)", async () => {
+  const handler = createHandler({ clock, logger: createRecordingLogger() });
+  for (const page of CONTACT_PAGES) {
+    // Cut before its closing delimiter, as a dropped connection leaves it.
+    const body = buildTypedFields().map(([name, value]) =>
+      `--cut\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}`
+    ).join("\r\n");
+    const response = await handler(
+      buildRequest(page.path, {
+        method: "POST",
+        headers: { "Content-Type": "multipart/form-data; boundary=cut" },
+        body,
+      }),
+      CLIENT,
+    );
+    const html = await assertContactPage(response, {
+      status: 400,
+      page,
+      title: page.text.badForm.title,
+    });
+    assert.ok(html.includes('href="mailto:ola@studio.example"'), "another way to write");
+  }
+});
+
+test("POST /en/contact and /contacto answer a field that is wrong with the form again, its message and the values kept (400)", async () => {
+  const handler = createHandler({ clock, logger: createRecordingLogger() });
+  for (const page of CONTACT_PAGES) {
+    const fields = buildTypedFields().map(([name, value]): [string, string] =>
+      name === "Email" ? [name, "ze.example.pt"] : [name, value]
+    );
+    const response = await handler(
+      buildRequest(page.path, { method: "POST", body: buildForm(fields) }),
+      CLIENT,
+    );
+    const body = await response.text();
+    assert.equal(response.status, 400);
+    assert.equal(response.headers.get("Content-Type"), "text/html; charset=utf-8");
+    assert.ok(body.includes(`<html lang="${page.lang}">`));
+    assert.ok(body.includes(`<h2>${escapeHtml(page.text.errorSummary)}</h2>`));
+    assert.match(body, /<input id="f-email"[^>]*aria-invalid="true"/);
+    assert.equal(readValue(body, "f-email"), "ze.example.pt");
+    assert.equal(readValue(body, "f-first"), escapeHtml(TYPED.first));
+    assert.equal(readValue(body, "f-last"), escapeHtml(TYPED.last));
+    assert.ok(body.includes(`>${escapeHtml(TYPED.message)}</textarea>`));
+  }
+});
+
+test("POST /en/contact and /contacto from a foreign Origin answer the form again with what was typed, saying where to send it (403)", async () => {
+  const store = createMemoryStore();
+  const handler = createHandler({ store, clock, logger: createRecordingLogger() });
+  for (const page of CONTACT_PAGES) {
+    const response = await handler(
+      buildRequest(page.path, {
+        method: "POST",
+        headers: { Origin: "https://elsewhere.example" },
+        body: buildForm(buildTypedFields()),
+      }),
+      CLIENT,
+    );
+    const body = await assertContactPage(response, {
+      status: 403,
+      page,
+      title: page.text.originRejected.title,
+    });
+    assert.ok(body.includes("http://localhost:8000"), "the site's own address");
+  }
+  assert.deepEqual(await listInquiries(store), [], "nothing stored");
+});
+
+test("POST /en/contact and /contacto answer a body over 64 KiB with the form again, keeping the fields that arrived and the message as far as it did (413)", async () => {
+  const store = createMemoryStore();
+  const handler = createHandler({ store, clock, logger: createRecordingLogger() });
+  const long = TYPED.message + " " + "Mais um pormenor. ".repeat(4_000);
+  for (const page of CONTACT_PAGES) {
+    for (const chunked of [false, true]) {
+      const form = new Request("http://localhost/", {
+        method: "POST",
+        body: buildForm(buildTypedFields(long)),
+      });
+      const contentType = form.headers.get("Content-Type") ?? "";
+      const bytes = new Uint8Array(await form.arrayBuffer());
+      // Chunked, the body never ends: it is answered once the bound is passed, not when it ends.
+      const body = chunked
+        ? new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let offset = 0; offset < bytes.length; offset += 16_384) {
+              controller.enqueue(bytes.slice(offset, offset + 16_384));
+            }
+          },
+        })
+        : bytes;
+      const response = await handler(
+        buildRequest(page.path, { method: "POST", headers: { "Content-Type": contentType }, body }),
+        CLIENT,
+      );
+      const text = await assertContactPage(response, {
+        status: 413,
+        page,
+        title: page.text.tooLarge.title,
+        message: long,
+        cut: true,
+      });
+      assert.ok(text.includes("64 KiB"), "the bound");
+    }
+  }
+  assert.deepEqual(await listInquiries(store), [], "nothing stored");
+});
+
+test("POST /en/contact and /contacto count against the write quota: over it, the form again with what was typed and Retry-After (429)", async () => {
+  for (const page of CONTACT_PAGES) {
+    const handler = createHandler({
+      clock,
+      rateLimits: { write: 2 },
+      logger: createRecordingLogger(),
+    });
+    for (let index = 0; index < 2; index++) {
+      const response = await handler(
+        buildRequest(page.path, { method: "POST", body: buildForm(VALID) }),
+        CLIENT,
+      );
+      assert.equal(response.status, 303);
+      await response.body?.cancel();
+    }
+    const refused = await handler(
+      buildRequest(page.path, { method: "POST", body: buildForm(buildTypedFields()) }),
+      CLIENT,
+    );
+    const retryAfter = Number(refused.headers.get("Retry-After"));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, String(retryAfter));
+    const body = await assertContactPage(refused, {
+      status: 429,
+      page,
+      title: page.text.rateLimited.title,
+    });
+    assert.ok(body.includes(` ${retryAfter} `), "the wait, in seconds");
+
+    const api = await handler(
+      buildRequest("/api/v1/contact", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ Name: "Ana", Email: "ana@example.pt", Message: "Olá" }),
+      }),
+      CLIENT,
+    );
+    assert.equal(api.status, 429, "the form and the API share the write quota");
+    await api.body?.cancel();
+  }
+});
+
+test("POST /en/contact and /contacto answer the form again with what was typed when the inquiry cannot be stored (500)", async () => {
+  const inner = createMemoryStore();
+  const failing: Store = {
+    ...inner,
+    get: (key) => inner.get(key),
+    set: (key, value, options) => inner.set(key, value, options),
+    delete: (key) => inner.delete(key),
+    list: (selector, options) => inner.list(selector, options),
+    close: () => inner.close(),
+    atomic: () => {
+      const operation = inner.atomic();
+      operation.commit = () => Promise.reject(new Error("disk full"));
+      return operation;
+    },
+  };
+  const handler = createHandler({ store: failing, clock, logger: createRecordingLogger() });
+  for (const page of CONTACT_PAGES) {
+    const response = await handler(
+      buildRequest(page.path, { method: "POST", body: buildForm(buildTypedFields()) }),
+      CLIENT,
+    );
+    const body = await assertContactPage(response, {
+      status: 500,
+      page,
+      title: page.text.noBackend.title,
+    });
+    assert.doesNotMatch(body, /disk full/);
+  }
 });

@@ -50,5 +50,14 @@ test("the booking forms are the book_call tool of WebMCP, which a person submits
         `${path}: ${field}`,
       );
     }
+    // Chromium describes a group of radios by the fieldset around the whole group, not by each.
+    assert.ok(
+      form.includes(
+        `<fieldset class="slots" toolparamdescription="${
+          escapeHtml(BOOKING_FIELDS.start.description)
+        }">`,
+      ),
+      `${path}: the fieldset of the free times describes start`,
+    );
   }
 });
