@@ -3,13 +3,15 @@
  * DELETE (session streams and their end, which a stateless server has not) answer 405 with
  * `Allow: POST`.
  *
- * Checks, in order: the pipeline's Origin rule (every POST route of the table), the request
+ * Every refusal is a JSON-RPC error, the pipeline's too (a foreign `Origin`, a quota spent, a
+ * failure). Checks, in order: the pipeline's Origin rule (every POST route of the table), the request
  * counted once against the `read` quota (an exchange, like any GET: `initialize`, `tools/list` and
  * the read-only tools cost no write), then the SDK's `Host` check against DNS rebinding, and
  * inside each tool call the quotas of the matching API operation (`read`; `write`;
  * `write` and `booking`).
  *
- * The body is read once, within 64 KiB, and routed as the SDK routes it (`isLegacyRequest`, whose
+ * The body is read once as the API reads its bodies (within 64 KiB, within 10 s, given up at once
+ * when the server stops, strict UTF-8 and no other charset), and routed as the SDK routes it (`isLegacyRequest`, whose
  * answer the body's shape gives beforehand for the usual calls: see `toLegByShape`): the
  * 2026-07-28 revision to the SDK's `createMcpHandler` (its answers are JSON unless a tool streams,
  * and ours do not), the 2025 revisions to a stateless `WebStandardStreamableHTTPServerTransport`
@@ -23,8 +25,17 @@
  *
  * @module
  */
+import { ApiError } from "../lib/contract/api_error.ts";
 import { MAX_BODY_BYTES } from "../lib/contract/contract.ts";
-import { discardBody } from "../lib/http/read_body.ts";
+import {
+  BODY_TIMEOUT_MILLISECONDS,
+  BodyError,
+  type BodyProblem,
+  discardBody,
+  isUtf8,
+  readBounded,
+  readMediaType,
+} from "../lib/http/read_body.ts";
 import type { RouteHandlers } from "../lib/http/route.ts";
 import { loadOnce } from "../lib/load_once.ts";
 import type { SiteServices } from "../lib/services.ts";
@@ -36,6 +47,9 @@ const MCP_MAX_BODY_BYTES = MAX_BODY_BYTES.createContactInquiry;
 
 /** JSON-RPC's code for a body that does not parse. */
 const PARSE_ERROR_CODE = -32700;
+
+/** The longest a body may take to arrive, in seconds: the API's. */
+const BODY_TIMEOUT_SECONDS = BODY_TIMEOUT_MILLISECONDS / 1000;
 
 /** The handler of the endpoint, once the SDK is loaded. */
 interface McpEndpoint {
@@ -122,30 +136,60 @@ function createHostCheck(
   };
 }
 
+/** A strict decoder: bytes that are not UTF-8 are refused, as the API refuses them. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** What the endpoint answers to a body it could not read, by the reader's problem. */
+function refuseBody(problem: BodyProblem): Response {
+  switch (problem) {
+    case "too-large":
+      return buildJsonRpcError(
+        413,
+        `Payload Too Large: Request body must not exceed ${MCP_MAX_BODY_BYTES} bytes`,
+      );
+    case "too-slow":
+      // The API's verdict on the same request (400, its body "did not arrive in time").
+      return buildJsonRpcError(
+        400,
+        `Bad Request: the request body did not arrive within ${BODY_TIMEOUT_SECONDS} seconds`,
+      );
+    case "aborted":
+      return buildJsonRpcError(503, "Service Unavailable: the server is stopping; retry", {
+        headers: { "Retry-After": "1", Connection: "close" },
+      });
+    default:
+      return buildJsonRpcError(400, "Parse error: the request body could not be read", {
+        code: PARSE_ERROR_CODE,
+      });
+  }
+}
+
 /**
- * Reads the body of a JSON POST once, within the limit: a body whose length is declared is read
- * whole (the runtime's server holds a request to the length it declares), any other through the
- * SDK's bounded reader.
+ * Reads the body of a JSON POST once, as the API reads its bodies: within the limit (a declared
+ * length over it is refused before reading), within the API's time (a body still arriving then is
+ * refused, and at once when the server stops), and as strict UTF-8.
  *
- * @returns The text, or the refusal of a body that is too large or cannot be read.
+ * @returns The text, or the refusal of a body that is too large, too slow, cut off or not UTF-8.
  */
-async function readMcpText(sdk: McpSdk, request: Request): Promise<string | Response> {
-  const declared = request.headers.get("Content-Length");
+async function readMcpText(request: Request, stopping: AbortSignal): Promise<string | Response> {
+  let bytes: Uint8Array;
   try {
-    if (declared && /^\d+$/.test(declared) && Number(declared) <= MCP_MAX_BODY_BYTES) {
-      return await request.text();
-    }
-    const read = await sdk.readRequestBody(request, MCP_MAX_BODY_BYTES);
-    if (!read.tooLarge) return read.text;
+    bytes = await readBounded(request.body, {
+      maxBytes: MCP_MAX_BODY_BYTES,
+      declaredLength: request.headers.get("Content-Length"),
+      timeoutMilliseconds: BODY_TIMEOUT_MILLISECONDS,
+      signal: stopping,
+    });
+  } catch (error) {
+    return refuseBody(error instanceof BodyError ? error.problem : "unreadable");
+  }
+  try {
+    return UTF8.decode(bytes);
   } catch {
-    return buildJsonRpcError(400, "Parse error: the request body could not be read", {
+    return buildJsonRpcError(400, "Parse error: the request body is not valid UTF-8", {
       code: PARSE_ERROR_CODE,
     });
   }
-  return buildJsonRpcError(
-    413,
-    `Payload Too Large: Request body must not exceed ${MCP_MAX_BODY_BYTES} bytes`,
-  );
 }
 
 /**
@@ -156,10 +200,10 @@ async function readMcpText(sdk: McpSdk, request: Request): Promise<string | Resp
  * @returns The parsed body with the (read) request, the copy, or the refusal of the body.
  */
 async function readMcpBody(
-  sdk: McpSdk,
   request: Request,
+  stopping: AbortSignal,
 ): Promise<{ request: Request; parsedBody?: unknown } | Response> {
-  const text = await readMcpText(sdk, request);
+  const text = await readMcpText(request, stopping);
   if (text instanceof Response) return text;
   try {
     if (text.length) return { request, parsedBody: JSON.parse(text) };
@@ -284,7 +328,17 @@ function createEndpoint(
       }
       // The SDK's answer to a body that is not JSON (415), before anything is read.
       if (!sdk.isJsonContentType(request.headers.get("Content-Type"))) return modern.fetch(request);
-      const body = await readMcpBody(sdk, request);
+      const { charset } = readMediaType(request);
+      if (!isUtf8(charset)) {
+        discardBody(request);
+        return buildJsonRpcError(
+          415,
+          `Unsupported Media Type: Content-Type must be application/json in UTF-8, not charset ${
+            JSON.stringify(charset?.slice(0, 40))
+          }`,
+        );
+      }
+      const body = await readMcpBody(request, services.stopping);
       if (body instanceof Response) return body;
       const options = { authInfo: toAuthInfo(clientKey), parsedBody: body.parsedBody };
       if (body.parsedBody === undefined) return legacy(body.request, options);
@@ -296,10 +350,29 @@ function createEndpoint(
 }
 
 /**
+ * The pipeline's refusal of a request (a foreign `Origin`: 403) or a failure of the endpoint, as
+ * a JSON-RPC error with the same status: an `ApiError`'s message and hint, a fixed message for
+ * anything else (the pipeline has logged it).
+ *
+ * @param request The request; its body, if any, is discarded.
+ * @param error What the pipeline caught.
+ * @returns The JSON-RPC error.
+ */
+export function answerMcpRefused(request: Request, error: unknown): Response {
+  discardBody(request);
+  if (!(error instanceof ApiError)) {
+    return buildJsonRpcError(500, "Internal server error", { code: -32603 });
+  }
+  return buildJsonRpcError(error.status, `${error.message}: ${error.hint}`, {
+    headers: error.headers,
+  });
+}
+
+/**
  * The handlers of the MCP endpoint (its route, `POST /mcp`, is an entry of `routes/mod.ts`).
  *
  * @param services The site's services.
- * @returns The handlers: the endpoint, and its JSON-RPC 429.
+ * @returns The handlers: the endpoint, and its JSON-RPC refusals (429, the pipeline's others).
  */
 export function createMcpEndpoint(services: SiteServices): RouteHandlers {
   const endpoint = loadOnce(async () => {
@@ -310,6 +383,7 @@ export function createMcpEndpoint(services: SiteServices): RouteHandlers {
     return createEndpoint(services, { sdk, server });
   });
   return {
+    answerRefused: (request, _context, error) => answerMcpRefused(request, error),
     answerRateLimited(request, _context, retryAfterSeconds) {
       discardBody(request);
       return buildJsonRpcError(

@@ -8,14 +8,17 @@
  */
 
 /** Why a body could not be read. */
-export type BodyProblem = "too-large" | "too-slow" | "unreadable";
+export type BodyProblem = "too-large" | "too-slow" | "unreadable" | "aborted";
 
 /** The longest a body may take to arrive, in milliseconds (a defence against slow senders). */
 export const BODY_TIMEOUT_MILLISECONDS = 10_000;
 
 /** A body that could not be read within the limit. */
 export class BodyError extends Error {
-  /** `too-large`: over the limit; `too-slow`: not complete in time; `unreadable`: the stream failed. */
+  /**
+   * `too-large`: over the limit; `too-slow`: not complete in time; `unreadable`: the stream
+   * failed; `aborted`: the reader's signal was aborted (the server is stopping).
+   */
   readonly problem: BodyProblem;
   /** The limit in bytes. */
   readonly maxBytes: number;
@@ -31,6 +34,8 @@ export class BodyError extends Error {
         ? `Body exceeds ${maxBytes} bytes`
         : problem === "too-slow"
         ? "Body did not arrive in time"
+        : problem === "aborted"
+        ? "Body reading was aborted"
         : "Body could not be read",
       options,
     );
@@ -54,6 +59,11 @@ export interface BoundedReadOptions {
    * (for example because the fetch that opened it has an abort signal).
    */
   timeoutMilliseconds?: number;
+  /**
+   * Gives up the read when aborted, whatever is still to come: a server that stops waits for its
+   * open requests, and a sender that trickles its body must not hold it for the whole timeout.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -78,14 +88,14 @@ export interface BoundedReadOptions {
  * @param options The limit in bytes, the declared length and the time allowed.
  * @returns The bytes; empty when there is no stream.
  * @throws {BodyError} `too-large` when the declared or streamed size passes `maxBytes`;
- * `too-slow` when it has not ended in time; `unreadable` when the stream fails (its error is the
- * `cause`).
+ * `too-slow` when it has not ended in time; `aborted` when `signal` was aborted first;
+ * `unreadable` when the stream fails (its error is the `cause`).
  */
 export async function readBounded(
   stream: ReadableStream<Uint8Array> | null,
   options: BoundedReadOptions,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const { maxBytes, declaredLength, timeoutMilliseconds } = options;
+  const { maxBytes, declaredLength, timeoutMilliseconds, signal } = options;
   const declared = declaredLength?.trim();
   if (declared && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
     // Not awaited: the cancel of a cloned body settles only once every clone is cancelled.
@@ -93,12 +103,22 @@ export async function readBounded(
     throw new BodyError("too-large", maxBytes);
   }
   if (!stream) return new Uint8Array(0);
+  if (signal?.aborted) {
+    stream.cancel().catch(() => {});
+    throw new BodyError("aborted", maxBytes);
+  }
   const reader = stream.getReader();
-  let late = false;
-  const timer = timeoutMilliseconds === undefined ? undefined : setTimeout(() => {
-    late = true;
+  // Why the read was stopped from outside, if it was: a cancelled reader's pending read ends.
+  let stopped: "too-slow" | "aborted" | undefined;
+  const stop = (problem: "too-slow" | "aborted") => {
+    stopped ??= problem;
     reader.cancel().catch(() => {});
-  }, timeoutMilliseconds);
+  };
+  const timer = timeoutMilliseconds === undefined
+    ? undefined
+    : setTimeout(() => stop("too-slow"), timeoutMilliseconds);
+  const onAbort = () => stop("aborted");
+  signal?.addEventListener("abort", onAbort);
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -107,9 +127,9 @@ export async function readBounded(
       try {
         result = await reader.read();
       } catch (error) {
-        throw new BodyError(late ? "too-slow" : "unreadable", maxBytes, { cause: error });
+        throw new BodyError(stopped ?? "unreadable", maxBytes, { cause: error });
       }
-      if (late) throw new BodyError("too-slow", maxBytes);
+      if (stopped) throw new BodyError(stopped, maxBytes);
       if (result.done) break;
       size += result.value.byteLength;
       if (size > maxBytes) {
@@ -121,6 +141,7 @@ export async function readBounded(
     }
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
   }
   const bytes = new Uint8Array(size);
   let offset = 0;
