@@ -551,6 +551,11 @@ export interface McpServers {
    * @returns An instance connected to no exchange.
    */
   take(options: { era: McpEra; reuse?: boolean }): McpServer;
+  /**
+   * A new instance for the era with the tools, resources and prompt registered, for a connection
+   * of its own: it never goes among the idle ones.
+   */
+  build(era: McpEra): McpServer;
 }
 
 /**
@@ -603,6 +608,11 @@ export function createMcpServers(sdk: McpSdk, services: SiteServices): McpServer
     take({ era, reuse = true }) {
       const instance = idle[era].pop() ?? create(era);
       instance.reuse = reuse;
+      return instance.server;
+    },
+    build(era) {
+      const instance = create(era);
+      instance.reuse = false;
       return instance.server;
     },
   };

@@ -31,16 +31,17 @@ import {
   BODY_TIMEOUT_MILLISECONDS,
   BodyError,
   type BodyProblem,
+  type BodyReader,
+  createBodyReader,
   discardBody,
   isUtf8,
-  readBounded,
   readMediaType,
 } from "../lib/http/read_body.ts";
 import type { RouteHandlers } from "../lib/http/route.ts";
 import { loadOnce } from "../lib/load_once.ts";
 import type { SiteServices } from "../lib/services.ts";
 import type { McpSdk, McpServers } from "./_mcp_server.ts";
-import type { AuthInfo } from "@modelcontextprotocol/server";
+import type { AuthInfo, JSONRPCRequest } from "@modelcontextprotocol/server";
 
 /** The largest body the endpoint reads, in bytes (an inquiry's arguments are the largest). */
 const MCP_MAX_BODY_BYTES = MAX_BODY_BYTES.createContactInquiry;
@@ -167,18 +168,16 @@ function refuseBody(problem: BodyProblem): Response {
 /**
  * Reads the body of a JSON POST once, as the API reads its bodies: within the limit (a declared
  * length over it is refused before reading), within the API's time (a body still arriving then is
- * refused, and at once when the server stops), and as strict UTF-8.
+ * refused, and at once when the server stops: see the endpoint's reader), and as strict UTF-8.
  *
  * @returns The text, or the refusal of a body that is too large, too slow, cut off or not UTF-8.
  */
-async function readMcpText(request: Request, stopping: AbortSignal): Promise<string | Response> {
+async function readMcpText(request: Request, readBody: BodyReader): Promise<string | Response> {
   let bytes: Uint8Array;
   try {
-    bytes = await readBounded(request.body, {
+    bytes = await readBody(request.body, {
       maxBytes: MCP_MAX_BODY_BYTES,
       declaredLength: request.headers.get("Content-Length"),
-      timeoutMilliseconds: BODY_TIMEOUT_MILLISECONDS,
-      signal: stopping,
     });
   } catch (error) {
     return refuseBody(error instanceof BodyError ? error.problem : "unreadable");
@@ -201,9 +200,9 @@ async function readMcpText(request: Request, stopping: AbortSignal): Promise<str
  */
 async function readMcpBody(
   request: Request,
-  stopping: AbortSignal,
+  readBody: BodyReader,
 ): Promise<{ request: Request; parsedBody?: unknown } | Response> {
-  const text = await readMcpText(request, stopping);
+  const text = await readMcpText(request, readBody);
   if (text instanceof Response) return text;
   try {
     if (text.length) return { request, parsedBody: JSON.parse(text) };
@@ -301,14 +300,32 @@ function createLegacyLeg(
 interface McpModules {
   sdk: McpSdk;
   server: typeof import("./_mcp_server.ts");
+  exchanges: typeof import("./_mcp_exchanges.ts");
 }
 
-function createEndpoint(
+/**
+ * Whether a 2025-era request goes to the shared connection (see `_mcp_exchanges.ts`): a single
+ * JSON-RPC request (as `toLegByShape` found it) other than `initialize`, from a client that
+ * accepts what the stateless transport requires it to accept (else that transport answers 406).
+ */
+function isSharedExchange(request: Request, body: unknown): body is JSONRPCRequest {
+  const accept = request.headers.get("Accept");
+  return accept !== null && accept.includes("application/json") &&
+    accept.includes("text/event-stream") && !isHandshake(body);
+}
+
+async function createEndpoint(
   services: SiteServices,
-  { sdk, server: { createMcpServers, toAuthInfo } }: McpModules,
-): McpEndpoint {
+  { sdk, server: { createMcpServers, toAuthInfo }, exchanges }: McpModules,
+): Promise<McpEndpoint> {
   const checkHost = createHostCheck(sdk, toAllowedHostnames(sdk, services));
   const servers = createMcpServers(sdk, services);
+  const shared = await exchanges.connectExchanges(servers.build("legacy"));
+  // The API's time for a body, and the server's stop, on one timer and one listener for all.
+  const readBody = createBodyReader({
+    timeoutMilliseconds: BODY_TIMEOUT_MILLISECONDS,
+    signal: services.stopping,
+  });
   const onerror = (error: Error) =>
     services.logger.info("MCP request refused", { error: error.message });
   const modern = sdk.createMcpHandler(({ era }) => servers.take({ era }), {
@@ -338,11 +355,15 @@ function createEndpoint(
           }`,
         );
       }
-      const body = await readMcpBody(request, services.stopping);
+      const body = await readMcpBody(request, readBody);
       if (body instanceof Response) return body;
       const options = { authInfo: toAuthInfo(clientKey), parsedBody: body.parsedBody };
       if (body.parsedBody === undefined) return legacy(body.request, options);
-      const leg = toLegByShape(sdk, body.request, body.parsedBody) ??
+      const byShape = toLegByShape(sdk, body.request, body.parsedBody);
+      if (byShape === "legacy" && isSharedExchange(body.request, body.parsedBody)) {
+        return shared(body.parsedBody, { request: body.request, authInfo: options.authInfo });
+      }
+      const leg = byShape ??
         (await sdk.isLegacyRequest(body.request, body.parsedBody) ? "legacy" : "modern");
       return leg === "legacy" ? legacy(body.request, options) : modern.fetch(body.request, options);
     },
@@ -376,11 +397,12 @@ export function answerMcpRefused(request: Request, error: unknown): Response {
  */
 export function createMcpEndpoint(services: SiteServices): RouteHandlers {
   const endpoint = loadOnce(async () => {
-    const [sdk, server] = await Promise.all([
+    const [sdk, server, exchanges] = await Promise.all([
       import("@modelcontextprotocol/server") as Promise<McpSdk>,
       import("./_mcp_server.ts"),
+      import("./_mcp_exchanges.ts"),
     ]);
-    return createEndpoint(services, { sdk, server });
+    return await createEndpoint(services, { sdk, server, exchanges });
   });
   return {
     answerRefused: (request, _context, error) => answerMcpRefused(request, error),

@@ -627,3 +627,71 @@ test("POST /mcp answers a refused Origin with a JSON-RPC 403, as every other ref
   assert.equal(own.status, 200);
   await own.body?.cancel();
 });
+
+test("POST /mcp serves concurrent 2025 calls that share an id on one connection: each answer carries its own id and result, and its caller's quota", async () => {
+  // read: 8 per 60 s for each address.
+  const { handler } = createApp({ read: 8 });
+  const months = ["2026-12", "2027-01", "2027-02"];
+  const calls = months.flatMap((month, index) =>
+    ["192.0.2.7", "198.51.100.9"].map(async (address) => {
+      const id = index % 2 ? "same" : 1;
+      const response = await handler(
+        postLegacy({
+          id,
+          method: "tools/call",
+          params: { name: "list_available_slots", arguments: { month } },
+        }),
+        fromAddress(address),
+      );
+      const answer = await readJsonAnswer(response);
+      return { month, address, id, answer };
+    })
+  );
+  for (const { month, id, answer } of await Promise.all(calls)) {
+    assert.equal(answer.id, id);
+    const result = answer.result as unknown as ToolResult;
+    assert.equal(result.isError, undefined, result.content[0].text);
+    const days = Object.keys(result.structuredContent.slots as Record<string, unknown>);
+    assert.ok(days.length > 0 && days.every((day) => day.startsWith(month)), month);
+  }
+  // Each address spent 6 of its 8 reads; a listing costs the last 2, and the next POST is refused.
+  const last = await readToolResult(
+    await handler(callTool("list_available_slots", { month: MONTH }), fromAddress("192.0.2.7")),
+  );
+  assert.equal(last.isError, undefined);
+  const refused = await handler(callTool("get_studio_info", {}), fromAddress("192.0.2.7"));
+  assert.equal(refused.status, 429);
+  await refused.body?.cancel();
+  const other = await readToolResult(
+    await handler(callTool("get_studio_info", {}), fromAddress("198.51.100.9")),
+  );
+  assert.equal(other.isError, undefined);
+
+  // An answer to a request that is not JSON-RPC, a notification, a batch: as before.
+  const notified = await handler(
+    postLegacy({ method: "notifications/initialized", id: undefined }),
+  );
+  assert.equal(notified.status, 202);
+  await notified.body?.cancel();
+  const batch = await handler(buildRequest("/mcp", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: ACCEPT },
+    body: JSON.stringify([
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+    ]),
+  }));
+  assert.equal(batch.status, 200);
+  assert.deepEqual(await batch.json(), [
+    { jsonrpc: "2.0", id: 1, result: {} },
+    { jsonrpc: "2.0", id: 2, result: {} },
+  ]);
+  const unknown = await readJsonAnswer(
+    await handler(postLegacy({ id: 9, method: "nothing/here" })),
+  );
+  assert.deepEqual(unknown, {
+    jsonrpc: "2.0",
+    id: 9,
+    error: { code: -32601, message: "Method not found" },
+  });
+});
