@@ -5,11 +5,14 @@
  *
  * Internal to routes/: `routes/mcp.ts` loads the SDK on the endpoint's first request and calls
  * {@linkcode createMcpServers} then, once. The tools, their schemas, the resources and the prompt
- * are built in that call and registered once on each instance of the SDK's `McpServer`; the SDK
- * connects an instance to one exchange at a time, and an instance serves exchange after exchange.
- * Nothing about the caller lives on an instance: a tool reads the client's rate-limit key from
- * the request's `authInfo` (which the endpoint sets) and the `User-Agent` from the request
- * itself, both of which the SDK hands to every handler in its context.
+ * are built in that call and registered once on each instance of the SDK's `McpServer`; the SDK's
+ * transports connect an instance to one exchange at a time, and an instance serves exchange after
+ * exchange (one instance stays connected to the endpoint's shared connection instead, which serves
+ * many exchanges at a time). Nothing about the caller lives on an instance: a tool reads the
+ * client's rate-limit key from the request's `authInfo` (which the endpoint sets) and the
+ * `User-Agent` from the request itself, both of which the SDK hands to every handler in its
+ * context. Every tool takes exactly its fields and declares the schema of what it answers
+ * (`lib/mcp/tool_output_schemas.ts`).
  *
  * @module
  */

@@ -4,21 +4,23 @@
  * `Allow: POST`.
  *
  * Every refusal is a JSON-RPC error, the pipeline's too (a foreign `Origin`, a quota spent, a
- * failure). Checks, in order: the pipeline's Origin rule (every POST route of the table), the request
- * counted once against the `read` quota (an exchange, like any GET: `initialize`, `tools/list` and
- * the read-only tools cost no write), then the SDK's `Host` check against DNS rebinding, and
- * inside each tool call the quotas of the matching API operation (`read`; `write`;
- * `write` and `booking`).
+ * failure). Checks, in order: the pipeline's Origin rule (every POST route of the table), the
+ * request counted once against the `read` quota (an exchange, like any GET: `initialize`,
+ * `tools/list` and the read-only tools cost no write), then the SDK's `Host` check against DNS
+ * rebinding, and inside each tool call the quotas of the matching API operation (`read`;
+ * `write`; `write` and `booking`).
  *
- * The body is read once as the API reads its bodies (within 64 KiB, within 10 s, given up at once
- * when the server stops, strict UTF-8 and no other charset), and routed as the SDK routes it (`isLegacyRequest`, whose
- * answer the body's shape gives beforehand for the usual calls: see `toLegByShape`): the
- * 2026-07-28 revision to the SDK's `createMcpHandler` (its answers are JSON unless a tool streams,
- * and ours do not), the 2025 revisions to a stateless `WebStandardStreamableHTTPServerTransport`
- * with `enableJsonResponse`, so that a client accepting JSON gets one JSON body instead of an
- * event stream. Both legs take their server instances from `createMcpServers`, which builds the
- * tools, resources and prompt once and reuses each instance after its exchange; who is calling
- * reaches the tools with each request, as its `authInfo`.
+ * The body is read once as the API reads its bodies (within 64 KiB, within 10 s and given up at
+ * once when the server stops, UTF-8 only: another charset or invalid bytes are refused), and
+ * routed as the SDK routes it (`isLegacyRequest`, whose answer the body's shape gives beforehand
+ * for the usual calls: see `toLegByShape`): the 2026-07-28 revision to the SDK's
+ * `createMcpHandler` (its answers are JSON unless a tool streams, and ours do not); the 2025
+ * revisions' usual request to one connection shared by all (`_mcp_exchanges.ts`), and any other
+ * 2025 body (a handshake, a notification, a batch) to a stateless
+ * `WebStandardStreamableHTTPServerTransport` with `enableJsonResponse`, so that a client accepting
+ * JSON gets one JSON body instead of an event stream. Every leg takes its server instances from
+ * `createMcpServers`, which builds the tools, resources and prompt once and reuses each instance;
+ * who is calling reaches the tools with each request, as its `authInfo`.
  *
  * The SDK and the server's tools are imported on the first request to `/mcp`, so a handler that
  * never serves MCP never pays for them, and start-up does not.

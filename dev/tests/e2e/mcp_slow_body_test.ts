@@ -53,25 +53,47 @@ function sendUnfinished(
       if (!options.sockets) socket.destroy();
       const headEnd = text.indexOf("\r\n\r\n");
       const head = headEnd < 0 ? text : text.slice(0, headEnd);
+      const chunked = /\r\ntransfer-encoding: *chunked/i.test(head);
+      const body = headEnd < 0 ? "" : text.slice(headEnd + 4);
       resolve({
         seconds,
         status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0),
         contentType: /\r\ncontent-type: *([^\r]*)/i.exec(head)?.[1] ?? "",
-        body: headEnd < 0 ? "" : text.slice(headEnd + 4),
+        body: chunked ? unchunk(body) : body,
       });
     };
     const giveUp = setTimeout(finish, options.giveUpSeconds * 1000);
     socket.on("data", (chunk) => {
       if (!text) seconds = (performance.now() - started) / 1000;
       text += chunk.toString("utf8");
-      // The answer is complete once its declared length has arrived.
+      // The answer is complete once its declared length, or its last chunk, has arrived.
       const headEnd = text.indexOf("\r\n\r\n");
-      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, headEnd))?.[1];
-      if (headEnd >= 0 && length && text.length >= headEnd + 4 + Number(length)) finish();
+      if (headEnd < 0) return;
+      const head = text.slice(0, headEnd);
+      const length = /\r\ncontent-length: *(\d+)/i.exec(head)?.[1];
+      const chunked = /\r\ntransfer-encoding: *chunked/i.test(head);
+      if (
+        length ? text.length >= headEnd + 4 + Number(length) : chunked && text.endsWith("0\r\n\r\n")
+      ) {
+        finish();
+      }
     });
     socket.on("error", () => {});
     socket.on("close", finish);
   });
+}
+
+/** The payload of a chunked body (RFC 9112, 7.1). */
+function unchunk(body: string): string {
+  let payload = "";
+  let rest = body;
+  for (;;) {
+    const lineEnd = rest.indexOf("\r\n");
+    const size = parseInt(rest.slice(0, lineEnd), 16);
+    if (!(size > 0)) return payload;
+    payload += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    rest = rest.slice(lineEnd + 4 + size);
+  }
 }
 
 /** The JSON-RPC error of an answer's body. */

@@ -84,13 +84,8 @@ test("readBounded() stops a read in progress when its signal is aborted, and ref
   assert.equal(later.pulled(), 0);
 });
 
-test("createBodyReader() gives each read its time on one shared timer, and stops every read when its signal is aborted", async () => {
-  const controller = new AbortController();
-  const read = createBodyReader({
-    timeoutMilliseconds: 150,
-    signal: controller.signal,
-    checkMilliseconds: 20,
-  });
+test("createBodyReader() gives each read its time on one shared timer", async () => {
+  const read = createBodyReader({ timeoutMilliseconds: 150, checkMilliseconds: 20 });
   // A body that arrives is read whole; one that does not is given up after its time.
   const [whole, slow] = await Promise.allSettled([
     read(streamOf([new Uint8Array([1, 2]), new Uint8Array([3])]).stream, { maxBytes: 3 }),
@@ -103,8 +98,11 @@ test("createBodyReader() gives each read its time on one shared timer, and stops
     read(streamOf([]).stream, { maxBytes: 10, declaredLength: "11" }),
     (error: unknown) => error instanceof BodyError && error.problem === "too-large",
   );
+});
 
-  const started = Date.now();
+test("createBodyReader() stops every read in progress when its signal is aborted, and refuses later ones", async () => {
+  const controller = new AbortController();
+  const read = createBodyReader({ timeoutMilliseconds: 60_000, signal: controller.signal });
   const waiting = [1, 2, 3].map(() =>
     read(streamOf([new Uint8Array(1)], { hang: true }).stream, { maxBytes: 1024 })
   );
@@ -113,7 +111,6 @@ test("createBodyReader() gives each read its time on one shared timer, and stops
     assert.equal(outcome.status, "rejected");
     assert.ok(outcome.reason instanceof BodyError && outcome.reason.problem === "aborted");
   }
-  assert.ok(Date.now() - started < 140, "stopped before their time");
   await assert.rejects(
     read(streamOf([new Uint8Array(1)]).stream, { maxBytes: 10 }),
     (error: unknown) => error instanceof BodyError && error.problem === "aborted",
