@@ -25,7 +25,13 @@ import { createJsonLogger, createLogTime } from "./lib/create_json_logger.ts";
 import type { Logger } from "./lib/ports.ts";
 import type { Store } from "./lib/store/store.ts";
 import { createLazyStore } from "./lib/store/lazy_store.ts";
-import type { AppHost, AppRuntime, Listening, ServeOptions } from "./lib/host.ts";
+import {
+  type AppHost,
+  type AppRuntime,
+  CONNECTION_TIMEOUTS,
+  type Listening,
+  type ServeOptions,
+} from "./lib/host.ts";
 
 export type { AppHost, AppRuntime, Listening, OpenStore, ServeOptions } from "./lib/host.ts";
 export type { Config, Environment } from "./lib/config.ts";
@@ -48,6 +54,12 @@ export interface App {
    * log's.
    */
   log: LogWriter;
+  /**
+   * Gives up the reads of request bodies still arriving (those requests answer 503), so that a
+   * server's shutdown, which waits for its open requests, is not held by slow senders: call it
+   * before stopping the server. `close()` does it too.
+   */
+  interrupt(): void;
   /** Stops background delivery, closes the mailer and the store, and flushes the log. */
   close(): Promise<void>;
 }
@@ -118,6 +130,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
     const rateLimiter = config.rateLimitStore === "kv"
       ? (await import("./lib/http/kv_rate_limit.ts")).createKvRateLimiter({ store, logger })
       : undefined;
+    const stopping = new AbortController();
     const handler = createStudioHandler({
       ...toHandlerOptions(config),
       busyCalendar,
@@ -126,6 +139,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       logger,
       outbox,
       rateLimiter,
+      signal: stopping.signal,
     });
     outbox.start(OUTBOX_START_DELAY_MILLISECONDS);
     return {
@@ -134,7 +148,9 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       store,
       outbox,
       log,
+      interrupt: () => stopping.abort(),
       async close() {
+        stopping.abort();
         await outbox.stop();
         mailer?.close();
         store.close();
@@ -283,14 +299,31 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
   host.onSignal(async () => {
     if (stopping) return;
     stopping = true;
-    // Every request answered so far has its line in the log's buffer: close() writes them.
-    await server.shutdown();
+    // Every request answered so far has its line in the log's buffer: close() writes them. The
+    // shutdown waits for open requests, so those still waiting for their body give up first.
+    running.interrupt();
+    await shutDownWithin(server, CONNECTION_TIMEOUTS.shutdownGraceSeconds * 1000);
     await running.close();
     log.write(buildStoppedLine(port));
     await log.flush();
     host.exit(0);
   });
   return app;
+}
+
+/**
+ * Stops a server, waiting for its graceful shutdown no longer than the grace: a connection whose
+ * request never ends (a sender that stopped mid-body, already answered) holds `Deno.serve`'s
+ * shutdown until the client closes it, and leaving the process closes it.
+ */
+async function shutDownWithin(server: Listening, graceMilliseconds: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, graceMilliseconds));
+  try {
+    await Promise.race([server.shutdown(), grace]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

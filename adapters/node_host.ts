@@ -11,9 +11,6 @@ import { type AppHost, CONNECTION_TIMEOUTS } from "../lib/host.ts";
 import { openNodeKv } from "./node_kv.ts";
 import { createProcessLogOutput } from "./process_log_output.ts";
 
-/** How long requests in flight may take to finish once the service is told to stop. */
-const SHUTDOWN_GRACE_MILLISECONDS = 5_000;
-
 /**
  * The Node host of `runApp`: the process environment, Deno KV through `@deno/kv`, the handler on
  * `@hono/node-server` with the client address of each connection, and SIGINT/SIGTERM.
@@ -57,7 +54,7 @@ export function createNodeHost(): AppHost {
                 // connection can otherwise hold the stop for minutes.
                 const deadline = setTimeout(() => {
                   if ("closeAllConnections" in server) server.closeAllConnections();
-                }, SHUTDOWN_GRACE_MILLISECONDS);
+                }, CONNECTION_TIMEOUTS.shutdownGraceSeconds * 1000);
                 server.close(() => {
                   clearTimeout(deadline);
                   closed();

@@ -45,6 +45,13 @@ export const CONNECTION_TIMEOUTS = Object.freeze({
   requestSeconds: 30,
   /** Seconds a kept-alive connection may sit idle between requests. */
   idleSeconds: 10,
+  /**
+   * Seconds a stopping server gives the requests in flight (those still waiting for their body
+   * are answered 503 at once) before the process leaves without waiting for the connections
+   * still open: a server's graceful shutdown waits for every connection to end, and a client that
+   * never finishes its request would hold it for good.
+   */
+  shutdownGraceSeconds: 5,
 });
 
 /** Where a server listens. */
@@ -61,7 +68,10 @@ export interface Listening {
   port: number;
   /** The address it listens on. */
   hostname: string;
-  /** Stops accepting connections and waits for open requests to finish. */
+  /**
+   * Stops accepting connections and waits for open requests to finish (`runApp` waits at most
+   * `CONNECTION_TIMEOUTS.shutdownGraceSeconds` for it).
+   */
   shutdown(): Promise<void>;
 }
 

@@ -122,6 +122,13 @@ export interface HandlerOptions {
    * @default {the studio's corpus, compiled from content/ into build/corpus.generated.ts}
    */
   content?: Corpus;
+  /**
+   * Aborted when the server is about to stop (`App.interrupt()`, before the server's shutdown):
+   * a request body still arriving is given up at once and the request answered 503, since a
+   * server's shutdown waits for its open requests and a slow sender would otherwise hold it.
+   * @default {a signal never aborted}
+   */
+  signal?: AbortSignal;
 }
 
 /** What a handler uses where its options say nothing and the library cannot decide alone. */
@@ -282,5 +289,6 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     loadContent,
     negotiateFormat: createFormatNegotiator(),
     loadApiReference: defaults.loadApiReference,
+    stopping: options.signal ?? new AbortController().signal,
   });
 }

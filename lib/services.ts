@@ -108,6 +108,11 @@ export interface Services {
    * call it on their first request and keep what it gave.
    */
   loadApiReference(): Promise<ApiReferenceScript>;
+  /**
+   * Aborted when the server stops: reads of request bodies still arriving give up then, so that
+   * the server's shutdown (which waits for open requests) is not held by a slow sender.
+   */
+  stopping: AbortSignal;
 }
 
 /** The services of the site's routes: the services, with the content loaded. */

@@ -5,11 +5,14 @@
  *
  * Internal to routes/: `routes/mcp.ts` loads the SDK on the endpoint's first request and calls
  * {@linkcode createMcpServers} then, once. The tools, their schemas, the resources and the prompt
- * are built in that call and registered once on each instance of the SDK's `McpServer`; the SDK
- * connects an instance to one exchange at a time, and an instance serves exchange after exchange.
- * Nothing about the caller lives on an instance: a tool reads the client's rate-limit key from
- * the request's `authInfo` (which the endpoint sets) and the `User-Agent` from the request
- * itself, both of which the SDK hands to every handler in its context.
+ * are built in that call and registered once on each instance of the SDK's `McpServer`; the SDK's
+ * transports connect an instance to one exchange at a time, and an instance serves exchange after
+ * exchange (one instance stays connected to the endpoint's shared connection instead, which serves
+ * many exchanges at a time). Nothing about the caller lives on an instance: a tool reads the
+ * client's rate-limit key from the request's `authInfo` (which the endpoint sets) and the
+ * `User-Agent` from the request itself, both of which the SDK hands to every handler in its
+ * context. Every tool takes exactly its fields and declares the schema of what it answers
+ * (`lib/mcp/tool_output_schemas.ts`).
  *
  * @module
  */
@@ -46,7 +49,18 @@ import { submitInquiry } from "../lib/contact/inquiries.ts";
 import { toRetryAfterSeconds } from "../lib/http/create_request_counter.ts";
 import { toSkillPath } from "../lib/site/site.ts";
 import { toSkillText } from "../lib/site/build_skills_index.ts";
-import { MCP_SERVER_DESCRIPTION } from "../lib/mcp/build_server_card.ts";
+import {
+  MCP_CAPABILITIES,
+  MCP_PROTOCOL_VERSIONS,
+  MCP_SERVER_DESCRIPTION,
+} from "../lib/mcp/build_server_card.ts";
+import {
+  BOOKING_TOOL_OUTPUT_SCHEMA,
+  INFO_TOOL_OUTPUT_SCHEMA,
+  INQUIRY_TOOL_OUTPUT_SCHEMA,
+  SLOTS_TOOL_OUTPUT_SCHEMA,
+  type ToolJsonSchema,
+} from "../lib/mcp/tool_output_schemas.ts";
 import type { SiteServices } from "../lib/services.ts";
 import { type BookingSlots, checkMonth, listSlots, MONTHS_AHEAD } from "./booking.ts";
 
@@ -91,12 +105,20 @@ const MONTH_FIELDS = {
 
 /**
  * A Standard Schema (with its JSON Schema) made from a field set: the JSON Schema is the one the
- * OpenAPI document declares, and validation is the API's own, so a refused argument gets the
- * same hint as the same field sent to the API.
+ * OpenAPI document declares, closed to other members (a tool's arguments are exactly its
+ * fields), and validation is the API's own, so a refused argument gets the same hint as the same
+ * field sent to the API.
  */
 function toToolSchema<F extends FieldSet>(fields: F): StandardSchemaWithJSON<FieldValues<F>> {
   const struct = buildStruct(fields);
-  const jsonSchema = buildJsonSchema(fields);
+  const names = Object.keys(fields);
+  // A tool without arguments takes `{}` (and the note on cleaning text fields has nothing to say).
+  const jsonSchema = names.length
+    ? { ...buildJsonSchema(fields), additionalProperties: false }
+    : { type: "object", properties: {}, additionalProperties: false };
+  const expected = names.length
+    ? `use only ${names.map((name) => `"${name}"`).join(", ")}`
+    : "send {}";
   return {
     "~standard": {
       version: 1,
@@ -104,6 +126,17 @@ function toToolSchema<F extends FieldSet>(fields: F): StandardSchemaWithJSON<Fie
       validate(value: unknown) {
         if (typeof value !== "object" || value === null || Array.isArray(value)) {
           return { issues: [{ message: "Send the arguments as a JSON object" }] };
+        }
+        for (const name in value) {
+          if (!Object.hasOwn(fields, name)) {
+            const quoted = JSON.stringify(name.slice(0, 40));
+            return {
+              issues: [{
+                message: `Remove ${quoted}: not an argument of this tool (${expected})`,
+                path: [name],
+              }],
+            };
+          }
         }
         const result = validateFields(fields, struct, value as Record<string, unknown>);
         if (result.ok) return { value: result.value };
@@ -114,6 +147,24 @@ function toToolSchema<F extends FieldSet>(fields: F): StandardSchemaWithJSON<Fie
           })),
         };
       },
+      jsonSchema: { input: () => jsonSchema, output: () => jsonSchema },
+    },
+  };
+}
+
+/**
+ * The output schema of a tool: its JSON Schema, listed with the tool. What a tool answers is
+ * built by our own code from the contract's bodies and not checked again at each call (a test
+ * checks every result against its schema); the SDK skips the check of tool errors anyway.
+ */
+function toOutputSchema(
+  jsonSchema: ToolJsonSchema,
+): StandardSchemaWithJSON<Record<string, unknown>> {
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "studio-website",
+      validate: (value: unknown) => ({ value: value as Record<string, unknown> }),
       jsonSchema: { input: () => jsonSchema, output: () => jsonSchema },
     },
   };
@@ -289,6 +340,7 @@ function buildSlotsTool(services: SiteServices, run: ToolRunner): Registration {
     description:
       "Lists the free 30-minute slots of one month for a conversation with the studio, in Lisbon time (Europe/Lisbon), as GET /api/v1/booking/slots does. Reading reserves nothing, and availability can change before booking. Counts against the API's read quota.",
     inputSchema: toToolSchema(MONTH_FIELDS),
+    outputSchema: toOutputSchema(SLOTS_TOOL_OUTPUT_SCHEMA),
     annotations: { readOnlyHint: true, openWorldHint: false },
   };
   const toListingResult = createListingResults();
@@ -321,6 +373,7 @@ function buildBookingTool(services: SiteServices, run: ToolRunner): Registration
     description:
       `Books a real 30-minute conversation with the studio and e-mails calendar invitations to the attendee and the studio, as POST /api/v1/booking does. ${RULES_OF_USE} Use a start exactly as list_available_slots gave it. The result's status is "accepted" or "pending" (the team confirms by e-mail). If the slot is no longer available, call list_available_slots again and choose another. If the outcome is uncertain (a 503), do not call book_call again: ask the attendee to check their mailbox first. Counts against the API's write and booking quotas.`,
     inputSchema: toToolSchema(BOOKING_TOOL_FIELDS),
+    outputSchema: toOutputSchema(BOOKING_TOOL_OUTPUT_SCHEMA),
     annotations: WRITE_ANNOTATIONS,
   };
   const explain = (error: ApiError) => explainBookingError(error, services.content.email);
@@ -359,6 +412,7 @@ function buildInquiryTool(services: SiteServices, run: ToolRunner): Registration
     description:
       `Sends a project inquiry or a question to the studio's inbox, as POST /api/v1/contact does; the studio replies by e-mail to the given address within 2 to 8 business hours. ${RULES_OF_USE} Counts against the API's write quota.`,
     inputSchema: toToolSchema(INQUIRY_TOOL_FIELDS),
+    outputSchema: toOutputSchema(INQUIRY_TOOL_OUTPUT_SCHEMA),
     annotations: WRITE_ANNOTATIONS,
   };
   const handler = (fields: FieldValues<typeof INQUIRY_TOOL_FIELDS>, context: ServerContext) => {
@@ -381,6 +435,8 @@ function buildInfoTool(services: SiteServices): Registration {
     title: "Read the studio's facts",
     description:
       "The studio's name, languages, reply time, time zone, contact fallback for people and the rules of use of the booking and inquiry tools. No side effects.",
+    inputSchema: toToolSchema({}),
+    outputSchema: toOutputSchema(INFO_TOOL_OUTPUT_SCHEMA),
     annotations: { readOnlyHint: true, openWorldHint: false },
   };
   const result = toResult({
@@ -476,6 +532,8 @@ function buildServerIdentity(
       websiteUrl: baseUrl + API_DOCS_PATH,
     },
     options: {
+      // Exactly what the server card lists (the capabilities are copied for each instance).
+      supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
       instructions:
         `${content.name} is a design and development studio in Lisbon. Use list_available_slots, then book_call, to book a 30-minute conversation; send_inquiry to write to the studio; get_studio_info for its facts. ${RULES_OF_USE} After an uncertain booking outcome, never call book_call again before the attendee has checked their mailbox.`,
     },
@@ -496,6 +554,11 @@ export interface McpServers {
    * @returns An instance connected to no exchange.
    */
   take(options: { era: McpEra; reuse?: boolean }): McpServer;
+  /**
+   * A new instance for the era with the tools, resources and prompt registered, for a connection
+   * of its own: it never goes among the idle ones.
+   */
+  build(era: McpEra): McpServer;
 }
 
 /**
@@ -534,7 +597,8 @@ export function createMcpServers(sdk: McpSdk, services: SiteServices): McpServer
   const idle: Record<McpEra, Instance[]> = { legacy: [], modern: [] };
 
   function create(era: McpEra): Instance {
-    const instance = { server: new sdk.McpServer(info, options), reuse: true };
+    const capabilities = structuredClone(MCP_CAPABILITIES);
+    const instance = { server: new sdk.McpServer(info, { ...options, capabilities }), reuse: true };
     for (const register of registrations) register(instance.server);
     // The SDK calls onclose once the exchange's transport has let go of the instance.
     instance.server.server.onclose = () => {
@@ -547,6 +611,11 @@ export function createMcpServers(sdk: McpSdk, services: SiteServices): McpServer
     take({ era, reuse = true }) {
       const instance = idle[era].pop() ?? create(era);
       instance.reuse = reuse;
+      return instance.server;
+    },
+    build(era) {
+      const instance = create(era);
+      instance.reuse = false;
       return instance.server;
     },
   };

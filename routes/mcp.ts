@@ -3,39 +3,56 @@
  * DELETE (session streams and their end, which a stateless server has not) answer 405 with
  * `Allow: POST`.
  *
- * Checks, in order: the pipeline's Origin rule (every POST route of the table), the request
- * counted once against the `read` quota (an exchange, like any GET: `initialize`, `tools/list` and
- * the read-only tools cost no write), then the SDK's `Host` check against DNS rebinding, and
- * inside each tool call the quotas of the matching API operation (`read`; `write`;
- * `write` and `booking`).
+ * Every refusal is a JSON-RPC error, the pipeline's too (a foreign `Origin`, a quota spent, a
+ * failure). Checks, in order: the pipeline's Origin rule (every POST route of the table), the
+ * request counted once against the `read` quota (an exchange, like any GET: `initialize`,
+ * `tools/list` and the read-only tools cost no write), then the SDK's `Host` check against DNS
+ * rebinding, and inside each tool call the quotas of the matching API operation (`read`;
+ * `write`; `write` and `booking`).
  *
- * The body is read once, within 64 KiB, and routed as the SDK routes it (`isLegacyRequest`, whose
- * answer the body's shape gives beforehand for the usual calls: see `toLegByShape`): the
- * 2026-07-28 revision to the SDK's `createMcpHandler` (its answers are JSON unless a tool streams,
- * and ours do not), the 2025 revisions to a stateless `WebStandardStreamableHTTPServerTransport`
- * with `enableJsonResponse`, so that a client accepting JSON gets one JSON body instead of an
- * event stream. Both legs take their server instances from `createMcpServers`, which builds the
- * tools, resources and prompt once and reuses each instance after its exchange; who is calling
- * reaches the tools with each request, as its `authInfo`.
+ * The body is read once as the API reads its bodies (within 64 KiB, within 10 s and given up at
+ * once when the server stops, UTF-8 only: another charset or invalid bytes are refused), and
+ * routed as the SDK routes it (`isLegacyRequest`, whose answer the body's shape gives beforehand
+ * for the usual calls: see `toLegByShape`): the 2026-07-28 revision to the SDK's
+ * `createMcpHandler` (its answers are JSON unless a tool streams, and ours do not); the 2025
+ * revisions' usual request to one connection shared by all (`_mcp_exchanges.ts`), and any other
+ * 2025 body (a handshake, a notification, a batch) to a stateless
+ * `WebStandardStreamableHTTPServerTransport` with `enableJsonResponse`, so that a client accepting
+ * JSON gets one JSON body instead of an event stream. Every leg takes its server instances from
+ * `createMcpServers`, which builds the tools, resources and prompt once and reuses each instance;
+ * who is calling reaches the tools with each request, as its `authInfo`.
  *
  * The SDK and the server's tools are imported on the first request to `/mcp`, so a handler that
  * never serves MCP never pays for them, and start-up does not.
  *
  * @module
  */
+import { ApiError } from "../lib/contract/api_error.ts";
 import { MAX_BODY_BYTES } from "../lib/contract/contract.ts";
-import { discardBody } from "../lib/http/read_body.ts";
+import {
+  BODY_TIMEOUT_MILLISECONDS,
+  BodyError,
+  type BodyProblem,
+  type BodyReader,
+  createBodyReader,
+  discardBody,
+  isUtf8,
+  readMediaType,
+} from "../lib/http/read_body.ts";
 import type { RouteHandlers } from "../lib/http/route.ts";
 import { loadOnce } from "../lib/load_once.ts";
 import type { SiteServices } from "../lib/services.ts";
 import type { McpSdk, McpServers } from "./_mcp_server.ts";
-import type { AuthInfo } from "@modelcontextprotocol/server";
+import type { AuthInfo, JSONRPCRequest } from "@modelcontextprotocol/server";
 
 /** The largest body the endpoint reads, in bytes (an inquiry's arguments are the largest). */
 const MCP_MAX_BODY_BYTES = MAX_BODY_BYTES.createContactInquiry;
 
 /** JSON-RPC's code for a body that does not parse. */
 const PARSE_ERROR_CODE = -32700;
+
+/** The longest a body may take to arrive, in seconds: the API's. */
+const BODY_TIMEOUT_SECONDS = BODY_TIMEOUT_MILLISECONDS / 1000;
 
 /** The handler of the endpoint, once the SDK is loaded. */
 interface McpEndpoint {
@@ -122,30 +139,58 @@ function createHostCheck(
   };
 }
 
+/** A strict decoder: bytes that are not UTF-8 are refused, as the API refuses them. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** What the endpoint answers to a body it could not read, by the reader's problem. */
+function refuseBody(problem: BodyProblem): Response {
+  switch (problem) {
+    case "too-large":
+      return buildJsonRpcError(
+        413,
+        `Payload Too Large: Request body must not exceed ${MCP_MAX_BODY_BYTES} bytes`,
+      );
+    case "too-slow":
+      // The API's verdict on the same request (400, its body "did not arrive in time").
+      return buildJsonRpcError(
+        400,
+        `Bad Request: the request body did not arrive within ${BODY_TIMEOUT_SECONDS} seconds`,
+      );
+    case "aborted":
+      return buildJsonRpcError(503, "Service Unavailable: the server is stopping; retry", {
+        headers: { "Retry-After": "1", Connection: "close" },
+      });
+    default:
+      return buildJsonRpcError(400, "Parse error: the request body could not be read", {
+        code: PARSE_ERROR_CODE,
+      });
+  }
+}
+
 /**
- * Reads the body of a JSON POST once, within the limit: a body whose length is declared is read
- * whole (the runtime's server holds a request to the length it declares), any other through the
- * SDK's bounded reader.
+ * Reads the body of a JSON POST once, as the API reads its bodies: within the limit (a declared
+ * length over it is refused before reading), within the API's time (a body still arriving then is
+ * refused, and at once when the server stops: see the endpoint's reader), and as strict UTF-8.
  *
- * @returns The text, or the refusal of a body that is too large or cannot be read.
+ * @returns The text, or the refusal of a body that is too large, too slow, cut off or not UTF-8.
  */
-async function readMcpText(sdk: McpSdk, request: Request): Promise<string | Response> {
-  const declared = request.headers.get("Content-Length");
+async function readMcpText(request: Request, readBody: BodyReader): Promise<string | Response> {
+  let bytes: Uint8Array;
   try {
-    if (declared && /^\d+$/.test(declared) && Number(declared) <= MCP_MAX_BODY_BYTES) {
-      return await request.text();
-    }
-    const read = await sdk.readRequestBody(request, MCP_MAX_BODY_BYTES);
-    if (!read.tooLarge) return read.text;
+    bytes = await readBody(request.body, {
+      maxBytes: MCP_MAX_BODY_BYTES,
+      declaredLength: request.headers.get("Content-Length"),
+    });
+  } catch (error) {
+    return refuseBody(error instanceof BodyError ? error.problem : "unreadable");
+  }
+  try {
+    return UTF8.decode(bytes);
   } catch {
-    return buildJsonRpcError(400, "Parse error: the request body could not be read", {
+    return buildJsonRpcError(400, "Parse error: the request body is not valid UTF-8", {
       code: PARSE_ERROR_CODE,
     });
   }
-  return buildJsonRpcError(
-    413,
-    `Payload Too Large: Request body must not exceed ${MCP_MAX_BODY_BYTES} bytes`,
-  );
 }
 
 /**
@@ -156,10 +201,10 @@ async function readMcpText(sdk: McpSdk, request: Request): Promise<string | Resp
  * @returns The parsed body with the (read) request, the copy, or the refusal of the body.
  */
 async function readMcpBody(
-  sdk: McpSdk,
   request: Request,
+  readBody: BodyReader,
 ): Promise<{ request: Request; parsedBody?: unknown } | Response> {
-  const text = await readMcpText(sdk, request);
+  const text = await readMcpText(request, readBody);
   if (text instanceof Response) return text;
   try {
     if (text.length) return { request, parsedBody: JSON.parse(text) };
@@ -257,14 +302,32 @@ function createLegacyLeg(
 interface McpModules {
   sdk: McpSdk;
   server: typeof import("./_mcp_server.ts");
+  exchanges: typeof import("./_mcp_exchanges.ts");
 }
 
-function createEndpoint(
+/**
+ * Whether a 2025-era request goes to the shared connection (see `_mcp_exchanges.ts`): a single
+ * JSON-RPC request (as `toLegByShape` found it) other than `initialize`, from a client that
+ * accepts what the stateless transport requires it to accept (else that transport answers 406).
+ */
+function isSharedExchange(request: Request, body: unknown): body is JSONRPCRequest {
+  const accept = request.headers.get("Accept");
+  return accept !== null && accept.includes("application/json") &&
+    accept.includes("text/event-stream") && !isHandshake(body);
+}
+
+async function createEndpoint(
   services: SiteServices,
-  { sdk, server: { createMcpServers, toAuthInfo } }: McpModules,
-): McpEndpoint {
+  { sdk, server: { createMcpServers, toAuthInfo }, exchanges }: McpModules,
+): Promise<McpEndpoint> {
   const checkHost = createHostCheck(sdk, toAllowedHostnames(sdk, services));
   const servers = createMcpServers(sdk, services);
+  const shared = await exchanges.connectExchanges(servers.build("legacy"));
+  // The API's time for a body, and the server's stop, on one timer and one listener for all.
+  const readBody = createBodyReader({
+    timeoutMilliseconds: BODY_TIMEOUT_MILLISECONDS,
+    signal: services.stopping,
+  });
   const onerror = (error: Error) =>
     services.logger.info("MCP request refused", { error: error.message });
   const modern = sdk.createMcpHandler(({ era }) => servers.take({ era }), {
@@ -284,11 +347,25 @@ function createEndpoint(
       }
       // The SDK's answer to a body that is not JSON (415), before anything is read.
       if (!sdk.isJsonContentType(request.headers.get("Content-Type"))) return modern.fetch(request);
-      const body = await readMcpBody(sdk, request);
+      const { charset } = readMediaType(request);
+      if (!isUtf8(charset)) {
+        discardBody(request);
+        return buildJsonRpcError(
+          415,
+          `Unsupported Media Type: Content-Type must be application/json in UTF-8, not charset ${
+            JSON.stringify(charset?.slice(0, 40))
+          }`,
+        );
+      }
+      const body = await readMcpBody(request, readBody);
       if (body instanceof Response) return body;
       const options = { authInfo: toAuthInfo(clientKey), parsedBody: body.parsedBody };
       if (body.parsedBody === undefined) return legacy(body.request, options);
-      const leg = toLegByShape(sdk, body.request, body.parsedBody) ??
+      const byShape = toLegByShape(sdk, body.request, body.parsedBody);
+      if (byShape === "legacy" && isSharedExchange(body.request, body.parsedBody)) {
+        return shared(body.parsedBody, { request: body.request, authInfo: options.authInfo });
+      }
+      const leg = byShape ??
         (await sdk.isLegacyRequest(body.request, body.parsedBody) ? "legacy" : "modern");
       return leg === "legacy" ? legacy(body.request, options) : modern.fetch(body.request, options);
     },
@@ -296,20 +373,41 @@ function createEndpoint(
 }
 
 /**
+ * The pipeline's refusal of a request (a foreign `Origin`: 403) or a failure of the endpoint, as
+ * a JSON-RPC error with the same status: an `ApiError`'s message and hint, a fixed message for
+ * anything else (the pipeline has logged it).
+ *
+ * @param request The request; its body, if any, is discarded.
+ * @param error What the pipeline caught.
+ * @returns The JSON-RPC error.
+ */
+export function answerMcpRefused(request: Request, error: unknown): Response {
+  discardBody(request);
+  if (!(error instanceof ApiError)) {
+    return buildJsonRpcError(500, "Internal server error", { code: -32603 });
+  }
+  return buildJsonRpcError(error.status, `${error.message}: ${error.hint}`, {
+    headers: error.headers,
+  });
+}
+
+/**
  * The handlers of the MCP endpoint (its route, `POST /mcp`, is an entry of `routes/mod.ts`).
  *
  * @param services The site's services.
- * @returns The handlers: the endpoint, and its JSON-RPC 429.
+ * @returns The handlers: the endpoint, and its JSON-RPC refusals (429, the pipeline's others).
  */
 export function createMcpEndpoint(services: SiteServices): RouteHandlers {
   const endpoint = loadOnce(async () => {
-    const [sdk, server] = await Promise.all([
+    const [sdk, server, exchanges] = await Promise.all([
       import("@modelcontextprotocol/server") as Promise<McpSdk>,
       import("./_mcp_server.ts"),
+      import("./_mcp_exchanges.ts"),
     ]);
-    return createEndpoint(services, { sdk, server });
+    return await createEndpoint(services, { sdk, server, exchanges });
   });
   return {
+    answerRefused: (request, _context, error) => answerMcpRefused(request, error),
     answerRateLimited(request, _context, retryAfterSeconds) {
       discardBody(request);
       return buildJsonRpcError(

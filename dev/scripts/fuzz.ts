@@ -2,7 +2,8 @@
  * The large fuzz run, on demand: starts the real server (main.ts, raised quotas, a temporary KV
  * file) and throws `--runs` random and malformed requests at it (the cases of tests/e2e/_fuzz.ts,
  * which CI runs with a fixed seed and 1,500 cases in tests/e2e/fuzz_test.ts), then prints the
- * figures: cases, statuses, failures, throughput and the server's resident memory.
+ * figures: cases, statuses (and those of the MCP endpoint apart), failures, throughput and the
+ * server's resident memory. A case not answered within 30 s counts as a failure (a hang).
  *
  * Usage: `deno task fuzz [--runs 100000] [--seed N]`
  *
@@ -33,6 +34,8 @@ const server = await startServer({
 const mib = (bytes: number | undefined) =>
   bytes === undefined ? "n/a" : `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const statuses = new Map<string, number>();
+/** The statuses of the answers of the MCP endpoint alone. */
+const mcpStatuses = new Map<string, number>();
 const failures: string[] = [];
 let done = 0;
 const started = performance.now();
@@ -43,9 +46,10 @@ try {
   const contract = compileContract(await (await fetch(`${server.origin}/openapi.json`)).json());
   await fc.assert(
     fc.asyncProperty(fuzzCase, async (value) => {
-      const problems = await runCase(server.origin, contract, value, (status) => {
+      const problems = await runCase(server.origin, contract, value, (status, path) => {
         const key = String(status);
         statuses.set(key, (statuses.get(key) ?? 0) + 1);
+        if (path === "/mcp") mcpStatuses.set(key, (mcpStatuses.get(key) ?? 0) + 1);
       });
       if (problems.length) failures.push(`${problems.join("; ")} ← ${describeCase(value)}`);
       if (server.process.exitCode !== null) throw new Error("the server exited");
@@ -62,11 +66,13 @@ try {
   const rssEnd = readRssBytes(server.process.pid);
   await server.stop();
   await Deno.remove(folder, { recursive: true });
+  const list = (counts: Map<string, number>) =>
+    [...counts].sort().map(([status, count]) => `${status}×${count}`).join(" ");
   console.log(
     `fuzz: ${done} cases in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(0)}/s), ` +
-      `${failures.length} failures; statuses ${
-        [...statuses].sort().map(([status, count]) => `${status}×${count}`).join(" ")
-      }; RSS ${mib(rssStart)} → ${mib(rssEnd)} (peak sampled ${mib(rssPeak)})`,
+      `${failures.length} failures; statuses ${list(statuses)} (of which POST /mcp and the ` +
+      `like: ${list(mcpStatuses)}); RSS ${mib(rssStart)} → ${mib(rssEnd)} ` +
+      `(peak sampled ${mib(rssPeak)})`,
   );
   for (const failure of failures.slice(0, 20)) console.log(`  ${failure}`);
 }

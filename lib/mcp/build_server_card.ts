@@ -15,17 +15,41 @@ import {
 } from "../contract/contract.ts";
 
 /**
- * The MCP protocol revisions the endpoint serves over Streamable HTTP (the SDK also negotiates
- * older ones, which predate that transport). A test keeps them among the SDK's.
+ * The MCP protocol revisions negotiated with `initialize` (the 2025 era and before), newest
+ * first: `initialize` answers a revision it is not given with the first.
  */
-export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
+export const MCP_HANDSHAKE_PROTOCOL_VERSIONS = [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+  "2024-10-07",
+] as const;
+
+/**
+ * Every MCP protocol revision the endpoint accepts, newest first: the 2026-07-28 revision (no
+ * handshake: `server/discover` and each request's `_meta`), then those of `initialize`. The
+ * server is configured with this list, and the server card lists it; a test sends each.
+ */
+export const MCP_PROTOCOL_VERSIONS = [
+  "2026-07-28",
+  ...MCP_HANDSHAKE_PROTOCOL_VERSIONS,
+] as const;
 
 /** The server's description: at most 100 characters (SEP-2127). */
 export const MCP_SERVER_DESCRIPTION =
   "Book a 30-minute conversation with a design studio, read its free times, or send it an inquiry";
 
-/** The capabilities the server declares at initialisation (tools, resources, prompts). */
-export const MCP_CAPABILITIES = { tools: {}, resources: {}, prompts: {} } as const;
+/**
+ * The capabilities the server declares (`initialize`, `server/discover`) and its cards list:
+ * tools, resources and prompts, whose lists never change while a client is connected (the server
+ * is stateless and keeps no stream to announce a change on).
+ */
+export const MCP_CAPABILITIES = {
+  tools: { listChanged: false },
+  resources: { listChanged: false },
+  prompts: { listChanged: false },
+} as const;
 
 /** An MCP server card (SEP-2127, `#/$defs/ServerCard` of the v1 schema). */
 export interface ServerCard {
@@ -86,7 +110,8 @@ export function buildWellKnownCard(card: ServerCard): Record<string, unknown> {
     ...card,
     serverInfo: { name: card.name, title: card.title, version: card.version },
     transport: { type: "streamable-http", endpoint: remote.url },
-    protocolVersion: MCP_PROTOCOL_VERSIONS[0],
+    // Read by scanners of earlier drafts, which send `initialize`.
+    protocolVersion: MCP_HANDSHAKE_PROTOCOL_VERSIONS[0],
     capabilities: MCP_CAPABILITIES,
   };
 }

@@ -19,7 +19,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20260801);
  */
 const RSS_GROWTH_BOUND_BYTES = 64 * 1024 * 1024;
 
-test(`the real server survives ${RUNS} random and malformed requests (seed ${SEED}): no undocumented 5xx, an ErrorResponse for every /api/ failure, bounded memory`, async () => {
+test(`the real server survives ${RUNS} random and malformed requests (seed ${SEED}): no undocumented 5xx or hang, an ErrorResponse for every /api/ failure, a JSON-RPC answer for every POST /mcp, bounded memory`, async () => {
   const folder = mkdtempSync(join(tmpdir(), "studio-fuzz-"));
   const server = await startServer({
     STUDIO_KV_PATH: join(folder, "fuzz.kv"),

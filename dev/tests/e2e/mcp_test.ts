@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client, SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { BOOKING_FIELDS } from "../../../lib/contract/contract.ts";
 import { listMonths } from "../_booking.ts";
 import { startSmtpServer } from "../_smtp.ts";
@@ -176,7 +176,8 @@ test("POST /mcp, driven by the official SDK's client, answers in JSON, lists slo
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     assert.equal(foreign.status, 403);
-    await foreign.body?.cancel();
+    assert.equal(foreign.headers.get("Content-Type"), "application/json");
+    assert.equal((await foreign.json()).jsonrpc, "2.0");
   } finally {
     await client.close();
     await server.stop();
@@ -221,6 +222,99 @@ test("POST /mcp serves the SDK's client pinned to the 2026-07-28 revision, answe
     }
   } finally {
     await client.close();
+    await server.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+/** How a test client changes each request it sends: its headers, or its body's bytes. */
+interface Tampering {
+  headers?: Record<string, string>;
+  body?: (bytes: Uint8Array) => Uint8Array<ArrayBuffer>;
+}
+
+/** A `fetch` that sends every request changed as `tampering` says. */
+function createTamperingFetch(tampering: Tampering): typeof fetch {
+  return async (input, init) => {
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(tampering.headers ?? {})) headers.set(name, value);
+    let body = init?.body;
+    if (tampering.body && typeof body === "string") {
+      body = tampering.body(new TextEncoder().encode(body));
+    }
+    return await fetch(input, { ...init, headers, body });
+  };
+}
+
+/** Invalid UTF-8 inside the first string of a JSON text: the JSON still parses as Latin-1. */
+function breakUtf8(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const quote = bytes.indexOf(34);
+  return Uint8Array.from([...bytes.slice(0, quote + 1), 0xc3, 0x28, ...bytes.slice(quote + 1)]);
+}
+
+test("POST /mcp's refusals reach the SDK's client as JSON-RPC errors (a foreign Origin, another charset, invalid UTF-8), and the API refuses the same bytes", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "studio-mcp-"));
+  const server = await startServer({
+    STUDIO_KV_PATH: join(folder, "studio.kv"),
+    STUDIO_BASE_URL: BASE_URL,
+    STUDIO_RATE_LIMIT_READ: "1000",
+  });
+  // `apiStatus`: the API's refusal of the same headers and bytes (a body it cannot read is 400).
+  const cases: Array<
+    { name: string; tampering: Tampering; status: number; message: RegExp; apiStatus: number }
+  > = [
+    {
+      name: "a foreign Origin",
+      tampering: { headers: { Origin: "https://evil.example" } },
+      status: 403,
+      message: /^Origin "https:\/\/evil\.example" is not allowed to post here/,
+      apiStatus: 403,
+    },
+    {
+      name: "charset=latin1",
+      tampering: { headers: { "Content-Type": "application/json; charset=latin1" } },
+      status: 415,
+      message: /^Unsupported Media Type: Content-Type must be application\/json in UTF-8/,
+      apiStatus: 400,
+    },
+    {
+      name: "invalid UTF-8",
+      tampering: { body: breakUtf8 },
+      status: 400,
+      message: /^Parse error: the request body is not valid UTF-8$/,
+      apiStatus: 400,
+    },
+  ];
+  try {
+    for (const { name, tampering, status, message, apiStatus } of cases) {
+      const client = new Client({ name: "studio-e2e-refused", version: "1.0.0" });
+      const transport = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), {
+        fetch: createTamperingFetch(tampering),
+      });
+      const error = await client.connect(transport).then(() => undefined, (error) => error);
+      await client.close();
+      assert.ok(error instanceof SdkHttpError, `${name}: ${error}`);
+      assert.equal(error.status, status, name);
+      const answer = JSON.parse(String((error.data as { text?: string }).text));
+      assert.equal(answer.jsonrpc, "2.0", name);
+      assert.equal(answer.id, null, name);
+      assert.equal(typeof answer.error.code, "number", name);
+      assert.match(answer.error.message, message, name);
+
+      // The API's verdict on the same headers and bytes: refused too.
+      const api = await createTamperingFetch(tampering)(`${server.origin}/api/v1/contact`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          Name: "Ana Sousa",
+          Email: "ana@example.pt",
+          Message: "Olá, estúdio",
+        }),
+      });
+      assert.equal(api.status, apiStatus, name);
+      await api.body?.cancel();
+    }
+  } finally {
     await server.stop();
     rmSync(folder, { recursive: true, force: true });
   }

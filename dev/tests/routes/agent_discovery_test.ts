@@ -6,7 +6,10 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { createHandler } from "../../../mod.ts";
-import { MCP_PROTOCOL_VERSIONS } from "../../../lib/mcp/build_server_card.ts";
+import {
+  MCP_HANDSHAKE_PROTOCOL_VERSIONS,
+  MCP_PROTOCOL_VERSIONS,
+} from "../../../lib/mcp/build_server_card.ts";
 import { createFixedClock } from "../../../testing.ts";
 import { buildRequest, fromAddress } from "../_support.ts";
 
@@ -46,14 +49,20 @@ test("GET /mcp/server-card is a server card valid against the SEP-2127 v1 schema
   assert.deepEqual(card.remotes, [{
     type: "streamable-http",
     url: "https://studio.example/mcp",
-    supportedProtocolVersions: ["2025-11-25", "2025-06-18", "2025-03-26"],
+    supportedProtocolVersions: [
+      "2026-07-28",
+      "2025-11-25",
+      "2025-06-18",
+      "2025-03-26",
+      "2024-11-05",
+      "2024-10-07",
+    ],
   }]);
 });
 
-test("the server card's protocol versions are among those the SDK serves", () => {
-  for (const version of MCP_PROTOCOL_VERSIONS) {
-    assert.ok(SUPPORTED_PROTOCOL_VERSIONS.includes(version), version);
-  }
+test("the server card's handshake revisions are those the SDK implements", () => {
+  assert.deepEqual([...MCP_HANDSHAKE_PROTOCOL_VERSIONS], SUPPORTED_PROTOCOL_VERSIONS);
+  assert.deepEqual(MCP_PROTOCOL_VERSIONS.slice(1), [...MCP_HANDSHAKE_PROTOCOL_VERSIONS]);
 });
 
 test("GET /mcp/server-card answers 304 to its own ETag", async () => {
@@ -83,7 +92,12 @@ test("the well-known copies of the card add serverInfo, the transport's endpoint
       type: "streamable-http",
       endpoint: "https://studio.example/mcp",
     });
-    assert.deepEqual(copy.capabilities, { tools: {}, resources: {}, prompts: {} });
+    assert.equal(copy.protocolVersion, "2025-11-25");
+    assert.deepEqual(copy.capabilities, {
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      prompts: { listChanged: false },
+    });
   }
 });
 

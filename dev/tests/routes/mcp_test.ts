@@ -1,7 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as sdk from "@modelcontextprotocol/server";
-import { createHandler } from "../../../mod.ts";
+import { Ajv } from "ajv";
+import addFormats from "ajv-formats";
+import { createHandler, type Handler } from "../../../mod.ts";
+import {
+  MCP_HANDSHAKE_PROTOCOL_VERSIONS,
+  MCP_PROTOCOL_VERSIONS,
+} from "../../../lib/mcp/build_server_card.ts";
 import type { InquiryRecord } from "../../../lib/contact/inquiries.ts";
 import { resolveServices } from "../../../lib/resolve_services.ts";
 import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
@@ -412,4 +418,280 @@ test("createMcpServers() reuses an instance once its exchange has closed it, nev
   assert.equal(once, second);
   await serveOnce(once);
   assert.notEqual(servers.take({ era: "legacy" }), once, "an instance kept from reuse is dropped");
+});
+
+/** The result of an `initialize` in one revision, and the `MCP-Protocol-Version` it may then send. */
+async function initialize(handler: Handler, revision: string): Promise<Record<string, unknown>> {
+  const answer = await readJsonAnswer(
+    await handler(postLegacy({
+      method: "initialize",
+      params: {
+        protocolVersion: revision,
+        capabilities: {},
+        clientInfo: { name: "test", version: "1.0.0" },
+      },
+    })),
+  );
+  return answer.result ?? {};
+}
+
+test("the server card lists exactly the revisions POST /mcp accepts, and the capabilities initialize and server/discover report", async () => {
+  const { handler } = createApp();
+  const card = await (await handler(buildRequest("/.well-known/mcp/server-card.json"))).json();
+  const [remote] = card.remotes as Array<{ supportedProtocolVersions: string[] }>;
+  const accepted: string[] = [];
+  for (const revision of MCP_HANDSHAKE_PROTOCOL_VERSIONS) {
+    const result = await initialize(handler, revision);
+    assert.equal(result.protocolVersion, revision, "initialize keeps a revision it accepts");
+    assert.deepEqual(result.capabilities, card.capabilities, revision);
+    const listed = await handler(postLegacy({ method: "tools/list" }, {
+      "MCP-Protocol-Version": revision,
+    }));
+    assert.equal(listed.status, 200, revision);
+    await listed.body?.cancel();
+    accepted.push(revision);
+  }
+  const discovered = await readJsonAnswer(await handler(postModern("server/discover")));
+  const discovery = discovered.result as { supportedVersions: string[]; capabilities: unknown };
+  assert.deepEqual(discovery.capabilities, card.capabilities);
+  accepted.unshift(...discovery.supportedVersions);
+  assert.deepEqual(remote.supportedProtocolVersions, accepted);
+  assert.deepEqual(remote.supportedProtocolVersions, [...MCP_PROTOCOL_VERSIONS]);
+
+  // A revision the card does not list is refused, or answered with the first it lists.
+  for (const revision of ["2025-01-01", "2023-11-05"]) {
+    assert.equal((await initialize(handler, revision)).protocolVersion, LEGACY);
+    const refused = await handler(postLegacy({ method: "tools/list" }, {
+      "MCP-Protocol-Version": revision,
+    }));
+    assert.equal(refused.status, 400, revision);
+    assert.match((await refused.json()).error.message, /Unsupported protocol version/);
+  }
+});
+
+/** The tools as `tools/list` gives them. */
+async function listTools(handler: Handler): Promise<Array<Record<string, unknown>>> {
+  const listed = await readJsonAnswer(await handler(postLegacy({ method: "tools/list" })));
+  return listed.result?.tools as Array<Record<string, unknown>>;
+}
+
+test("every tool's inputSchema admits no other member, and an extra argument is refused as a tool error that names it", async () => {
+  const { handler } = createApp();
+  const tools = await listTools(handler);
+  assert.equal(tools.length, 4);
+  const valid: Record<string, Record<string, unknown>> = {
+    list_available_slots: { month: MONTH },
+    get_studio_info: {},
+    send_inquiry: { name: "Ana", email: "ana@example.pt", message: "A new site for our clinic" },
+    book_call: {
+      start: "2026-12-02T10:00:00Z",
+      name: "Ana",
+      email: "ana@example.pt",
+      topic: "A new website for our clinic",
+      locale: "en",
+    },
+  };
+  for (const tool of tools) {
+    const schema = tool.inputSchema as Record<string, unknown>;
+    assert.equal(schema.type, "object", String(tool.name));
+    assert.equal(schema.additionalProperties, false, String(tool.name));
+    const args = { ...valid[tool.name as string], Website: "x" };
+    const refused = await readToolResult(await handler(callTool(tool.name as string, args)));
+    assert.equal(refused.isError, true, String(tool.name));
+    assert.match(refused.content[0].text, /Remove "Website": not an argument of this tool/);
+  }
+});
+
+/** Validates a structured content against a tool's output schema with ajv; throws the errors. */
+function createOutputCheck(tools: Array<Record<string, unknown>>) {
+  const ajv = new Ajv({ strict: true, allErrors: true });
+  addFormats.default(ajv);
+  const validators = new Map(
+    tools.map((tool) => [tool.name, ajv.compile(tool.outputSchema as Record<string, unknown>)]),
+  );
+  return (name: string, result: ToolResult) => {
+    const validate = validators.get(name);
+    assert.ok(validate, `${name} declares an outputSchema`);
+    assert.ok(validate(result.structuredContent), `${name}: ${JSON.stringify(validate.errors)}`);
+  };
+}
+
+test("every tool's structuredContent, a result or a tool error, is valid against the outputSchema it declares (ajv)", async () => {
+  // Ten reads: every POST below counts one, and each listing one more.
+  const { handler } = createApp({ read: 10 });
+  const check = createOutputCheck(await listTools(handler));
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await readToolResult(await handler(callTool(name, args)));
+    check(name, result);
+    return result;
+  };
+  const listed = await call("list_available_slots", { month: MONTH });
+  assert.equal(listed.isError, undefined);
+  const slots = listed.structuredContent.slots as Record<string, Array<{ start: string }>>;
+  const [start] = Object.values(slots).flat().map((slot) => slot.start);
+  assert.equal((await call("list_available_slots", { month: "2020-01" })).isError, true);
+  assert.equal((await call("get_studio_info", {})).isError, undefined);
+
+  const booking = {
+    start,
+    name: "Ana Sousa",
+    email: "ana.schema@example.pt",
+    topic: "A new website for our clinic",
+    locale: "en",
+  };
+  assert.equal((await call("book_call", booking)).isError, undefined);
+  const taken = await call("book_call", { ...booking, email: "rui.schema@example.pt" });
+  assert.equal((taken.structuredContent.error as { status: number }).status, 409);
+  const inquiry = {
+    name: "Rui Costa",
+    email: "rui@example.pt",
+    message: "We need a new brand identity for our bakery, ready by spring.",
+  };
+  assert.equal((await call("send_inquiry", inquiry)).isError, undefined);
+  // The POST is the tenth read and the tool's own count the eleventh: a tool error again.
+  const limited = await call("list_available_slots", { month: MONTH });
+  assert.equal((limited.structuredContent.error as { code: string }).code, "rate-limited");
+});
+
+/** A POST of `bytes` with a `Content-Type`, to /mcp as a 2025 client sends it or to the API. */
+function postBytes(path: string, contentType: string, bytes: Uint8Array<ArrayBuffer>): Request {
+  return buildRequest(path, {
+    method: "POST",
+    headers: { "Content-Type": contentType, Accept: ACCEPT, "MCP-Protocol-Version": LEGACY },
+    body: bytes,
+  });
+}
+
+test("POST /mcp gives the API's verdict on the same bytes: another charset and invalid UTF-8 refused, a byte-order mark accepted", async () => {
+  const { handler } = createApp();
+  const encoder = new TextEncoder();
+  const ping = encoder.encode(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+  const inquiry = encoder.encode(JSON.stringify({
+    Name: "Ana Sousa",
+    Email: "ana@example.pt",
+    Message: "We need a new brand identity for our bakery.",
+  }));
+  const invalid = (bytes: Uint8Array) => Uint8Array.from([...bytes.slice(0, -2), 0xff, 0xfe, 125]);
+  const withMark = (bytes: Uint8Array) => Uint8Array.from([0xef, 0xbb, 0xbf, ...bytes]);
+  const cases = [
+    { type: "application/json; charset=latin1", change: (bytes: Uint8Array) => bytes },
+    { type: "application/json; charset=iso-8859-1", change: (bytes: Uint8Array) => bytes },
+    { type: "application/json", change: invalid },
+    { type: "application/json; charset=utf-8", change: withMark },
+    { type: "application/json; charset=UTF-8", change: (bytes: Uint8Array) => bytes },
+  ];
+  for (const { type, change } of cases) {
+    const api = await handler(postBytes("/api/v1/contact", type, Uint8Array.from(change(inquiry))));
+    const mcp = await handler(postBytes("/mcp", type, Uint8Array.from(change(ping))));
+    assert.equal(mcp.headers.get("Content-Type"), "application/json", type);
+    const answer = await mcp.json();
+    assert.equal(answer.jsonrpc, "2.0");
+    await api.body?.cancel();
+    assert.equal(
+      api.status < 300,
+      mcp.status < 300,
+      `${type}: API ${api.status}, MCP ${mcp.status}`,
+    );
+    if (mcp.status === 200) {
+      assert.deepEqual(answer, { jsonrpc: "2.0", id: 1, result: {} });
+    } else if (type.includes("latin1") || type.includes("8859")) {
+      assert.equal(mcp.status, 415);
+      assert.match(answer.error.message, /^Unsupported Media Type: .*UTF-8/);
+    } else {
+      assert.equal(mcp.status, 400);
+      assert.deepEqual(answer.error, {
+        code: -32700,
+        message: "Parse error: the request body is not valid UTF-8",
+      });
+    }
+  }
+});
+
+test("POST /mcp answers a refused Origin with a JSON-RPC 403, as every other refusal there", async () => {
+  const { handler } = createApp();
+  const response = await handler(postLegacy({ method: "tools/list" }, {
+    Origin: "https://evil.example",
+  }));
+  assert.equal(response.status, 403);
+  assert.equal(response.headers.get("Content-Type"), "application/json");
+  assert.equal(response.headers.get("X-Content-Type-Options"), "nosniff");
+  const answer = await response.json();
+  assert.equal(answer.jsonrpc, "2.0");
+  assert.equal(answer.id, null);
+  assert.equal(answer.error.code, -32000);
+  assert.match(
+    answer.error.message,
+    /^Origin "https:\/\/evil\.example" is not allowed to post here: Send it from/,
+  );
+  const own = await handler(postLegacy({ method: "ping" }, { Origin: BASE_URL }));
+  assert.equal(own.status, 200);
+  await own.body?.cancel();
+});
+
+test("POST /mcp serves concurrent 2025 calls that share an id on one connection: each answer carries its own id and result, and its caller's quota", async () => {
+  // read: 8 per 60 s for each address.
+  const { handler } = createApp({ read: 8 });
+  const months = ["2026-12", "2027-01", "2027-02"];
+  const calls = months.flatMap((month, index) =>
+    ["192.0.2.7", "198.51.100.9"].map(async (address) => {
+      const id = index % 2 ? "same" : 1;
+      const response = await handler(
+        postLegacy({
+          id,
+          method: "tools/call",
+          params: { name: "list_available_slots", arguments: { month } },
+        }),
+        fromAddress(address),
+      );
+      const answer = await readJsonAnswer(response);
+      return { month, address, id, answer };
+    })
+  );
+  for (const { month, id, answer } of await Promise.all(calls)) {
+    assert.equal(answer.id, id);
+    const result = answer.result as unknown as ToolResult;
+    assert.equal(result.isError, undefined, result.content[0].text);
+    const days = Object.keys(result.structuredContent.slots as Record<string, unknown>);
+    assert.ok(days.length > 0 && days.every((day) => day.startsWith(month)), month);
+  }
+  // Each address spent 6 of its 8 reads; a listing costs the last 2, and the next POST is refused.
+  const last = await readToolResult(
+    await handler(callTool("list_available_slots", { month: MONTH }), fromAddress("192.0.2.7")),
+  );
+  assert.equal(last.isError, undefined);
+  const refused = await handler(callTool("get_studio_info", {}), fromAddress("192.0.2.7"));
+  assert.equal(refused.status, 429);
+  await refused.body?.cancel();
+  const other = await readToolResult(
+    await handler(callTool("get_studio_info", {}), fromAddress("198.51.100.9")),
+  );
+  assert.equal(other.isError, undefined);
+
+  // An answer to a request that is not JSON-RPC, a notification, a batch: as before.
+  const notified = await handler(
+    postLegacy({ method: "notifications/initialized", id: undefined }),
+  );
+  assert.equal(notified.status, 202);
+  await notified.body?.cancel();
+  const batch = await handler(buildRequest("/mcp", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: ACCEPT },
+    body: JSON.stringify([
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+    ]),
+  }));
+  assert.equal(batch.status, 200);
+  assert.deepEqual(await batch.json(), [
+    { jsonrpc: "2.0", id: 1, result: {} },
+    { jsonrpc: "2.0", id: 2, result: {} },
+  ]);
+  const unknown = await readJsonAnswer(
+    await handler(postLegacy({ id: 9, method: "nothing/here" })),
+  );
+  assert.deepEqual(unknown, {
+    jsonrpc: "2.0",
+    id: 9,
+    error: { code: -32601, message: "Method not found" },
+  });
 });

@@ -2,8 +2,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   BodyError,
+  createBodyReader,
   parseJsonMembers,
   readBody,
+  readBounded,
   readMediaType,
 } from "../../../../lib/http/read_body.ts";
 
@@ -59,6 +61,60 @@ test("readBody() gives up on a body that does not arrive in time", async () => {
   );
   const elapsed = Date.now() - started;
   assert.ok(elapsed >= 140 && elapsed < 2000, `gave up after ${elapsed} ms`);
+});
+
+test("readBounded() stops a read in progress when its signal is aborted, and refuses a stream once it is", async () => {
+  const controller = new AbortController();
+  const { stream } = streamOf([new Uint8Array(3)], { hang: true });
+  const reading = readBounded(stream, {
+    maxBytes: 1024,
+    timeoutMilliseconds: 60_000,
+    signal: controller.signal,
+  });
+  setTimeout(() => controller.abort(), 20);
+  await assert.rejects(
+    reading,
+    (error: unknown) => error instanceof BodyError && error.problem === "aborted",
+  );
+  const later = streamOf([new Uint8Array(3)]);
+  await assert.rejects(
+    readBounded(later.stream, { maxBytes: 1024, signal: controller.signal }),
+    (error: unknown) => error instanceof BodyError && error.problem === "aborted",
+  );
+  assert.equal(later.pulled(), 0);
+});
+
+test("createBodyReader() gives each read its time on one shared timer", async () => {
+  const read = createBodyReader({ timeoutMilliseconds: 150, checkMilliseconds: 20 });
+  // A body that arrives is read whole; one that does not is given up after its time.
+  const [whole, slow] = await Promise.allSettled([
+    read(streamOf([new Uint8Array([1, 2]), new Uint8Array([3])]).stream, { maxBytes: 3 }),
+    read(streamOf([new Uint8Array(3)], { hang: true }).stream, { maxBytes: 1024 }),
+  ]);
+  assert.deepEqual(whole, { status: "fulfilled", value: new Uint8Array([1, 2, 3]) });
+  assert.equal(slow.status, "rejected");
+  assert.ok(slow.reason instanceof BodyError && slow.reason.problem === "too-slow");
+  await assert.rejects(
+    read(streamOf([]).stream, { maxBytes: 10, declaredLength: "11" }),
+    (error: unknown) => error instanceof BodyError && error.problem === "too-large",
+  );
+});
+
+test("createBodyReader() stops every read in progress when its signal is aborted, and refuses later ones", async () => {
+  const controller = new AbortController();
+  const read = createBodyReader({ timeoutMilliseconds: 60_000, signal: controller.signal });
+  const waiting = [1, 2, 3].map(() =>
+    read(streamOf([new Uint8Array(1)], { hang: true }).stream, { maxBytes: 1024 })
+  );
+  setTimeout(() => controller.abort(), 30);
+  for (const outcome of await Promise.allSettled(waiting)) {
+    assert.equal(outcome.status, "rejected");
+    assert.ok(outcome.reason instanceof BodyError && outcome.reason.problem === "aborted");
+  }
+  await assert.rejects(
+    read(streamOf([new Uint8Array(1)]).stream, { maxBytes: 10 }),
+    (error: unknown) => error instanceof BodyError && error.problem === "aborted",
+  );
 });
 
 test("readMediaType() lower-cases the type and reads an unquoted charset", () => {
