@@ -428,6 +428,18 @@ function mailsOf(kind: string, address: string): ReceivedMail[] {
   );
 }
 
+/** Waits up to 10 s for `find` to return something. */
+async function waitFor<T>(find: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  let found = find();
+  while (found === undefined && Date.now() < deadline) {
+    await delay(20);
+    found = find();
+  }
+  assert.ok(found !== undefined, "the awaited e-mail arrives");
+  return found;
+}
+
 async function receive(kind: string, address: string, count = 1): Promise<ReceivedMail> {
   const deadline = Date.now() + 10_000;
   while (mailsOf(kind, address).length < count && Date.now() < deadline) await delay(20);
@@ -518,6 +530,16 @@ test("the desk confirms a pending booking (REQUEST to the attendee) and cancels 
   assert.match(
     mail.parsed.text ?? "",
     /A message from the team:\nWe have to move this one\.\nPlease pick another time\.\n/,
+  );
+  const studioCopy = await waitFor(() =>
+    smtp.messages.find((mail) =>
+      (mail.parsed.messageId ?? "").startsWith(`<studio-cancelled-${id}-`)
+    )
+  );
+  assert.equal(readInvite(studioCopy, "CANCEL").uid, invite.uid);
+  assert.match(
+    studioCopy.parsed.text ?? "",
+    /^Esta conversa foi cancelada e o horário ficou livre\.\n\nMensagem da equipa à pessoa:\nWe have to move this one\.\nPlease pick another time\.\n\nNome: Marta Reis\n/,
   );
   const last = await openDesk(app, cookie);
   assert.match(last.html, /<h3>Anteriores \(1\)<\/h3>/);
