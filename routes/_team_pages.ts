@@ -36,11 +36,20 @@ export interface TeamPages {
   services: SiteServices;
   /** The desk's actions that other modules provide. */
   loadActions(): Promise<TeamDeskActions>;
-  /** A page in the site's template, with the team's headers. */
+  /**
+   * A page in the site's template, with the team's headers; its language switch leads to the
+   * other language's desk (or to `otherLanguagePath`, e.g. the same search there).
+   */
   page(
     request: Request,
     locale: TeamLocale,
-    view: { status: number; title: string; mainHtml: string; headers?: readonly HeaderPair[] },
+    view: {
+      status: number;
+      title: string;
+      mainHtml: string;
+      headers?: readonly HeaderPair[];
+      otherLanguagePath?: string;
+    },
   ): Promise<Response>;
 }
 
@@ -61,6 +70,7 @@ export function createTeamPages(
       const document = buildDocumentPage(await services.site(), locale, {
         title: view.title,
         mainHtml: view.mainHtml,
+        otherLanguagePath: view.otherLanguagePath ?? TEAM_PATHS[locale === "pt" ? "en" : "pt"].desk,
       }, TEAM_PAGE_HEADERS);
       return respond(request, document, { status: view.status, headers: view.headers });
     },

@@ -76,10 +76,15 @@ async function answerDesk(pages: TeamPages, desk: DeskRequest): Promise<Response
         ? { calendarFeed: { url: await actions.readCalendarFeedUrl?.() } }
         : {}),
     };
+    const other = TEAM_PATHS[locale === "pt" ? "en" : "pt"].desk;
     return await pages.page(request, locale, {
       status: 200,
       title: DESK_WORDS[locale].deskTitle,
       mainHtml: renderDesk(view, data, nowEpochMs),
+      // The same search in the other language.
+      otherLanguagePath: data.search
+        ? `${other}?${new URLSearchParams({ q: data.search })}`
+        : other,
     });
   } catch (error) {
     services.logger.error("The desk could not be read", { error: String(error) });

@@ -138,7 +138,6 @@ const PT = {
     erase: "apagou os dados de um endereço",
     "feed-renewed": "renovou o segredo do calendário",
   } satisfies Record<AuditAction, string>,
-  otherLanguage: "English",
 };
 
 /** The words of one language. */
@@ -258,7 +257,6 @@ const EN: DeskWords = {
     erase: "erased the data of an address",
     "feed-renewed": "renewed the calendar secret",
   },
-  otherLanguage: "Português",
 };
 
 /** The desk's words by language. */

@@ -85,17 +85,7 @@ export function renderSignInForm(
     "</div>",
     `<button type="submit">${words.sendLink}</button>`,
     "</form>",
-    renderLanguageLink(locale),
   ].filter(Boolean).join("\n");
-}
-
-/** The link to the same page in the other language. */
-function renderLanguageLink(locale: TeamLocale): string {
-  const other: TeamLocale = locale === "pt" ? "en" : "pt";
-  const tag = other === "pt" ? "pt-PT" : "en";
-  return `<p class="small"><a href="${TEAM_PATHS[other].desk}" hreflang="${tag}" lang="${tag}">${
-    DESK_WORDS[locale].otherLanguage
-  }</a></p>`;
 }
 
 /**
@@ -366,6 +356,5 @@ export function renderDesk(view: DeskView, data: DeskData, nowEpochMs: number): 
     renderPersonalData(view),
     renderCalendarFeed(view),
     renderAudit(view, data.audit),
-    renderLanguageLink(view.locale),
   ].filter(Boolean).join("\n");
 }

@@ -134,7 +134,11 @@ async function openDesk(app: TestApp, cookie: string, query = "") {
 
 test("GET /equipa and /en/team answer the sign-in page signed out: noindex, no-store, CSP, no cookie", async () => {
   const app = createApp();
-  for (const [path, action] of [["/equipa", "/equipa/ligacao"], ["/en/team", "/en/team/link"]]) {
+  const pages = [
+    ["/equipa", "/equipa/ligacao", '<a class="lang" href="/en/team" hreflang="en" lang="en">'],
+    ["/en/team", "/en/team/link", '<a class="lang" href="/equipa" hreflang="pt-PT" lang="pt-PT">'],
+  ];
+  for (const [path, action, languageSwitch] of pages) {
     const response = await send(app, path, { headers: HTML });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get("Content-Type"), "text/html; charset=utf-8");
@@ -148,7 +152,25 @@ test("GET /equipa and /en/team answer the sign-in page signed out: noindex, no-s
     assert.match(html, new RegExp(`<form method="post" action="${action}">`));
     assert.match(html, /<input id="email" name="email" type="email"/);
     assert.doesNotMatch(html, /<script src=/, "no script: the form works without one");
+    assert.ok(html.includes(languageSwitch), "the header's switch leads to the other desk");
   }
+});
+
+test("the desk's language switch leads to the other language's desk, with the same search", async () => {
+  const app = createApp();
+  const cookie = await signIn(app);
+  const desk = await openDesk(app, cookie);
+  assert.equal(desk.response.status, 200);
+  assert.ok(desk.html.includes('<a class="lang" href="/en/team" hreflang="en" lang="en">'));
+  const search = await openDesk(app, cookie, "?q=Marta%40Example");
+  assert.ok(
+    search.html.includes('<a class="lang" href="/en/team?q=marta%40example" hreflang="en"'),
+    "the search is kept",
+  );
+  const link = await askForLink(app);
+  const page = await send(app, link.pathname + link.search, { headers: HTML });
+  assert.equal(page.status, 200);
+  assert.ok((await page.text()).includes('<a class="lang" href="/en/team" hreflang="en"'));
 });
 
 test("desk routes answer 401 to a client that does not read HTML, and the sign-in page with 401 to a browser's POST", async () => {
