@@ -275,7 +275,9 @@ function renderAudit(view: DeskView, entries: AuditEntry[]): string {
     const details = entry.details
       ? ` (${Object.entries(entry.details).map(([key, value]) => `${key}: ${value}`).join(", ")})`
       : "";
-    return `<li><time datetime="${escapeHtml(entry.at)}">${escapeHtml(when)}</time> · ${
+    // HTML's valid date-time allows three digits of a second at most; the clock may give nine.
+    const at = Temporal.Instant.from(entry.at).toString({ smallestUnit: "millisecond" });
+    return `<li><time datetime="${at}">${escapeHtml(when)}</time> · ${
       escapeHtml(entry.actor)
     } ${words.auditActions[entry.action]}${
       entry.subject ? ` <code>${escapeHtml(entry.subject)}</code>` : ""
