@@ -50,7 +50,11 @@ function hidden(name: string, value: string): string {
   return `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 }
 
-/** A form that POSTs to one of the desk's paths with the session's token. */
+/**
+ * A form that POSTs to one of the desk's paths with the session's token.
+ *
+ * @param extra Attributes of the form element, e.g. ` class="inline"`.
+ */
 function postForm(view: DeskView, path: string, fields: string, extra = ""): string {
   return `<form method="post" action="${path}"${extra}>${
     hidden("form_token", view.formToken)
@@ -139,9 +143,9 @@ function renderInquiry(view: DeskView, record: InquiryRecord): string {
   const toggle = postForm(
     view,
     TEAM_PATHS[view.locale].inquiry,
-    `${hidden("id", record.id)}${hidden("state", next)}<button type="submit">${
-      state === "open" ? words.markAnswered : words.reopen
-    }</button>`,
+    `${hidden("id", record.id)}${hidden("state", next)}<button type="submit"${
+      state === "open" ? "" : ' class="secondary"'
+    }>${state === "open" ? words.markAnswered : words.reopen}</button>`,
   );
   return [
     `<article id="inquiry-${record.id}">`,
@@ -150,8 +154,10 @@ function renderInquiry(view: DeskView, record: InquiryRecord): string {
       record.fields.Category ? ` · ${escapeHtml(record.fields.Category)}` : ""
     } · <strong>${state === "open" ? words.open : words.answered}</strong></p>`,
     `<blockquote>${toLines(record.fields.Message)}</blockquote>`,
-    `<p><a href="${escapeHtml(buildReplyLink(record, words, when))}">${words.reply}</a></p>`,
+    '<div class="desk-actions">',
+    `<a href="${escapeHtml(buildReplyLink(record, words, when))}">${words.reply}</a>`,
     toggle,
+    "</div>",
     "</article>",
   ].join("\n");
 }
@@ -203,7 +209,7 @@ function renderBooking(view: DeskView, record: BookingRecord, nowEpochMs: number
       record.company ? ` · ${escapeHtml(record.company)}` : ""
     } · <strong>${words.status[status]}</strong></p>`,
     `<p>${words.topic}: ${toLines(record.topic)}</p>`,
-    ...actions,
+    ...(actions.length ? ['<div class="desk-actions">', ...actions, "</div>"] : []),
     "</article>",
   ].join("\n");
 }
@@ -242,7 +248,7 @@ function renderPersonalData(view: DeskView): string {
         view,
         path,
         `${hidden("action", "erase")}${emailField("erase-email", words.eraseLabel)}` +
-          `<div class="field"><label><input type="checkbox" name="confirm" value="yes" required> ${words.eraseConfirm}</label></div>` +
+          `<div class="field check"><label><input type="checkbox" name="confirm" value="yes" required> ${words.eraseConfirm}</label></div>` +
           `<button type="submit">${words.eraseButton}</button>`,
       )
       : "",
@@ -277,11 +283,11 @@ function renderAudit(view: DeskView, entries: AuditEntry[]): string {
       : "";
     // HTML's valid date-time allows three digits of a second at most; the clock may give nine.
     const at = Temporal.Instant.from(entry.at).toString({ smallestUnit: "millisecond" });
-    return `<li><time datetime="${at}">${escapeHtml(when)}</time> · ${
-      escapeHtml(entry.actor)
-    } ${words.auditActions[entry.action]}${
-      entry.subject ? ` <code>${escapeHtml(entry.subject)}</code>` : ""
-    }${escapeHtml(details)}</li>`;
+    return `<li><time datetime="${at}">${escapeHtml(when)}</time> · ${escapeHtml(entry.actor)} ${
+      words.auditActions[entry.action]
+    }${entry.subject ? ` <code>${escapeHtml(entry.subject)}</code>` : ""}${
+      escapeHtml(details)
+    }</li>`;
   });
   return [
     '<section aria-labelledby="audit">',
@@ -297,15 +303,23 @@ function renderDeskHead(view: DeskView, search: string | undefined): string {
   const paths = TEAM_PATHS[view.locale];
   return [
     `<h1>${words.deskTitle}</h1>`,
+    '<div class="desk-session">',
     `<p>${escapeHtml(words.signedInAs(view.email))}</p>`,
-    postForm(view, paths.signOut, `<button type="submit">${words.signOut}</button>`),
     postForm(
       view,
       paths.signOut,
-      `${hidden("everywhere", "yes")}<button type="submit">${words.signOutEverywhere}</button>`,
+      `<button type="submit" class="secondary">${words.signOut}</button>`,
     ),
+    postForm(
+      view,
+      paths.signOut,
+      `${
+        hidden("everywhere", "yes")
+      }<button type="submit" class="secondary">${words.signOutEverywhere}</button>`,
+    ),
+    "</div>",
     view.notice ? `<p class="notice ok" role="status">${words.notices[view.notice]}</p>` : "",
-    `<form method="get" action="${paths.desk}" role="search">`,
+    `<form method="get" action="${paths.desk}" role="search" class="desk-search">`,
     `<div class="field"><label for="search">${words.searchLabel}</label>`,
     `<input id="search" name="q" type="search" value="${escapeHtml(search ?? "")}"></div>`,
     `<button type="submit">${words.search}</button>`,
@@ -340,16 +354,16 @@ export function renderDesk(view: DeskView, data: DeskData, nowEpochMs: number): 
   ];
   return [
     renderDeskHead(view, data.search),
-    `<nav aria-label="${words.sections}"><ul>${
+    `<nav class="desk-nav" aria-label="${words.sections}"><ul>${
       sections.map(([id, title]) => `<li><a href="#${id}">${title}</a></li>`).join("")
     }</ul></nav>`,
-    '<section aria-labelledby="inquiries">',
+    '<section class="desk-records" aria-labelledby="inquiries">',
     `<h2 id="inquiries">${words.inquiries} (${data.inquiries.length})</h2>`,
     data.inquiries.length
       ? data.inquiries.map((record) => renderInquiry(view, record)).join("\n")
       : `<p>${words.noInquiries}</p>`,
     "</section>",
-    '<section aria-labelledby="bookings">',
+    '<section class="desk-records" aria-labelledby="bookings">',
     `<h2 id="bookings">${words.bookings}</h2>`,
     renderBookingList(view, words.pending, data.pending, nowEpochMs),
     renderBookingList(view, words.upcoming, data.upcoming, nowEpochMs),
