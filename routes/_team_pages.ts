@@ -17,6 +17,12 @@ import { renderSignInForm } from "../lib/team/render_desk.ts";
 import { readSession, readSessionCookie, type TeamSession } from "../lib/team/sessions.ts";
 import { TEAM_PATHS, type TeamLocale, type TeamRoute } from "../lib/team/team.ts";
 
+/**
+ * The scripts of the pages that offer passkeys, in order: the WebAuthn browser library (vendored
+ * at build time from `@simplewebauthn/browser`), then the page script that uses it.
+ */
+export const PASSKEY_SCRIPTS: readonly string[] = ["simplewebauthn-browser.js", "passkeys.js"];
+
 /** The largest form the desk reads, in bytes: a note of 1,000 characters and the rest. */
 const MAX_FORM_BYTES = 16 * 1024;
 
@@ -49,6 +55,8 @@ export interface TeamPages {
       mainHtml: string;
       headers?: readonly HeaderPair[];
       otherLanguagePath?: string;
+      /** The page runs the passkey script (the sign-in page and the desk). */
+      passkeys?: boolean;
     },
   ): Promise<Response>;
 }
@@ -71,6 +79,7 @@ export function createTeamPages(
         title: view.title,
         mainHtml: view.mainHtml,
         otherLanguagePath: view.otherLanguagePath ?? TEAM_PATHS[locale === "pt" ? "en" : "pt"].desk,
+        ...(view.passkeys ? { scripts: PASSKEY_SCRIPTS } : {}),
       }, TEAM_PAGE_HEADERS);
       return respond(request, document, { status: view.status, headers: view.headers });
     },
@@ -138,6 +147,7 @@ export async function answerSignedOut(
     status: route === "desk" && request.method !== "POST" ? 200 : 401,
     title: DESK_WORDS[locale].signInTitle,
     mainHtml: renderSignInForm(locale, { notice }),
+    passkeys: true,
   });
 }
 

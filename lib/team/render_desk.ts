@@ -10,6 +10,7 @@ import { escapeHtml } from "../mail/mail.ts";
 import type { BookingRecord } from "../booking/booking_mail.ts";
 import { type InquiryRecord, readInquiryState } from "../contact/inquiries.ts";
 import type { AuditEntry } from "./audit_trail.ts";
+import type { PasskeyRecord } from "./passkey_records.ts";
 import type { DeskData } from "./desk_data.ts";
 import { DESK_WORDS, type DeskNotice, type DeskWords } from "./desk_words.ts";
 import { TEAM_PATHS, type TeamLocale } from "./team.ts";
@@ -30,6 +31,8 @@ export interface DeskView {
   personalData: { canExport: boolean; canErase: boolean };
   /** The calendar feed: offered when it can be renewed, with its URL when it has one. */
   calendarFeed?: { url?: string };
+  /** The member's passkeys. */
+  passkeys: readonly PasskeyRecord[];
 }
 
 /** A time in the desk's words, e.g. `21/11/2026, 10:00`. */
@@ -53,7 +56,7 @@ function hidden(name: string, value: string): string {
 /**
  * A form that POSTs to one of the desk's paths with the session's token.
  *
- * @param extra Attributes of the form element, e.g. ` class="inline"`.
+ * @param extra Attributes of the form element, e.g. ``.
  */
 function postForm(view: DeskView, path: string, fields: string, extra = ""): string {
   return `<form method="post" action="${path}"${extra}>${
@@ -89,7 +92,34 @@ export function renderSignInForm(
     "</div>",
     `<button type="submit">${words.sendLink}</button>`,
     "</form>",
+    renderPasskeyForm(locale, {
+      kind: "sign-in",
+      fields: "",
+      lead: `<p>${words.passkeyOr}</p>`,
+      button: `<button type="submit" class="secondary">${words.passkeySignIn}</button>`,
+    }),
   ].filter(Boolean).join("\n");
+}
+
+/**
+ * A form that a passkey ceremony fills (`content/assets/passkeys.js`): hidden until the script
+ * finds WebAuthn, then its button asks the server for options, runs the ceremony and posts the
+ * answer in the `response` field. Its messages for the script are in its data attributes.
+ */
+function renderPasskeyForm(
+  locale: TeamLocale,
+  form: { kind: "sign-in" | "register"; fields: string; lead?: string; button: string },
+): string {
+  const words = DESK_WORDS[locale];
+  const paths = TEAM_PATHS[locale];
+  const [action, options] = form.kind === "sign-in"
+    ? [paths.passkeySignIn, paths.passkeySignInOptions]
+    : [paths.passkey, paths.passkeyOptions];
+  return `<form method="post" action="${action}" class="passkey" data-passkey="${form.kind}" data-options="${options}" data-failed="${
+    escapeHtml(words.passkeyFailed)
+  }" data-cancelled="${escapeHtml(words.passkeyCancelled)}" hidden>${
+    form.lead ?? ""
+  }${form.fields}${hidden("response", "")}${form.button}<p class="small" role="status"></p></form>`;
 }
 
 /**
@@ -274,6 +304,42 @@ function renderCalendarFeed(view: DeskView): string {
   ].filter(Boolean).join("\n");
 }
 
+/** The member's passkeys, each with its remove button, and the form that saves a new one. */
+function renderPasskeys(view: DeskView): string {
+  const words = DESK_WORDS[view.locale];
+  const path = TEAM_PATHS[view.locale].passkey;
+  const at = (iso: string) => escapeHtml(formatTime(Date.parse(iso), view.locale, view.timeZone));
+  const items = view.passkeys.map((passkey) =>
+    `<li>${words.passkeyCreated(at(passkey.createdAt))}${
+      passkey.lastUsedAt ? `, ${words.passkeyUsed(at(passkey.lastUsedAt))}` : ""
+    } ${
+      postForm(
+        view,
+        path,
+        `${hidden("action", "remove")}${
+          hidden("id", passkey.id)
+        }<button type="submit" class="secondary">${words.removePasskey}</button>`,
+        "",
+      )
+    }</li>`
+  );
+  return [
+    '<section aria-labelledby="passkeys">',
+    `<h2 id="passkeys">${words.passkeys}</h2>`,
+    `<p>${words.passkeysLead}</p>`,
+    items.length
+      ? `<ul class="passkey-list">${items.join("\n")}</ul>`
+      : `<p>${words.noPasskeys}</p>`,
+    renderPasskeyForm(view.locale, {
+      kind: "register",
+      fields: `${hidden("form_token", view.formToken)}${hidden("action", "register")}`,
+      button: `<button type="submit">${words.addPasskey}</button>`,
+    }),
+    `<p class="small" data-passkey-fallback>${words.passkeyNeedsScript}</p>`,
+    "</section>",
+  ].join("\n");
+}
+
 function renderAudit(view: DeskView, entries: AuditEntry[]): string {
   const words = DESK_WORDS[view.locale];
   const items = entries.map((entry) => {
@@ -350,6 +416,7 @@ export function renderDesk(view: DeskView, data: DeskData, nowEpochMs: number): 
       ? [["personal-data", words.personalData] as [string, string]]
       : []),
     ...(view.calendarFeed ? [["calendar-feed", words.calendarFeed] as [string, string]] : []),
+    ["passkeys", words.passkeys],
     ["audit", words.audit],
   ];
   return [
@@ -371,6 +438,7 @@ export function renderDesk(view: DeskView, data: DeskData, nowEpochMs: number): 
     "</section>",
     renderPersonalData(view),
     renderCalendarFeed(view),
+    renderPasskeys(view),
     renderAudit(view, data.audit),
   ].filter(Boolean).join("\n");
 }

@@ -151,7 +151,17 @@ test("GET /equipa and /en/team answer the sign-in page signed out: noindex, no-s
     assert.match(html, /<meta name="robots" content="noindex">/);
     assert.match(html, new RegExp(`<form method="post" action="${action}">`));
     assert.match(html, /<input id="email" name="email" type="email"/);
-    assert.doesNotMatch(html, /<script src=/, "no script: the form works without one");
+    // The e-mail form works without a script; the passkey form waits, hidden, for its script.
+    assert.deepEqual(
+      [...html.matchAll(/<script src="\/assets\/([\w.-]+)\?v=\w+" defer><\/script>/g)].map((
+        match,
+      ) => match[1]),
+      ["simplewebauthn-browser.js", "passkeys.js"],
+    );
+    assert.match(
+      html,
+      /<form method="post" action="[^"]+" class="passkey" data-passkey="sign-in"[^>]* hidden>/,
+    );
     assert.ok(html.includes(languageSwitch), "the header's switch leads to the other desk");
   }
 });
