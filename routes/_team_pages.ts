@@ -17,6 +17,12 @@ import { renderSignInForm } from "../lib/team/render_desk.ts";
 import { readSession, readSessionCookie, type TeamSession } from "../lib/team/sessions.ts";
 import { TEAM_PATHS, type TeamLocale, type TeamRoute } from "../lib/team/team.ts";
 
+/**
+ * The scripts of the pages that offer passkeys, in order: the WebAuthn browser library (vendored
+ * at build time from `@simplewebauthn/browser`), then the page script that uses it.
+ */
+export const PASSKEY_SCRIPTS: readonly string[] = ["simplewebauthn-browser.js", "passkeys.js"];
+
 /** The largest form the desk reads, in bytes: a note of 1,000 characters and the rest. */
 const MAX_FORM_BYTES = 16 * 1024;
 
@@ -36,11 +42,22 @@ export interface TeamPages {
   services: SiteServices;
   /** The desk's actions that other modules provide. */
   loadActions(): Promise<TeamDeskActions>;
-  /** A page in the site's template, with the team's headers. */
+  /**
+   * A page in the site's template, with the team's headers; its language switch leads to the
+   * other language's desk (or to `otherLanguagePath`, e.g. the same search there).
+   */
   page(
     request: Request,
     locale: TeamLocale,
-    view: { status: number; title: string; mainHtml: string; headers?: readonly HeaderPair[] },
+    view: {
+      status: number;
+      title: string;
+      mainHtml: string;
+      headers?: readonly HeaderPair[];
+      otherLanguagePath?: string;
+      /** The page runs the passkey script (the sign-in page and the desk). */
+      passkeys?: boolean;
+    },
   ): Promise<Response>;
 }
 
@@ -61,6 +78,8 @@ export function createTeamPages(
       const document = buildDocumentPage(await services.site(), locale, {
         title: view.title,
         mainHtml: view.mainHtml,
+        otherLanguagePath: view.otherLanguagePath ?? TEAM_PATHS[locale === "pt" ? "en" : "pt"].desk,
+        ...(view.passkeys ? { scripts: PASSKEY_SCRIPTS } : {}),
       }, TEAM_PAGE_HEADERS);
       return respond(request, document, { status: view.status, headers: view.headers });
     },
@@ -128,6 +147,7 @@ export async function answerSignedOut(
     status: route === "desk" && request.method !== "POST" ? 200 : 401,
     title: DESK_WORDS[locale].signInTitle,
     mainHtml: renderSignInForm(locale, { notice }),
+    passkeys: true,
   });
 }
 

@@ -213,7 +213,15 @@ function formRoutes(
  * which a session guards.
  */
 function teamRoutes({ team }: Resources): RouteDefinition[] {
-  const posts: TeamRoute[] = ["signOut", "booking", "inquiry", "personalData", "calendarFeed"];
+  const posts: TeamRoute[] = [
+    "signOut",
+    "booking",
+    "inquiry",
+    "personalData",
+    "calendarFeed",
+    "passkey",
+    "passkeyOptions",
+  ];
   return (["pt", "en"] as const).flatMap((locale): RouteDefinition[] => {
     const paths = TEAM_PATHS[locale];
     const load = (route: TeamRoute, method: "GET" | "POST") => async () =>
@@ -228,6 +236,12 @@ function teamRoutes({ team }: Resources): RouteDefinition[] {
       },
       get(paths.signIn, load("signIn", "GET")),
       { method: "POST", path: paths.signIn, policies: ["write"], load: load("signIn", "POST") },
+      ...(["passkeySignIn", "passkeySignInOptions"] as const).map((route): RouteDefinition => ({
+        method: "POST",
+        path: paths[route],
+        policies: ["write"],
+        load: load(route, "POST"),
+      })),
       ...posts.map((route): RouteDefinition => ({
         method: "POST",
         path: paths[route],

@@ -19,6 +19,7 @@ import { checkSignInLink, requestSignInLink, signIn } from "../lib/team/sign_in.
 import { TEAM_PATHS, type TeamLocale, type TeamRoute } from "../lib/team/team.ts";
 import { answerProblem, createTeamPages, readForm, type TeamPages } from "./_team_pages.ts";
 import { createDeskHandlers } from "./team_desk.ts";
+import { createPasskeyHandlers, type PasskeyHandlers } from "./team_passkeys.ts";
 
 /** The statuses of refused links: 403 for a forged one, 410 for one that no longer works. */
 const REFUSAL_STATUS = { forged: 403, expired: 410, used: 410, revoked: 410 } as const;
@@ -37,6 +38,7 @@ async function answerLinkRequest(
       status: 400,
       title: words.signInTitle,
       mainHtml: renderSignInForm(locale, { email: email.slice(0, 254), invalid: true }),
+      passkeys: true,
     });
   }
   let outcome;
@@ -141,6 +143,23 @@ async function answerSignIn(
   });
 }
 
+/** A passkey sign-in route's answer; a failure of the store answers a 503 page. */
+async function answerPasskeySignIn(
+  pages: TeamPages,
+  passkeys: PasskeyHandlers,
+  target: { route: "passkeySignIn" | "passkeySignInOptions"; request: Request; locale: TeamLocale },
+): Promise<Response> {
+  const { route, request, locale } = target;
+  try {
+    return route === "passkeySignIn"
+      ? await passkeys.signIn(request, locale)
+      : await passkeys.signInOptions(request);
+  } catch (error) {
+    pages.services.logger.error("Passkey sign-in failed", { error: String(error) });
+    return answerProblem(pages, request, { locale, status: 503, text: DESK_WORDS[locale].busy });
+  }
+}
+
 /** The 429 page of the sign-in routes (counted against the write quota per client). */
 function answerRateLimited(
   pages: TeamPages,
@@ -177,7 +196,8 @@ export function createTeamDesk(
   loadActions: () => Promise<TeamDeskActions>,
 ): (route: TeamRoute, method: "GET" | "POST", locale: TeamLocale) => RouteHandlers {
   const pages = createTeamPages(services, loadActions);
-  const desk = createDeskHandlers(pages);
+  const passkeys = createPasskeyHandlers(pages);
+  const desk = createDeskHandlers(pages, passkeys);
   return (route, method, locale) => {
     const limited = {
       answerRateLimited: (request: Request, _context: unknown, retryAfterSeconds: number) =>
@@ -190,6 +210,12 @@ export function createTeamDesk(
       return method === "GET"
         ? { handle: (request) => answerLinkPage(pages, request, locale) }
         : { ...limited, handle: (request) => answerSignIn(pages, request, locale) };
+    }
+    if (route === "passkeySignIn" || route === "passkeySignInOptions") {
+      return {
+        ...limited,
+        handle: (request) => answerPasskeySignIn(pages, passkeys, { route, request, locale }),
+      };
     }
     return { handle: desk(route, locale) };
   };

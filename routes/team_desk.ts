@@ -19,6 +19,8 @@ import { type DeskView, renderDesk, renderMessage } from "../lib/team/render_des
 import { buildClearedCookie, signOut } from "../lib/team/sessions.ts";
 import { TEAM_PATHS, type TeamLocale, type TeamRoute } from "../lib/team/team.ts";
 import { answerProblem, type DeskRequest, type TeamPages, withSession } from "./_team_pages.ts";
+import type { PasskeyHandlers } from "./team_passkeys.ts";
+import { listPasskeys } from "../lib/team/passkey_records.ts";
 
 /** The booking engine and inquiries' store, loaded by the desk's first action. */
 type DeskModules = [
@@ -58,15 +60,17 @@ async function answerDesk(pages: TeamPages, desk: DeskRequest): Promise<Response
   const notice = DESK_NOTICES.find((name) => name === query.get("notice"));
   const nowEpochMs = services.clock.now().epochMilliseconds;
   try {
-    const [data, actions] = await Promise.all([
+    const [data, actions, passkeys] = await Promise.all([
       readDesk(services.store, { nowEpochMs, search: query.get("q")?.slice(0, 254) }),
       pages.loadActions(),
+      listPasskeys(services.store, session.email),
     ]);
     const view: DeskView = {
       locale,
       timeZone: services.schedule.timeZone,
       email: session.email,
       formToken: session.formToken,
+      passkeys,
       ...(notice ? { notice } : {}),
       personalData: {
         canExport: actions.exportPersonalData !== undefined,
@@ -76,10 +80,16 @@ async function answerDesk(pages: TeamPages, desk: DeskRequest): Promise<Response
         ? { calendarFeed: { url: await actions.readCalendarFeedUrl?.() } }
         : {}),
     };
+    const other = TEAM_PATHS[locale === "pt" ? "en" : "pt"].desk;
     return await pages.page(request, locale, {
       status: 200,
       title: DESK_WORDS[locale].deskTitle,
       mainHtml: renderDesk(view, data, nowEpochMs),
+      // The same search in the other language.
+      otherLanguagePath: data.search
+        ? `${other}?${new URLSearchParams({ q: data.search })}`
+        : other,
+      passkeys: true,
     });
   } catch (error) {
     services.logger.error("The desk could not be read", { error: String(error) });
@@ -243,6 +253,7 @@ async function answerCalendarFeed(pages: TeamPages, desk: DeskRequest): Promise<
  */
 export function createDeskHandlers(
   pages: TeamPages,
+  passkeys: PasskeyHandlers,
 ): (route: TeamRoute, locale: TeamLocale) => (request: Request) => Promise<Response> {
   const loadModules = loadOnce((): Promise<DeskModules> =>
     Promise.all([import("../lib/booking/bookings.ts"), import("../lib/contact/inquiries.ts")])
@@ -259,6 +270,10 @@ export function createDeskHandlers(
         return answerPersonalData(pages, desk);
       case "calendarFeed":
         return answerCalendarFeed(pages, desk);
+      case "passkey":
+        return passkeys.changePasskey(desk);
+      case "passkeyOptions":
+        return passkeys.registrationOptions(desk);
       default:
         return answerDesk(pages, desk);
     }

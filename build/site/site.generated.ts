@@ -103,6 +103,7 @@ export const PREBUILT_SITE: PrebuiltSite = {
     "site.webmanifest": async () => (await import("./assets/site_webmanifest.generated.ts")).ASSET,
     "booking.js": async () => (await import("./assets/booking_js.generated.ts")).ASSET,
     "logo.svg": async () => (await import("./assets/logo_svg.generated.ts")).ASSET,
+    "passkeys.js": async () => (await import("./assets/passkeys_js.generated.ts")).ASSET,
     "work-clinica-jardim-cover.svg": async () => (await import("./assets/work-clinica-jardim-cover_svg.generated.ts")).ASSET,
     "work-clinica-jardim-mobile.svg": async () => (await import("./assets/work-clinica-jardim-mobile_svg.generated.ts")).ASSET,
     "work-clinica-jardim-type.svg": async () => (await import("./assets/work-clinica-jardim-type_svg.generated.ts")).ASSET,
@@ -115,6 +116,7 @@ export const PREBUILT_SITE: PrebuiltSite = {
     "work-partilha-solar-cover.svg": async () => (await import("./assets/work-partilha-solar-cover_svg.generated.ts")).ASSET,
     "work-partilha-solar-dashboard.svg": async () => (await import("./assets/work-partilha-solar-dashboard_svg.generated.ts")).ASSET,
     "work-partilha-solar-split.svg": async () => (await import("./assets/work-partilha-solar-split_svg.generated.ts")).ASSET,
+    "simplewebauthn-browser.js": async () => (await import("./assets/simplewebauthn-browser_js.generated.ts")).ASSET,
     "site.css": async () => (await import("./assets/site_css.generated.ts")).ASSET,
   },
   files: {

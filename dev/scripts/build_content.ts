@@ -5,7 +5,8 @@
  * - `content/site.yaml`: the studio's facts and each language's interface text;
  * - `content/pt/<id>.md` and `content/en/<id>.md`: one page per file, with YAML front matter,
  *   paired with its translation by file name (`not_found.md` is the 404 page);
- * - `content/assets/*`: the stylesheet and the booking script, served under `/assets/`;
+ * - `content/assets/*`: the stylesheet and the page scripts, served under `/assets/`, with the
+ *   browser libraries they use (`VENDORED_SCRIPTS`, read from their npm packages);
  * - `content/skills/<name>/SKILL.md`: the Agent Skills, served whole under
  *   `/.well-known/agent-skills/<name>/SKILL.md` (front matter: `name`, the folder's, and
  *   `description`, nothing else).
@@ -42,7 +43,7 @@ import {
   toVersion,
   writeFileModules,
 } from "./build_pictures.ts";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parse } from "yaml";
 import {
   array,
@@ -496,8 +497,33 @@ const CORPUS_MODULE_HEADER = [
 ];
 
 /**
+ * Browser scripts served under `/assets/` from their npm packages (dev/deno.json's imports), by
+ * asset name: the package and the file in it. Pages load them before their own scripts.
+ */
+const VENDORED_SCRIPTS: Readonly<Record<string, { package: string; file: string }>> = {
+  // The WebAuthn ceremonies of the team's passkeys (content/assets/passkeys.js uses its global).
+  "simplewebauthn-browser.js": {
+    package: "@simplewebauthn/browser",
+    file: "dist/bundle/index.umd.min.js",
+  },
+};
+
+/** Reads the vendored scripts from their packages, as assets. */
+async function readVendoredScripts(): Promise<SourceFile[]> {
+  const require = createRequire(import.meta.url);
+  const files: SourceFile[] = [];
+  for (const [name, source] of Object.entries(VENDORED_SCRIPTS)) {
+    // The packages export only their entry (`script/index.js`); their bundles lie beside it.
+    const entry = require.resolve(source.package);
+    const path = fileURLToPath(new URL(`../${source.file}`, pathToFileURL(entry)));
+    files.push({ path: `assets/${name}`, text: await readFile(path, "utf8") });
+  }
+  return files;
+}
+
+/**
  * Reads the corpus's source files from a content folder: site.yaml, the Markdown of each
- * language and the assets.
+ * language and the assets, with the vendored scripts among them.
  *
  * @param folder The content folder. @default {CONTENT_FOLDER}
  */
@@ -540,6 +566,7 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
       files.push({ path, text: await readFile(folder + path, "utf8") });
     }
   }
+  files.push(...await readVendoredScripts());
   return files;
 }
 

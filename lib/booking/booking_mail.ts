@@ -75,7 +75,10 @@ export interface BookingMailContext {
   now: Temporal.Instant;
   /** Builds the iMIP invites: see {@linkcode InviteModule}. */
   buildInvite: InviteBuilder;
-  /** The team's words to the attendee, quoted in a decline or cancel e-mail (plain text). */
+  /**
+   * The team's words to the attendee, quoted in a decline or cancel e-mail (plain text) and in
+   * the studio's copy of a cancellation.
+   */
   note?: string;
 }
 
@@ -371,6 +374,10 @@ function buildStudioMail(
   const body = [
     studioLead(kind, pending),
     "",
+    // The team's copy shows what the attendee was told, whoever of the team wrote it.
+    ...(kind === "studio-cancelled" && context.note
+      ? ["Mensagem da equipa à pessoa:", context.note, ""]
+      : []),
     `Nome: ${record.name}`,
     `E-mail: ${record.email}`,
     ...(record.company ? [`Empresa: ${record.company}`] : []),

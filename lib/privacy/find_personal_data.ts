@@ -4,8 +4,9 @@
  * attendee's `email`), the e-mail those records caused or that is addressed to it (the outbox's
  * `["outbox", id]` and its due index `["outbox_due", ms, id]`, the delivery records
  * `["outbox_sent", id]`), the bookings counted per address (`["attendee_quota", sha256, day]`),
- * the idempotency records of its bookings (`["idempotency", key]`) and their slot holds
- * (`["slot", start]`). Export and erasure both start here, so that they cannot disagree on what
+ * the sign-in links asked for it at the team's sign-in form (`["team_sign_in_quota", sha256,
+ * window]`, counted for any address typed there), the idempotency records of its bookings
+ * (`["idempotency", key]`) and their slot holds (`["slot", start]`). Export and erasure both start here, so that they cannot disagree on what
  * is held.
  *
  * Addresses compare case-insensitively, as the per-address quota counts them.
@@ -32,6 +33,7 @@ import {
   type SentRecord,
 } from "../mail/outbox.ts";
 import { sha256Hex } from "../store/digest.ts";
+import { SIGN_IN_QUOTA_PREFIX } from "../team/team.ts";
 import type { KvEntry, KvKey, Store } from "../store/store.ts";
 
 /** What the store holds about one address, entry by entry (keys, values and versionstamps). */
@@ -50,6 +52,8 @@ export interface FoundPersonalData {
   deliveryRecords: KvEntry<SentRecord>[];
   /** Its bookings counted per day for the per-address quota. */
   quotaRecords: KvEntry<number>[];
+  /** The sign-in links asked for it per window at the team's sign-in form. */
+  signInQuotaRecords: KvEntry<number>[];
   /** The idempotency records of its bookings. */
   idempotencyRecords: KvEntry<IdempotencyRecord>[];
   /** The slot holds its bookings still have. */
@@ -171,7 +175,7 @@ export async function findPersonalData(store: Store, address: string): Promise<F
     SENT_PREFIX,
     (sent) => concerns(sent.id, sent.recordId, sent.to),
   );
-  const quotaPrefix = [...ATTENDEE_QUOTA_PREFIX, await sha256Hex(address)];
+  const digest = await sha256Hex(address);
   const bookingRecords = bookings.map((entry) => entry.value);
   return {
     address,
@@ -180,7 +184,8 @@ export async function findPersonalData(store: Store, address: string): Promise<F
     queuedMail,
     dueKeys: dueEntries.map((entry) => entry.key),
     deliveryRecords,
-    quotaRecords: await collect<number>(store, quotaPrefix, () => true),
+    quotaRecords: await collect<number>(store, [...ATTENDEE_QUOTA_PREFIX, digest], () => true),
+    signInQuotaRecords: await collect<number>(store, [...SIGN_IN_QUOTA_PREFIX, digest], () => true),
     idempotencyRecords: await collect<IdempotencyRecord>(
       store,
       IDEMPOTENCY_PREFIX,

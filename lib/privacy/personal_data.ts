@@ -20,6 +20,7 @@ import { ApiError } from "../contract/api_error.ts";
 import { OUTBOX_PREFIX } from "../mail/outbox.ts";
 import type { Clock } from "../ports.ts";
 import { createId } from "../store/ids.ts";
+import { SIGN_IN_WINDOW_MILLISECONDS } from "../team/team.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import type { KvKey, Store } from "../store/store.ts";
 import { findPersonalData, type FoundPersonalData, readAddress } from "./find_personal_data.ts";
@@ -71,6 +72,11 @@ export interface PersonalDataExport {
   mail: ExportedMail[];
   /** Its bookings counted per day (UTC) for the per-address quota. */
   quota: Array<{ day: string; bookings: number }>;
+  /**
+   * The sign-in links asked for it at the team's sign-in form, per window (kept for the window,
+   * 15 minutes, whether or not it is a team member's address).
+   */
+  signInRequests: Array<{ windowStart: string; requests: number }>;
   /** The idempotency records of its bookings (a repeat within 24 hours replays the answer). */
   idempotency: Array<{ bookingId?: string; expiresAt: string }>;
 }
@@ -90,7 +96,7 @@ export interface ErasureCounts {
   queuedMail: number;
   /** Delivery records of sent mail. */
   deliveryRecords: number;
-  /** Per-address quota counters. */
+  /** Per-address quota counters: bookings per day, and sign-in links asked per window. */
   quotaRecords: number;
   /** Idempotency records. */
   idempotencyRecords: number;
@@ -172,6 +178,12 @@ export async function exportPersonalData(
     quota: found.quotaRecords.map((entry) => ({
       day: toDay(entry.key[entry.key.length - 1]),
       bookings: entry.value,
+    })),
+    signInRequests: found.signInQuotaRecords.map((entry) => ({
+      windowStart: Temporal.Instant.fromEpochMilliseconds(
+        Number(entry.key[entry.key.length - 1]) * SIGN_IN_WINDOW_MILLISECONDS,
+      ).toString(),
+      requests: entry.value,
     })),
     idempotency: found.idempotencyRecords.map(({ value }) => ({
       ...(value.bookingId ? { bookingId: value.bookingId } : {}),
@@ -288,6 +300,7 @@ function keysOf(found: FoundPersonalData): KvKey[] {
     ...found.queuedMail,
     ...found.deliveryRecords,
     ...found.quotaRecords,
+    ...found.signInQuotaRecords,
     ...found.idempotencyRecords,
     ...found.slotHolds,
   ].map((entry) => entry.key).concat(found.dueKeys);
@@ -299,7 +312,7 @@ function addCounts(counts: ErasureCounts, found: FoundPersonalData): void {
   counts.bookings += found.bookings.length;
   counts.queuedMail += found.queuedMail.length;
   counts.deliveryRecords += found.deliveryRecords.length;
-  counts.quotaRecords += found.quotaRecords.length;
+  counts.quotaRecords += found.quotaRecords.length + found.signInQuotaRecords.length;
   counts.idempotencyRecords += found.idempotencyRecords.length;
 }
 

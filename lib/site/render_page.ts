@@ -30,6 +30,11 @@ export interface PageView {
   page?: CorpusPage;
   /** The page in the other language. */
   translation?: CorpusPage;
+  /**
+   * Where the language switch leads on a page outside the corpus (the team's desk leads to the
+   * other language's desk); without it, and without a translation, to the other home page.
+   */
+  otherLanguagePath?: string;
   /** Path of the page's Markdown twin. */
   markdownPath?: string;
   /** URLs of the assets by file name (`site.css` → `/assets/site.css?v=…`). */
@@ -181,15 +186,15 @@ function renderHeader(view: PageView): string[] {
   nav.push(
     `<li>${renderNavLink(page, findPage(corpus, settings.callToAction, language), "cta")}</li>`,
   );
-  const switchTarget = translation?.path ?? (language === "pt" ? "/en" : "/");
+  const switchTarget = translation?.path ?? view.otherLanguagePath ?? toHomePath(OTHER[language]);
   return [
     '<header class="site-header">',
     `<a class="brand" href="${toHomePath(language)}">${
       design ? design.logoSvg.replace(/^<svg\b/, '<svg aria-hidden="true"') : ""
     }<span>${escapeHtml(corpus.name)}<small>${escapeHtml(settings.tagline)}</small></span></a>`,
-    `<a class="lang" href="${switchTarget}" hreflang="${other.tag}" lang="${other.tag}">${
-      escapeHtml(other.label)
-    }</a>`,
+    `<a class="lang" href="${
+      escapeHtml(switchTarget)
+    }" hreflang="${other.tag}" lang="${other.tag}">${escapeHtml(other.label)}</a>`,
     `<nav aria-label="${escapeHtml(settings.text.navLabel)}"><ul>${nav.join("")}</ul></nav>`,
     "</header>",
   ];

@@ -169,14 +169,21 @@ export function toSkillPath(name: string): string {
  *
  * @param site The site.
  * @param language The page's language.
- * @param view Its title and the content of `<main>`, already HTML.
+ * @param view Its title, the content of `<main>` (already HTML) and, for a page that has one,
+ * the path of its version in the other language (the header's language switch leads there;
+ * otherwise to the other language's home page), and the assets of its scripts, if any.
  * @param headers Fields that replace the defaults of the same name, e.g. `Referrer-Policy`.
  * @returns The HTML representation.
  */
 export function buildDocumentPage(
   site: Site,
   language: Language,
-  view: { title: string; mainHtml: string },
+  view: {
+    title: string;
+    mainHtml: string;
+    otherLanguagePath?: string;
+    scripts?: readonly string[];
+  },
   headers: readonly HeaderPair[] = [],
 ): Representation {
   const html = site.renderHtml({
@@ -184,6 +191,8 @@ export function buildDocumentPage(
     title: view.title,
     description: view.title,
     mainHtml: view.mainHtml,
+    ...(view.otherLanguagePath ? { otherLanguagePath: view.otherLanguagePath } : {}),
+    ...(view.scripts ? { scripts: view.scripts } : {}),
   });
   const replaced = new Set(headers.map(([name]) => name.toLowerCase()));
   const fields: HeaderPair[] = [

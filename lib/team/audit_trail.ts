@@ -23,6 +23,7 @@ export const AUDIT_RETENTION_DAYS = RETENTION_DAYS;
 /** The actions the trail records. */
 export const AUDIT_ACTIONS = [
   "sign-in",
+  "sign-in-passkey",
   "sign-out",
   "sign-out-everywhere",
   "confirm",
@@ -33,6 +34,8 @@ export const AUDIT_ACTIONS = [
   "export",
   "erase",
   "feed-renewed",
+  "passkey-added",
+  "passkey-removed",
 ] as const;
 
 /** One of the recorded actions. */

@@ -5,6 +5,7 @@
  */
 import type { AuditAction } from "./audit_trail.ts";
 import type { LinkRefusal } from "./sign_in.ts";
+import type { PasskeyRefusal } from "./passkeys.ts";
 import type { TeamLocale } from "./team.ts";
 
 /** The outcomes the desk reports after a redirect (`?notice=`). */
@@ -19,6 +20,9 @@ export const DESK_NOTICES = [
   "answered",
   "reopened",
   "signed-out",
+  "passkey-added",
+  "passkey-removed",
+  "passkey-refused",
 ] as const;
 
 /** One of the desk's notices. */
@@ -101,6 +105,10 @@ const PT = {
     answered: "Pedido marcado como respondido.",
     reopened: "Pedido marcado por responder.",
     "signed-out": "Sessão terminada.",
+    "passkey-added": "Chave de acesso guardada. Da próxima vez pode entrar com ela.",
+    "passkey-removed": "Chave de acesso removida.",
+    "passkey-refused":
+      "A chave de acesso não foi guardada: o pedido caducou ou não foi aceite. Tente de novo.",
   } satisfies Record<DeskNotice, string>,
   personalData: "Dados pessoais",
   personalDataLead:
@@ -123,10 +131,34 @@ const PT = {
   feedRenewedTitle: "Novo endereço do calendário",
   feedRenewed:
     "O endereço antigo deixou de servir. Subscreva este (só é mostrado aqui e na secretária):",
+  passkeys: "Chaves de acesso",
+  passkeysLead:
+    "Uma chave de acesso (passkey) deixa-o entrar sem esperar pelo e-mail, com o desbloqueio do dispositivo. A ligação por e-mail continua a servir.",
+  noPasskeys: "Ainda não guardou nenhuma chave de acesso.",
+  passkeyCreated: (when: string) => `Guardada em ${when}`,
+  passkeyUsed: (when: string) => `usada pela última vez em ${when}`,
+  addPasskey: "Guardar uma chave de acesso",
+  removePasskey: "Remover",
+  passkeyNeedsScript:
+    "Para guardar uma chave de acesso é preciso JavaScript e um navegador que as suporte.",
+  passkeySignIn: "Entrar com uma chave de acesso",
+  passkeyOr: "Ou, se já guardou uma chave de acesso neste dispositivo:",
+  passkeyFailed: "Não foi possível usar a chave de acesso. Tente de novo ou peça a ligação.",
+  passkeyCancelled: "Cancelado.",
+  passkeyRefused: {
+    invalid: "A chave de acesso não foi aceite. Tente de novo ou peça uma ligação por e-mail.",
+    expired: "O pedido caducou. Tente de novo.",
+    unknown: "Esta chave de acesso não é conhecida: foi removida? Peça uma ligação por e-mail.",
+    revoked: "Esta chave de acesso já não serve. Peça uma ligação por e-mail.",
+    limit: "Já tem o número máximo de chaves de acesso. Remova uma primeiro.",
+  } satisfies Record<PasskeyRefusal, string>,
   audit: "Registo de ações",
   noAudit: "Nada registado ainda.",
   auditActions: {
     "sign-in": "entrou",
+    "sign-in-passkey": "entrou (chave de acesso)",
+    "passkey-added": "guardou uma chave de acesso",
+    "passkey-removed": "removeu uma chave de acesso",
     "sign-out": "saiu",
     "sign-out-everywhere": "saiu em todos os dispositivos",
     confirm: "confirmou a reserva",
@@ -138,7 +170,6 @@ const PT = {
     erase: "apagou os dados de um endereço",
     "feed-renewed": "renovou o segredo do calendário",
   } satisfies Record<AuditAction, string>,
-  otherLanguage: "English",
 };
 
 /** The words of one language. */
@@ -221,6 +252,10 @@ const EN: DeskWords = {
     answered: "Inquiry marked answered.",
     reopened: "Inquiry marked open.",
     "signed-out": "Signed out.",
+    "passkey-added": "Passkey saved. Next time you can sign in with it.",
+    "passkey-removed": "Passkey removed.",
+    "passkey-refused":
+      "The passkey was not saved: the request expired or was not accepted. Try again.",
   },
   personalData: "Personal data",
   personalDataLead:
@@ -243,10 +278,33 @@ const EN: DeskWords = {
   feedRenewedTitle: "New calendar address",
   feedRenewed:
     "The old address no longer works. Subscribe to this one (shown only here and on the desk):",
+  passkeys: "Passkeys",
+  passkeysLead:
+    "A passkey signs you in without waiting for the e-mail, by unlocking your device. The e-mailed link keeps working.",
+  noPasskeys: "You have not saved a passkey yet.",
+  passkeyCreated: (when: string) => `Saved on ${when}`,
+  passkeyUsed: (when: string) => `last used on ${when}`,
+  addPasskey: "Save a passkey",
+  removePasskey: "Remove",
+  passkeyNeedsScript: "Saving a passkey needs JavaScript and a browser that supports passkeys.",
+  passkeySignIn: "Sign in with a passkey",
+  passkeyOr: "Or, if you saved a passkey on this device:",
+  passkeyFailed: "The passkey could not be used. Try again, or ask for the link.",
+  passkeyCancelled: "Cancelled.",
+  passkeyRefused: {
+    invalid: "The passkey was not accepted. Try again, or ask for a link by e-mail.",
+    expired: "The request expired. Try again.",
+    unknown: "This passkey is not known: was it removed? Ask for a link by e-mail.",
+    revoked: "This passkey no longer works. Ask for a link by e-mail.",
+    limit: "You already have the most passkeys allowed. Remove one first.",
+  },
   audit: "Audit trail",
   noAudit: "Nothing recorded yet.",
   auditActions: {
     "sign-in": "signed in",
+    "sign-in-passkey": "signed in (passkey)",
+    "passkey-added": "added a passkey",
+    "passkey-removed": "removed a passkey",
     "sign-out": "signed out",
     "sign-out-everywhere": "signed out everywhere",
     confirm: "confirmed booking",
@@ -258,7 +316,6 @@ const EN: DeskWords = {
     erase: "erased the data of an address",
     "feed-renewed": "renewed the calendar secret",
   },
-  otherLanguage: "Português",
 };
 
 /** The desk's words by language. */

@@ -10,6 +10,7 @@ import { escapeHtml } from "../mail/mail.ts";
 import type { BookingRecord } from "../booking/booking_mail.ts";
 import { type InquiryRecord, readInquiryState } from "../contact/inquiries.ts";
 import type { AuditEntry } from "./audit_trail.ts";
+import type { PasskeyRecord } from "./passkey_records.ts";
 import type { DeskData } from "./desk_data.ts";
 import { DESK_WORDS, type DeskNotice, type DeskWords } from "./desk_words.ts";
 import { TEAM_PATHS, type TeamLocale } from "./team.ts";
@@ -30,6 +31,8 @@ export interface DeskView {
   personalData: { canExport: boolean; canErase: boolean };
   /** The calendar feed: offered when it can be renewed, with its URL when it has one. */
   calendarFeed?: { url?: string };
+  /** The member's passkeys. */
+  passkeys: readonly PasskeyRecord[];
 }
 
 /** A time in the desk's words, e.g. `21/11/2026, 10:00`. */
@@ -50,7 +53,11 @@ function hidden(name: string, value: string): string {
   return `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 }
 
-/** A form that POSTs to one of the desk's paths with the session's token. */
+/**
+ * A form that POSTs to one of the desk's paths with the session's token.
+ *
+ * @param extra Attributes of the form element, e.g. ``.
+ */
 function postForm(view: DeskView, path: string, fields: string, extra = ""): string {
   return `<form method="post" action="${path}"${extra}>${
     hidden("form_token", view.formToken)
@@ -85,17 +92,34 @@ export function renderSignInForm(
     "</div>",
     `<button type="submit">${words.sendLink}</button>`,
     "</form>",
-    renderLanguageLink(locale),
+    renderPasskeyForm(locale, {
+      kind: "sign-in",
+      fields: "",
+      lead: `<p>${words.passkeyOr}</p>`,
+      button: `<button type="submit" class="secondary">${words.passkeySignIn}</button>`,
+    }),
   ].filter(Boolean).join("\n");
 }
 
-/** The link to the same page in the other language. */
-function renderLanguageLink(locale: TeamLocale): string {
-  const other: TeamLocale = locale === "pt" ? "en" : "pt";
-  const tag = other === "pt" ? "pt-PT" : "en";
-  return `<p class="small"><a href="${TEAM_PATHS[other].desk}" hreflang="${tag}" lang="${tag}">${
-    DESK_WORDS[locale].otherLanguage
-  }</a></p>`;
+/**
+ * A form that a passkey ceremony fills (`content/assets/passkeys.js`): hidden until the script
+ * finds WebAuthn, then its button asks the server for options, runs the ceremony and posts the
+ * answer in the `response` field. Its messages for the script are in its data attributes.
+ */
+function renderPasskeyForm(
+  locale: TeamLocale,
+  form: { kind: "sign-in" | "register"; fields: string; lead?: string; button: string },
+): string {
+  const words = DESK_WORDS[locale];
+  const paths = TEAM_PATHS[locale];
+  const [action, options] = form.kind === "sign-in"
+    ? [paths.passkeySignIn, paths.passkeySignInOptions]
+    : [paths.passkey, paths.passkeyOptions];
+  return `<form method="post" action="${action}" class="passkey" data-passkey="${form.kind}" data-options="${options}" data-failed="${
+    escapeHtml(words.passkeyFailed)
+  }" data-cancelled="${escapeHtml(words.passkeyCancelled)}" hidden>${
+    form.lead ?? ""
+  }${form.fields}${hidden("response", "")}${form.button}<p class="small" role="status"></p></form>`;
 }
 
 /**
@@ -149,9 +173,9 @@ function renderInquiry(view: DeskView, record: InquiryRecord): string {
   const toggle = postForm(
     view,
     TEAM_PATHS[view.locale].inquiry,
-    `${hidden("id", record.id)}${hidden("state", next)}<button type="submit">${
-      state === "open" ? words.markAnswered : words.reopen
-    }</button>`,
+    `${hidden("id", record.id)}${hidden("state", next)}<button type="submit"${
+      state === "open" ? "" : ' class="secondary"'
+    }>${state === "open" ? words.markAnswered : words.reopen}</button>`,
   );
   return [
     `<article id="inquiry-${record.id}">`,
@@ -160,8 +184,10 @@ function renderInquiry(view: DeskView, record: InquiryRecord): string {
       record.fields.Category ? ` · ${escapeHtml(record.fields.Category)}` : ""
     } · <strong>${state === "open" ? words.open : words.answered}</strong></p>`,
     `<blockquote>${toLines(record.fields.Message)}</blockquote>`,
-    `<p><a href="${escapeHtml(buildReplyLink(record, words, when))}">${words.reply}</a></p>`,
+    '<div class="desk-actions">',
+    `<a href="${escapeHtml(buildReplyLink(record, words, when))}">${words.reply}</a>`,
     toggle,
+    "</div>",
     "</article>",
   ].join("\n");
 }
@@ -213,7 +239,7 @@ function renderBooking(view: DeskView, record: BookingRecord, nowEpochMs: number
       record.company ? ` · ${escapeHtml(record.company)}` : ""
     } · <strong>${words.status[status]}</strong></p>`,
     `<p>${words.topic}: ${toLines(record.topic)}</p>`,
-    ...actions,
+    ...(actions.length ? ['<div class="desk-actions">', ...actions, "</div>"] : []),
     "</article>",
   ].join("\n");
 }
@@ -252,7 +278,7 @@ function renderPersonalData(view: DeskView): string {
         view,
         path,
         `${hidden("action", "erase")}${emailField("erase-email", words.eraseLabel)}` +
-          `<div class="field"><label><input type="checkbox" name="confirm" value="yes" required> ${words.eraseConfirm}</label></div>` +
+          `<div class="field check"><label><input type="checkbox" name="confirm" value="yes" required> ${words.eraseConfirm}</label></div>` +
           `<button type="submit">${words.eraseButton}</button>`,
       )
       : "",
@@ -278,6 +304,42 @@ function renderCalendarFeed(view: DeskView): string {
   ].filter(Boolean).join("\n");
 }
 
+/** The member's passkeys, each with its remove button, and the form that saves a new one. */
+function renderPasskeys(view: DeskView): string {
+  const words = DESK_WORDS[view.locale];
+  const path = TEAM_PATHS[view.locale].passkey;
+  const at = (iso: string) => escapeHtml(formatTime(Date.parse(iso), view.locale, view.timeZone));
+  const items = view.passkeys.map((passkey) =>
+    `<li>${words.passkeyCreated(at(passkey.createdAt))}${
+      passkey.lastUsedAt ? `, ${words.passkeyUsed(at(passkey.lastUsedAt))}` : ""
+    } ${
+      postForm(
+        view,
+        path,
+        `${hidden("action", "remove")}${
+          hidden("id", passkey.id)
+        }<button type="submit" class="secondary">${words.removePasskey}</button>`,
+        "",
+      )
+    }</li>`
+  );
+  return [
+    '<section aria-labelledby="passkeys">',
+    `<h2 id="passkeys">${words.passkeys}</h2>`,
+    `<p>${words.passkeysLead}</p>`,
+    items.length
+      ? `<ul class="passkey-list">${items.join("\n")}</ul>`
+      : `<p>${words.noPasskeys}</p>`,
+    renderPasskeyForm(view.locale, {
+      kind: "register",
+      fields: `${hidden("form_token", view.formToken)}${hidden("action", "register")}`,
+      button: `<button type="submit">${words.addPasskey}</button>`,
+    }),
+    `<p class="small" data-passkey-fallback>${words.passkeyNeedsScript}</p>`,
+    "</section>",
+  ].join("\n");
+}
+
 function renderAudit(view: DeskView, entries: AuditEntry[]): string {
   const words = DESK_WORDS[view.locale];
   const items = entries.map((entry) => {
@@ -285,11 +347,13 @@ function renderAudit(view: DeskView, entries: AuditEntry[]): string {
     const details = entry.details
       ? ` (${Object.entries(entry.details).map(([key, value]) => `${key}: ${value}`).join(", ")})`
       : "";
-    return `<li><time datetime="${escapeHtml(entry.at)}">${escapeHtml(when)}</time> · ${
-      escapeHtml(entry.actor)
-    } ${words.auditActions[entry.action]}${
-      entry.subject ? ` <code>${escapeHtml(entry.subject)}</code>` : ""
-    }${escapeHtml(details)}</li>`;
+    // HTML's valid date-time allows three digits of a second at most; the clock may give nine.
+    const at = Temporal.Instant.from(entry.at).toString({ smallestUnit: "millisecond" });
+    return `<li><time datetime="${at}">${escapeHtml(when)}</time> · ${escapeHtml(entry.actor)} ${
+      words.auditActions[entry.action]
+    }${entry.subject ? ` <code>${escapeHtml(entry.subject)}</code>` : ""}${
+      escapeHtml(details)
+    }</li>`;
   });
   return [
     '<section aria-labelledby="audit">',
@@ -305,15 +369,23 @@ function renderDeskHead(view: DeskView, search: string | undefined): string {
   const paths = TEAM_PATHS[view.locale];
   return [
     `<h1>${words.deskTitle}</h1>`,
+    '<div class="desk-session">',
     `<p>${escapeHtml(words.signedInAs(view.email))}</p>`,
-    postForm(view, paths.signOut, `<button type="submit">${words.signOut}</button>`),
     postForm(
       view,
       paths.signOut,
-      `${hidden("everywhere", "yes")}<button type="submit">${words.signOutEverywhere}</button>`,
+      `<button type="submit" class="secondary">${words.signOut}</button>`,
     ),
+    postForm(
+      view,
+      paths.signOut,
+      `${
+        hidden("everywhere", "yes")
+      }<button type="submit" class="secondary">${words.signOutEverywhere}</button>`,
+    ),
+    "</div>",
     view.notice ? `<p class="notice ok" role="status">${words.notices[view.notice]}</p>` : "",
-    `<form method="get" action="${paths.desk}" role="search">`,
+    `<form method="get" action="${paths.desk}" role="search" class="desk-search">`,
     `<div class="field"><label for="search">${words.searchLabel}</label>`,
     `<input id="search" name="q" type="search" value="${escapeHtml(search ?? "")}"></div>`,
     `<button type="submit">${words.search}</button>`,
@@ -344,20 +416,21 @@ export function renderDesk(view: DeskView, data: DeskData, nowEpochMs: number): 
       ? [["personal-data", words.personalData] as [string, string]]
       : []),
     ...(view.calendarFeed ? [["calendar-feed", words.calendarFeed] as [string, string]] : []),
+    ["passkeys", words.passkeys],
     ["audit", words.audit],
   ];
   return [
     renderDeskHead(view, data.search),
-    `<nav aria-label="${words.sections}"><ul>${
+    `<nav class="desk-nav" aria-label="${words.sections}"><ul>${
       sections.map(([id, title]) => `<li><a href="#${id}">${title}</a></li>`).join("")
     }</ul></nav>`,
-    '<section aria-labelledby="inquiries">',
+    '<section class="desk-records" aria-labelledby="inquiries">',
     `<h2 id="inquiries">${words.inquiries} (${data.inquiries.length})</h2>`,
     data.inquiries.length
       ? data.inquiries.map((record) => renderInquiry(view, record)).join("\n")
       : `<p>${words.noInquiries}</p>`,
     "</section>",
-    '<section aria-labelledby="bookings">',
+    '<section class="desk-records" aria-labelledby="bookings">',
     `<h2 id="bookings">${words.bookings}</h2>`,
     renderBookingList(view, words.pending, data.pending, nowEpochMs),
     renderBookingList(view, words.upcoming, data.upcoming, nowEpochMs),
@@ -365,7 +438,7 @@ export function renderDesk(view: DeskView, data: DeskData, nowEpochMs: number): 
     "</section>",
     renderPersonalData(view),
     renderCalendarFeed(view),
+    renderPasskeys(view),
     renderAudit(view, data.audit),
-    renderLanguageLink(view.locale),
   ].filter(Boolean).join("\n");
 }

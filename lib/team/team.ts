@@ -7,7 +7,8 @@
  * `["team_member", sha256(address)]` a member's generation, which signing out everywhere raises
  * (every session and link of an older generation is refused); `["team_sign_in_quota",
  * sha256(address), window]` the links asked for an address in a window; `["team_audit", id]` the
- * audit trail. Tokens and session ids are stored only as digests, so a copy of the store does not
+ * audit trail; `["team_passkey", …]` and `["team_passkey_challenge", …]` the members' passkeys
+ * and their ceremonies' challenges (see `passkeys.ts`). Tokens and session ids are stored only as digests, so a copy of the store does not
  * sign anyone in.
  *
  * @module
@@ -59,6 +60,10 @@ export const TEAM_PATHS = {
     inquiry: "/equipa/pedido",
     personalData: "/equipa/dados",
     calendarFeed: "/equipa/agenda",
+    passkey: "/equipa/chave",
+    passkeyOptions: "/equipa/chave/opcoes",
+    passkeySignIn: "/equipa/entrar-com-chave",
+    passkeySignInOptions: "/equipa/entrar-com-chave/opcoes",
   },
   en: {
     desk: "/en/team",
@@ -69,6 +74,10 @@ export const TEAM_PATHS = {
     inquiry: "/en/team/inquiry",
     personalData: "/en/team/personal-data",
     calendarFeed: "/en/team/calendar-feed",
+    passkey: "/en/team/passkey",
+    passkeyOptions: "/en/team/passkey/options",
+    passkeySignIn: "/en/team/passkey-sign-in",
+    passkeySignInOptions: "/en/team/passkey-sign-in/options",
   },
 } as const;
 

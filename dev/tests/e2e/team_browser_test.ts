@@ -2,8 +2,8 @@
  * The team's desk in a real browser (Debian's Chromium driven by playwright-core, JavaScript off)
  * against the real server and a loopback SMTP server: a member asks for a link, opens it from the
  * mailbox, signs in with its button and confirms a request; then axe-core audits the sign-in
- * page, a link's page and the desk at 390 and 1440 px, light and dark, and no page is wider than
- * a phone's screen. Screenshots go to test-artifacts/ for people to look at.
+ * page, a link's page, the desk and its search results at 390 and 1440 px, light and dark, and no
+ * page is wider than a phone's screen. Screenshots go to test-artifacts/ for people to look at.
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
@@ -220,7 +220,8 @@ for (const view of VIEWS) {
         await page.goto(spareLink);
         found.push(...(await audit(page, view.viewport.width)).map((item) => `link: ${item}`));
         const deskPage = await desk.newPage();
-        for (const path of ["/equipa", "/en/team"]) {
+        // The desk in both languages, and a search's results.
+        for (const path of ["/equipa", "/en/team", "/en/team?q=marta"]) {
           await deskPage.goto(origin + path);
           assert.match(await deskPage.textContent("main") ?? "", /ana@studio\.example/);
           found.push(

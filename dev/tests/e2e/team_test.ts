@@ -3,94 +3,14 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunningServer, startServer } from "./_server.ts";
-import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
-import { buildBookingBody, listMonths, readInvite } from "../_booking.ts";
+import { startServer } from "./_server.ts";
+import { startSmtpServer } from "../_smtp.ts";
+import { readInvite } from "../_booking.ts";
+import { askForLink, bookNextMonth, byKind, HTML, open, openDesk, post, receive } from "./_team.ts";
 
 const MEMBER = "ana@studio.example";
 /** The public origin: links in e-mails point there; over https the cookie is `__Host-`. */
 const BASE_URL = "https://studio.example";
-const HTML = { Accept: "text/html,application/xhtml+xml" };
-const FORM = { ...HTML, "Content-Type": "application/x-www-form-urlencoded" };
-
-const delay = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
-
-/** Waits for the e-mails matching `match`, at least `count` of them. */
-async function receive(
-  smtp: TestSmtpServer,
-  match: (mail: ReceivedMail) => boolean,
-  count = 1,
-): Promise<ReceivedMail[]> {
-  const deadline = Date.now() + 15_000;
-  while (smtp.messages.filter(match).length < count && Date.now() < deadline) await delay(20);
-  const found = smtp.messages.filter(match);
-  assert.ok(found.length >= count, `${count} matching e-mail(s), got ${found.length}`);
-  return found;
-}
-
-function byKind(kind: string, to: string) {
-  return (mail: ReceivedMail) =>
-    (mail.parsed.messageId ?? "").startsWith(`<${kind}-`) && mail.envelopeTo.join() === to;
-}
-
-/** A request to the server at a path of the public origin's URL. */
-function open(server: RunningServer, path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(server.origin + path, { redirect: "manual", ...init });
-}
-
-function post(
-  server: RunningServer,
-  path: string,
-  fields: Record<string, string>,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  return open(server, path, {
-    method: "POST",
-    headers: { ...FORM, ...headers },
-    body: new URLSearchParams(fields),
-  });
-}
-
-/** Asks for a link by the form and reads it from the e-mail that arrives. */
-async function askForLink(server: RunningServer, smtp: TestSmtpServer): Promise<URL> {
-  const match = byKind("team-sign-in", MEMBER);
-  const before = smtp.messages.filter(match).length;
-  const asked = await post(server, "/en/team/link", { email: MEMBER });
-  assert.equal(asked.status, 200);
-  assert.match(await asked.text(), /Check your e-mail/);
-  const mails = await receive(smtp, match, before + 1);
-  const text = mails.at(-1)?.parsed.text ?? "";
-  const link = /https:\/\/studio\.example\/en\/team\/sign-in\?\S+/.exec(text)?.[0];
-  assert.ok(link, text);
-  return new URL(link);
-}
-
-/** The desk's HTML for a cookie, and the form token its forms carry. */
-async function openDesk(server: RunningServer, cookie: string) {
-  const response = await open(server, "/en/team", { headers: { ...HTML, Cookie: cookie } });
-  assert.equal(response.status, 200);
-  assert.equal(response.headers.get("Set-Cookie"), null);
-  assert.equal(response.headers.get("Cache-Control"), "no-store");
-  const html = await response.text();
-  return { html, token: /name="form_token" value="([\w-]+)"/.exec(html)?.[1] ?? "" };
-}
-
-/** Books the first free slot from next month as a pending request for `email`. */
-async function bookPending(server: RunningServer, email: string): Promise<string> {
-  const month = listMonths(Temporal.Now.instant(), 2)[1];
-  const listing = await open(server, `/api/v1/booking/slots?month=${month}`);
-  const body: { slots: Record<string, Array<{ start: string }>> } = await listing.json();
-  const start = Object.values(body.slots).flat()[0]?.start;
-  assert.ok(start, "a free slot next month");
-  const response = await open(server, "/api/v1/booking", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(buildBookingBody(start, { email, locale: "en", name: "Marta Reis" })),
-  });
-  assert.equal(response.status, 201, await response.clone().text());
-  await response.body?.cancel();
-  return start;
-}
 
 test("main.ts: a member signs in by the e-mailed link, confirms a request (REQUEST arrives), cancels it with a note (CANCEL arrives) and marks an inquiry answered", async () => {
   const folder = mkdtempSync(join(tmpdir(), "studio-team-"));
@@ -107,7 +27,7 @@ test("main.ts: a member signs in by the e-mailed link, confirms a request (REQUE
   });
   try {
     const attendee = "marta@example.com";
-    await bookPending(server, attendee);
+    await bookNextMonth(server, { email: attendee, name: "Marta Reis" });
     const inquiry = await open(server, "/api/v1/contact", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -120,7 +40,7 @@ test("main.ts: a member signs in by the e-mailed link, confirms a request (REQUE
     assert.equal(signedOut.status, 200);
     assert.match(await signedOut.text(), /Sign in to the desk/);
 
-    const link = await askForLink(server, smtp);
+    const link = await askForLink(server, smtp, { member: MEMBER, baseUrl: BASE_URL });
     const page = await open(server, link.pathname + link.search, { headers: HTML });
     assert.equal(page.status, 200);
     assert.equal(page.headers.get("Set-Cookie"), null);

@@ -134,7 +134,11 @@ async function openDesk(app: TestApp, cookie: string, query = "") {
 
 test("GET /equipa and /en/team answer the sign-in page signed out: noindex, no-store, CSP, no cookie", async () => {
   const app = createApp();
-  for (const [path, action] of [["/equipa", "/equipa/ligacao"], ["/en/team", "/en/team/link"]]) {
+  const pages = [
+    ["/equipa", "/equipa/ligacao", '<a class="lang" href="/en/team" hreflang="en" lang="en">'],
+    ["/en/team", "/en/team/link", '<a class="lang" href="/equipa" hreflang="pt-PT" lang="pt-PT">'],
+  ];
+  for (const [path, action, languageSwitch] of pages) {
     const response = await send(app, path, { headers: HTML });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get("Content-Type"), "text/html; charset=utf-8");
@@ -147,8 +151,36 @@ test("GET /equipa and /en/team answer the sign-in page signed out: noindex, no-s
     assert.match(html, /<meta name="robots" content="noindex">/);
     assert.match(html, new RegExp(`<form method="post" action="${action}">`));
     assert.match(html, /<input id="email" name="email" type="email"/);
-    assert.doesNotMatch(html, /<script src=/, "no script: the form works without one");
+    // The e-mail form works without a script; the passkey form waits, hidden, for its script.
+    assert.deepEqual(
+      [...html.matchAll(/<script src="\/assets\/([\w.-]+)\?v=\w+" defer><\/script>/g)].map((
+        match,
+      ) => match[1]),
+      ["simplewebauthn-browser.js", "passkeys.js"],
+    );
+    assert.match(
+      html,
+      /<form method="post" action="[^"]+" class="passkey" data-passkey="sign-in"[^>]* hidden>/,
+    );
+    assert.ok(html.includes(languageSwitch), "the header's switch leads to the other desk");
   }
+});
+
+test("the desk's language switch leads to the other language's desk, with the same search", async () => {
+  const app = createApp();
+  const cookie = await signIn(app);
+  const desk = await openDesk(app, cookie);
+  assert.equal(desk.response.status, 200);
+  assert.ok(desk.html.includes('<a class="lang" href="/en/team" hreflang="en" lang="en">'));
+  const search = await openDesk(app, cookie, "?q=Marta%40Example");
+  assert.ok(
+    search.html.includes('<a class="lang" href="/en/team?q=marta%40example" hreflang="en"'),
+    "the search is kept",
+  );
+  const link = await askForLink(app);
+  const page = await send(app, link.pathname + link.search, { headers: HTML });
+  assert.equal(page.status, 200);
+  assert.ok((await page.text()).includes('<a class="lang" href="/en/team" hreflang="en"'));
 });
 
 test("desk routes answer 401 to a client that does not read HTML, and the sign-in page with 401 to a browser's POST", async () => {
@@ -428,6 +460,18 @@ function mailsOf(kind: string, address: string): ReceivedMail[] {
   );
 }
 
+/** Waits up to 10 s for `find` to return something. */
+async function waitFor<T>(find: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  let found = find();
+  while (found === undefined && Date.now() < deadline) {
+    await delay(20);
+    found = find();
+  }
+  assert.ok(found !== undefined, "the awaited e-mail arrives");
+  return found;
+}
+
 async function receive(kind: string, address: string, count = 1): Promise<ReceivedMail> {
   const deadline = Date.now() + 10_000;
   while (mailsOf(kind, address).length < count && Date.now() < deadline) await delay(20);
@@ -518,6 +562,16 @@ test("the desk confirms a pending booking (REQUEST to the attendee) and cancels 
   assert.match(
     mail.parsed.text ?? "",
     /A message from the team:\nWe have to move this one\.\nPlease pick another time\.\n/,
+  );
+  const studioCopy = await waitFor(() =>
+    smtp.messages.find((mail) =>
+      (mail.parsed.messageId ?? "").startsWith(`<studio-cancelled-${id}-`)
+    )
+  );
+  assert.equal(readInvite(studioCopy, "CANCEL").uid, invite.uid);
+  assert.match(
+    studioCopy.parsed.text ?? "",
+    /^Esta conversa foi cancelada e o horário ficou livre\.\n\nMensagem da equipa à pessoa:\nWe have to move this one\.\nPlease pick another time\.\n\nNome: Marta Reis\n/,
   );
   const last = await openDesk(app, cookie);
   assert.match(last.html, /<h3>Anteriores \(1\)<\/h3>/);

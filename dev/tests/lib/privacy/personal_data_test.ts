@@ -14,11 +14,11 @@ import {
   listErasures,
   type PersonalDataExport,
 } from "../../../../lib/privacy/personal_data.ts";
-import { sha256Hex } from "../../../../lib/store/digest.ts";
 import type { Store } from "../../../../lib/store/store.ts";
 import { createMemoryStore } from "../../../../testing.ts";
 import { readInvite } from "../../_booking.ts";
 import { openKvFile } from "../../_kv.ts";
+import { findTraces, scanStore, tracesOf } from "../../_personal_data.ts";
 import { startSmtpServer, type TestSmtpServer } from "../../_smtp.ts";
 import {
   book,
@@ -117,38 +117,6 @@ async function seed(): Promise<Seeded> {
   await deliver(app);
   await smtp.start();
   return { app, past, upcoming };
-}
-
-/** Every key and value of the store as lower-case text, one string per entry. */
-async function scanStore(store: Store): Promise<string[]> {
-  const toText = (value: unknown): string => {
-    if (value instanceof Uint8Array) return new TextDecoder().decode(value);
-    if (Array.isArray(value)) return value.map(toText).join(" ");
-    if (value && typeof value === "object") {
-      return Object.entries(value).map(([name, item]) => `${name} ${toText(item)}`).join(" ");
-    }
-    return String(value);
-  };
-  const entries: string[] = [];
-  for await (const entry of store.list({ prefix: [] })) {
-    entries.push(`${toText(entry.key)} => ${toText(entry.value)}`.toLowerCase());
-  }
-  return entries;
-}
-
-/** The forms in which the store could hold a person: address, its digests, name. */
-async function tracesOf(person: { name: string; email: string }): Promise<string[]> {
-  return [
-    person.email,
-    person.name.toLowerCase(),
-    await sha256Hex(person.email),
-    await sha256Hex(person.email.toUpperCase()),
-  ];
-}
-
-/** The entries of a scan that hold any of `traces`. */
-function findTraces(scan: readonly string[], traces: readonly string[]): string[] {
-  return scan.filter((entry) => traces.some((trace) => entry.includes(trace)));
 }
 
 /** An export without its time, to compare two exports. */
