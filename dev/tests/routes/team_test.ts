@@ -731,3 +731,125 @@ test("the desk is in neither the sitemap nor llms.txt", async () => {
     assert.doesNotMatch(await response.text(), /\/equipa|\/en\/team/, path);
   }
 });
+
+/** A browser's answer to a ceremony whose client data carries `challenge`, not signed. */
+function forgeAnswer(challenge: string, type: "webauthn.create" | "webauthn.get"): string {
+  const clientData = btoa(
+    JSON.stringify({ type, challenge, origin: "http://localhost:8000", crossOrigin: false }),
+  ).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return JSON.stringify({
+    id: "bm90LWEtcGFzc2tleQ",
+    rawId: "bm90LWEtcGFzc2tleQ",
+    type: "public-key",
+    clientExtensionResults: {},
+    response: type === "webauthn.create"
+      ? { clientDataJSON: clientData, attestationObject: "o2NmbXRkbm9uZQ" }
+      : {
+        clientDataJSON: clientData,
+        authenticatorData: "SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MFAAAAAQ",
+        signature: "MEUCIQ",
+      },
+  });
+}
+
+/** A ceremony's options, as the page script asks for them. */
+async function askOptions(app: TestApp, path: string, headers: Record<string, string> = {}) {
+  const response = await send(app, path, {
+    method: "POST",
+    headers: { Accept: "application/json", ...headers },
+    body: new URLSearchParams(),
+  });
+  return response;
+}
+
+test("passkey options: a registration's need the member's session and form token; a sign-in's name no credential", async () => {
+  const app = createApp();
+  const refused = await askOptions(app, "/en/team/passkey/options");
+  assert.equal(refused.status, 401);
+  await refused.body?.cancel();
+  const cookie = await signIn(app);
+  const desk = await openDesk(app, cookie);
+  assert.match(desk.html, /<h2 id="passkeys">Chaves de acesso<\/h2>/);
+  assert.match(desk.html, /<form method="post" action="\/equipa\/chave" class="passkey"/);
+  const noToken = await postForm(app, "/en/team/passkey/options", {}, { Cookie: cookie });
+  assert.equal(noToken.status, 403);
+  await noToken.body?.cancel();
+  const options = await postForm(app, "/en/team/passkey/options", {
+    form_token: desk.token ?? "",
+  }, { Cookie: cookie, Accept: "application/json" });
+  assert.equal(options.status, 200);
+  assert.equal(options.headers.get("Cache-Control"), "no-store");
+  assert.equal(options.headers.get("Set-Cookie"), null);
+  const registration = await options.json();
+  assert.equal(registration.rp.id, "localhost");
+  assert.equal(registration.user.name, MEMBER);
+  assert.doesNotMatch(atob(registration.user.id.replace(/-/g, "+").replace(/_/g, "/")), /@/);
+  assert.equal(registration.authenticatorSelection.residentKey, "required");
+  assert.deepEqual(registration.excludeCredentials, []);
+  assert.match(registration.challenge, /^[\w-]{43}$/);
+
+  const signInOptions = await askOptions(app, "/en/team/passkey-sign-in/options");
+  assert.equal(signInOptions.status, 200);
+  assert.equal(signInOptions.headers.get("Set-Cookie"), null);
+  const authentication = await signInOptions.json();
+  assert.equal(authentication.rpId, "localhost");
+  assert.equal(authentication.allowCredentials, undefined, "no credential, no member named");
+  assert.notEqual(authentication.challenge, registration.challenge);
+});
+
+test("a passkey answer's challenge works once and for 5 minutes, for its own ceremony only; a refusal sets no cookie", async () => {
+  const app = createApp();
+  const signInWith = (answer: string, headers: Record<string, string> = {}) =>
+    postForm(app, "/en/team/passkey-sign-in", { response: answer }, headers);
+  const challengeOf = async (path: string, headers: Record<string, string> = {}, form = {}) => {
+    const response = await postForm(app, path, form, { Accept: "application/json", ...headers });
+    assert.equal(response.status, 200);
+    return (await response.json()).challenge as string;
+  };
+
+  const first = forgeAnswer(await challengeOf("/en/team/passkey-sign-in/options"), "webauthn.get");
+  const unknown = await signInWith(first);
+  assert.equal(unknown.status, 401);
+  assert.equal(unknown.headers.get("Set-Cookie"), null);
+  assert.match(await unknown.text(), /This passkey is not known/);
+  const replayed = await signInWith(first);
+  assert.equal(replayed.status, 410, "the challenge was used up by the first answer");
+  assert.match(await replayed.text(), /The request expired/);
+
+  const late = forgeAnswer(await challengeOf("/en/team/passkey-sign-in/options"), "webauthn.get");
+  app.clock.advance({ minutes: 5, seconds: 1 });
+  const expired = await signInWith(late);
+  assert.equal(expired.status, 410);
+  await expired.body?.cancel();
+
+  const cookie = await signIn(app);
+  const desk = await openDesk(app, cookie);
+  const registration = await challengeOf("/en/team/passkey/options", { Cookie: cookie }, {
+    form_token: desk.token ?? "",
+  });
+  const crossed = await signInWith(forgeAnswer(registration, "webauthn.get"));
+  assert.equal(crossed.status, 410, "a registration's challenge does not sign in");
+  await crossed.body?.cancel();
+
+  const forged = await postForm(app, "/en/team/passkey", {
+    form_token: desk.token ?? "",
+    action: "register",
+    response: forgeAnswer(
+      await challengeOf("/en/team/passkey/options", { Cookie: cookie }, {
+        form_token: desk.token ?? "",
+      }),
+      "webauthn.create",
+    ),
+  }, { Cookie: cookie });
+  assert.equal(forged.status, 303);
+  assert.equal(forged.headers.get("Location"), "/en/team?notice=passkey-refused#passkeys");
+  await forged.body?.cancel();
+  assert.match((await openDesk(app, cookie)).html, /Ainda não guardou nenhuma chave de acesso/);
+
+  const crossSite = await signInWith(first, { Origin: "https://evil.example" });
+  assert.equal(crossSite.status, 403);
+  await crossSite.body?.cancel();
+  const garbage = await signInWith("{not json");
+  assert.equal(garbage.status, 401);
+  await garbage.body?.cancel();
+});
