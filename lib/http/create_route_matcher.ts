@@ -76,18 +76,7 @@ export function createRouteMatcher<R extends RoutePattern>(
   const firstPattern = patterned.length ? patterned[0].index : Number.POSITIVE_INFINITY;
   let compiled: CompiledPattern<R>[] | undefined;
   const compile = loadOnce(async () => {
-    const { Router } = await import("itty-router");
-    const router = Router();
-    for (const { route } of patterned) {
-      if (route.method === "GET") router.get(route.path, () => undefined);
-      else router.post(route.path, () => undefined);
-    }
-    // itty-router keeps one tuple per registration, in order: [METHOD, pattern, handlers, path].
-    compiled = router.routes.map(([method, pattern], position) => ({
-      method,
-      pattern,
-      ...patterned[position],
-    }));
+    compiled = compilePatterns(await import("itty-router"), patterned);
     return compiled;
   });
 
@@ -133,6 +122,24 @@ export function createRouteMatcher<R extends RoutePattern>(
       return compile().then((patterns) => matchAllWith(patterns, pathname));
     },
   };
+}
+
+/** Compiles the patterned routes with itty-router, in table order. */
+function compilePatterns<R extends RoutePattern>(
+  { Router }: typeof import("itty-router"),
+  patterned: ReadonlyArray<{ index: number; route: R }>,
+): CompiledPattern<R>[] {
+  const router = Router();
+  for (const { route } of patterned) {
+    if (route.method === "GET") router.get(route.path, () => undefined);
+    else router.post(route.path, () => undefined);
+  }
+  // itty-router keeps one tuple per registration, in order: [METHOD, pattern, handlers, path].
+  return router.routes.map(([method, pattern], position) => ({
+    method,
+    pattern,
+    ...patterned[position],
+  }));
 }
 
 /** A patterned route as itty-router compiled it, with its place in the table. */
