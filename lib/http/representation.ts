@@ -126,36 +126,38 @@ function compressOnFirstUse(
   toVariant: (coding: "gzip" | "br", compressed: Uint8Array<ArrayBuffer>) => Representation,
 ): () => Promise<Representation> {
   const format = coding === "gzip" ? "gzip" : "brotli";
-  return loadOnce(async () =>
-    toVariant(
+  return loadOnce(async () => {
+    const stream = openCompressionStream(format);
+    return toVariant(
       coding,
-      isStreamFormat(format)
-        ? await compressWithStream(body, format)
+      stream
+        ? await compressWithStream(stream, body)
         : compressWithZlib(await import("node:zlib"), body, format),
-    )
-  );
+    );
+  });
 }
 
-/** Whether the runtime's `CompressionStream` knows a format (Deno's knows Brotli too). */
-function isStreamFormat(format: "gzip" | "brotli"): boolean {
+/**
+ * The runtime's `CompressionStream` for a format, or `undefined` where it does not know it
+ * (Brotli on Node 20 and Bun): made once and used, not made to be asked and made again.
+ */
+function openCompressionStream(format: "gzip" | "brotli"): CompressionStream | undefined {
   try {
-    new CompressionStream(format as CompressionFormat);
-    return true;
+    return new CompressionStream(format as CompressionFormat);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
 /**
- * Compresses a body with the runtime's `CompressionStream`, which knows the format. The body is
+ * Compresses a body with a `CompressionStream` of the runtime's. The body is
  * written straight to the stream's writable side: a `Blob` stream in front would add a reader and
  * a pipe, whose first use a cold isolate's first page would pay.
  */
 async function compressWithStream(
+  compression: CompressionStream,
   body: Uint8Array<ArrayBuffer>,
-  format: "gzip" | "brotli",
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const compression = new CompressionStream(format as CompressionFormat);
   const writer = compression.writable.getWriter();
   // Settled by reading the other side below, which a failure there reports.
   void writer.write(body).catch(() => {});
