@@ -67,8 +67,18 @@ if (command === "--help" || command === "-h" || command === "help") {
     }
   } else {
     const limitIndex = rest.indexOf("--limit");
-    await writeInboxReport(store, { limit: limitIndex >= 0 ? Number(rest[limitIndex + 1]) : 50 });
-    store.close();
+    try {
+      await writeInboxReport(store, {
+        limit: limitIndex >= 0 ? Number(rest[limitIndex + 1]) : 50,
+      });
+    } catch (error) {
+      // A value this runtime cannot read (a file another runtime wrote) is the usual cause: its
+      // message says which; a stack trace would not help an operator.
+      console.error(`${SERVICE_NAME}: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = 1;
+    } finally {
+      store.close();
+    }
   }
 } else if (command === undefined) {
   const { runApp } = await import("./app.ts");

@@ -1,8 +1,9 @@
 /**
  * Opens a KV file the way the running runtime's service does, for tests that look into the
  * store of a server they started: `Deno.openKv` on Deno, `@deno/kv` (through the package's
- * adapter) on Node and Bun. KV files are not portable between runtimes (Bun writes its own value
- * format), and here each side is the same runtime. Internal to tests/.
+ * adapter) on Node and Bun. Here each side is the same runtime; Deno and Node share a file through
+ * the adapter (dev/tests/e2e/kv_sharing_test.ts), while Bun writes its own value format. Internal
+ * to tests/.
  *
  * @module
  */
