@@ -3,11 +3,14 @@
  * `/en/team`) lists inquiries, bookings and the audit trail, searched by e-mail with `?q=`; its
  * forms POST to confirm, decline or cancel a booking (through the same transitions and e-mails as
  * the signed links), mark an inquiry answered or open, export or erase an address's personal data,
- * renew the calendar feed's secret, and sign out. Each action is recorded in the audit trail and
- * answered by a redirect to the desk with a notice (POST, redirect, GET), or by a page of its own.
+ * renew the calendar feed's secret, and sign out. Each action is recorded in the audit trail (in
+ * the action's own commit where it commits to the store) and answered by a redirect to the desk
+ * with a notice (POST, redirect, GET), or by a page of its own. An action's refusal (an
+ * `ApiError`) is shown with its message, hint and status; any other failure answers 503.
  *
  * @module
  */
+import { ApiError } from "../lib/contract/api_error.ts";
 import { isEmailAddress } from "../lib/contract/fields.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
 import { loadOnce } from "../lib/load_once.ts";
@@ -197,11 +200,15 @@ async function answerPersonalData(pages: TeamPages, desk: DeskRequest): Promise<
   if (form.get("confirm") !== "yes") {
     return answerProblem(pages, request, { locale, status: 400, text: words.eraseUnconfirmed });
   }
-  const { counts } = await erasePersonalData(email, actor);
-  await recordAudit(services.store, services.clock.now(), {
+  const { counts } = await erasePersonalData(email, {
     actor,
-    action: "erase",
-    details: counts,
+    discardUndelivered: form.get("discard") === "yes",
+    withCommit: (operation, summary) =>
+      addAuditEntry(operation, services.clock.now(), {
+        actor,
+        action: "erase",
+        details: summary.counts,
+      }),
   });
   const listed = Object.entries(counts).filter(([, count]) => count > 0);
   return await pages.page(request, locale, {
@@ -226,10 +233,13 @@ async function answerCalendarFeed(pages: TeamPages, desk: DeskRequest): Promise<
   if (!actions.renewCalendarFeed) {
     return answerProblem(pages, request, { locale, status: 404, text: words.badForm });
   }
-  const { url } = await actions.renewCalendarFeed(session.email);
-  await recordAudit(services.store, services.clock.now(), {
+  const { url } = await actions.renewCalendarFeed({
     actor: session.email,
-    action: "feed-renewed",
+    withCommit: (operation) =>
+      addAuditEntry(operation, services.clock.now(), {
+        actor: session.email,
+        action: "feed-renewed",
+      }),
   });
   return await pages.page(request, locale, {
     status: 200,
@@ -245,8 +255,29 @@ async function answerCalendarFeed(pages: TeamPages, desk: DeskRequest): Promise<
 }
 
 /**
- * The handlers of the desk's routes, each behind the session guard; a failure of the store (or of
- * an action) answers a 503 page and is logged.
+ * A page that shows an action's refusal: its message and hint, with its status (400 for what the
+ * action refuses, 503 with the hint of what to do when it cannot be done yet).
+ */
+function answerRefusal(pages: TeamPages, desk: DeskRequest, error: ApiError): Promise<Response> {
+  const { locale, request } = desk;
+  const words = DESK_WORDS[locale];
+  return pages.page(request, locale, {
+    status: error.status,
+    title: words.deskTitle,
+    headers: Object.entries(error.headers),
+    mainHtml: [
+      `<h1>${escapeHtml(words.deskTitle)}</h1>`,
+      `<p>${escapeHtml(error.message)}</p>`,
+      `<p class="small">${escapeHtml(error.hint)}</p>`,
+      `<p><a href="${TEAM_PATHS[locale].desk}">${words.backToDesk}</a></p>`,
+    ].join("\n"),
+  });
+}
+
+/**
+ * The handlers of the desk's routes, each behind the session guard; an action's refusal (an
+ * `ApiError`) is shown as it is, and any other failure of the store (or of an action) answers a
+ * 503 page and is logged.
  *
  * @param pages The pages' helpers.
  * @returns The handler of a route, by its role and language.
@@ -283,6 +314,16 @@ export function createDeskHandlers(
       try {
         return await answer(route, desk);
       } catch (error) {
+        if (error instanceof ApiError) {
+          if (error.status >= 500) {
+            pages.services.logger.warn("A desk action could not be done", {
+              route,
+              code: error.code,
+              error: error.message,
+            });
+          }
+          return answerRefusal(pages, desk, error);
+        }
         pages.services.logger.error("A desk action failed", { route, error: String(error) });
         const text = DESK_WORDS[locale].busy;
         return answerProblem(pages, desk.request, { locale, status: 503, text });

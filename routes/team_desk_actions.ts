@@ -35,13 +35,19 @@ export function createTeamDeskActions(services: SiteServices): TeamDeskActions {
         json: JSON.stringify(document, null, 2),
       };
     },
-    async erasePersonalData(email, actor) {
-      const record = await (await privacy()).erasePersonalData(services, email, { actor });
+    async erasePersonalData(email, { actor, discardUndelivered, withCommit }) {
+      const record = await (await privacy()).erasePersonalData(services, email, {
+        actor,
+        discardUndelivered,
+        withCommit: (operation, written) =>
+          withCommit?.(operation, { counts: { ...written.counts } }),
+      });
       return { counts: { ...record.counts } };
     },
-    async renewCalendarFeed() {
+    async renewCalendarFeed({ withCommit }) {
       const { buildFeedUrl, renewFeedSecret } = await feed();
-      return { url: buildFeedUrl(services.baseUrl, await renewFeedSecret(services)) };
+      const secret = await renewFeedSecret(services, { withCommit });
+      return { url: buildFeedUrl(services.baseUrl, secret) };
     },
     async readCalendarFeedUrl() {
       const { buildFeedUrl, readOrCreateFeedSecret } = await feed();

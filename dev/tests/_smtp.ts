@@ -22,6 +22,17 @@ export interface ReceivedMail {
   header(name: string): string | undefined;
 }
 
+/**
+ * The next message's answer, held back: the sender waits after its DATA until `release`, so a
+ * test can act while a delivery is in flight.
+ */
+export interface HeldAnswer {
+  /** Resolves when the message has arrived (and the sender waits for the answer). */
+  arrived: Promise<void>;
+  /** Answers: `accept` keeps the message and says 250; `refuse` says 451 and keeps nothing. */
+  release(answer: "accept" | "refuse"): void;
+}
+
 /** A running test SMTP server. */
 export interface TestSmtpServer {
   /** The port it listens on (kept across stop and start). */
@@ -36,6 +47,8 @@ export interface TestSmtpServer {
   stop(): Promise<void>;
   /** Listens again on the same port. */
   start(): Promise<void>;
+  /** Holds back the answer to the next message that arrives (see {@linkcode HeldAnswer}). */
+  hold(): HeldAnswer;
 }
 
 /**
@@ -47,6 +60,8 @@ export async function startSmtpServer(port = 0): Promise<TestSmtpServer> {
   const messages: ReceivedMail[] = [];
   let server: SMTPServer | undefined;
   let currentPort = port;
+  /** Holds waiting for the next messages, first first. */
+  const holds: Array<{ arrive(): void; answer: Promise<"accept" | "refuse"> }> = [];
 
   function create(): SMTPServer {
     return new SMTPServer({
@@ -66,6 +81,14 @@ export async function startSmtpServer(port = 0): Promise<TestSmtpServer> {
               return next;
             }, new Uint8Array()),
           );
+          const held = holds.shift();
+          if (held) {
+            held.arrive();
+            if (await held.answer === "refuse") {
+              const refusal = Object.assign(new Error("Try again later"), { responseCode: 451 });
+              return callback(refusal);
+            }
+          }
           try {
             const parsed = await PostalMime.parse(raw);
             messages.push({
@@ -125,6 +148,14 @@ export async function startSmtpServer(port = 0): Promise<TestSmtpServer> {
       if (current) await new Promise<void>((resolve) => current.close(() => resolve()));
     },
     start,
+    hold() {
+      let arrive = () => {};
+      let release: (answer: "accept" | "refuse") => void = () => {};
+      const arrived = new Promise<void>((resolve) => arrive = resolve);
+      const answer = new Promise<"accept" | "refuse">((resolve) => release = resolve);
+      holds.push({ arrive, answer });
+      return { arrived, release };
+    },
   };
   return api;
 }

@@ -3,7 +3,9 @@
  * belongs to (store first, then deliver), and delivered from there with retries and backoff until
  * the mail server accepts it. It survives restarts because its state is only in the store, and
  * several processes on one store do not send a message twice: each delivery first takes a lease
- * with an atomic check.
+ * with an atomic check. The outcome of a delivery is written only if the message is still as the
+ * lease left it: a message deleted meanwhile (an erasure of personal data) stays deleted, and one
+ * another process leased again after the lease ran out is that process's to record.
  *
  * Keys: `["outbox", id]` holds a waiting message; `["outbox_due", epochMilliseconds, id]` indexes
  * it by the time it is due, so a delivery pass reads only what is due; `["outbox_sent", id]`
@@ -104,7 +106,10 @@ export interface DeliveryReport {
   sent: number;
   /** Messages that failed this time and wait for a retry. */
   failed: number;
-  /** Due messages another process held. */
+  /**
+   * Due messages another process held, and messages that left the outbox (erased, or leased
+   * again by another process) while this one was sending them.
+   */
   skipped: number;
 }
 
@@ -199,6 +204,14 @@ interface Leased {
   key: KvKey;
   waiting: OutboxEntry;
   heldUntil: string;
+  /** The versionstamp of the lease's commit: the outcome is written only while it holds. */
+  versionstamp: string;
+}
+
+/** A message the due index lists: its id and its key in the index. */
+interface DueItem {
+  id: string;
+  dueKey: KvKey;
 }
 
 /** The ports and settings the delivery steps share, resolved once per outbox. */
@@ -270,45 +283,79 @@ function addLease(operation: AtomicOperation, entry: KvEntry<OutboxEntry>, heldU
  */
 async function lease(
   delivery: Delivery,
-  ids: readonly string[],
+  items: readonly DueItem[],
   report: DeliveryReport,
 ): Promise<Leased[]> {
   const { store, clock } = delivery;
   const entries = await Promise.all(
-    ids.map((id) =>
+    items.map(({ id }) =>
       retry(() => store.get<OutboxEntry>([...OUTBOX_PREFIX, id]), STORE_CONTENTION_RETRY)
     ),
   );
   const now = clock.now();
   const heldUntil = now.add({ seconds: delivery.leaseSeconds }).toString();
   const due: KvEntry<OutboxEntry>[] = [];
-  for (const entry of entries) {
-    if (entry.value === null) continue; // Delivered meanwhile by another process.
+  for (const [index, entry] of entries.entries()) {
+    if (entry.value === null) {
+      // Delivered meanwhile by another process, or erased while being sent.
+      await forgetDueKey(delivery, entry.key, items[index].dueKey);
+      continue;
+    }
     if (Temporal.Instant.compare(Temporal.Instant.from(entry.value.nextAttemptAt), now) > 0) {
       report.skipped++; // Leased (or rescheduled) by another process since the index was read.
       continue;
     }
     due.push(entry);
   }
-  const toLeased = (entry: KvEntry<OutboxEntry>): Leased => ({
+  const toLeased = (entry: KvEntry<OutboxEntry>, versionstamp: string): Leased => ({
     id: entry.value.id,
     key: entry.key,
     waiting: entry.value,
     heldUntil,
+    versionstamp,
   });
   if (due.length > 1) {
     const together = store.atomic();
     for (const entry of due) addLease(together, entry, heldUntil);
-    if ((await retry(() => together.commit(), STORE_CONTENTION_RETRY)).ok) {
-      return due.map(toLeased);
-    }
+    const result = await retry(() => together.commit(), STORE_CONTENTION_RETRY);
+    if (result.ok) return due.map((entry) => toLeased(entry, result.versionstamp));
   }
   const leased = await Promise.all(due.map(async (entry) => {
     const alone = addLease(store.atomic(), entry, heldUntil);
-    return (await retry(() => alone.commit(), STORE_CONTENTION_RETRY)).ok ? entry : undefined;
+    const result = await retry(() => alone.commit(), STORE_CONTENTION_RETRY);
+    return result.ok ? toLeased(entry, result.versionstamp) : undefined;
   }));
-  report.skipped += leased.filter((entry) => !entry).length;
-  return leased.flatMap((entry) => entry ? [toLeased(entry)] : []);
+  report.skipped += leased.filter((held) => !held).length;
+  return leased.flatMap((held) => held ? [held] : []);
+}
+
+/**
+ * Deletes a due-index key whose message is gone, so that it is not read again: only while the
+ * message is still absent (ids are never reused, so an absent message does not come back).
+ */
+async function forgetDueKey(delivery: Delivery, key: KvKey, dueKey: KvKey): Promise<void> {
+  const forget = delivery.store.atomic().check({ key, versionstamp: null }).delete(dueKey);
+  await retry(() => forget.commit(), STORE_CONTENTION_RETRY);
+}
+
+/**
+ * Handles an outcome that was not written because the message changed since this process leased
+ * it: it was deleted (an erasure; its lease's due key is deleted too, as nothing else would), or
+ * another process leased it again once the lease ran out and records it itself.
+ */
+async function forgetLost(
+  delivery: Delivery,
+  held: Leased,
+  report: DeliveryReport,
+  outcome: "sent" | "failed",
+): Promise<void> {
+  await forgetDueKey(delivery, held.key, dueKey(held.heldUntil, held.id));
+  report.skipped++;
+  delivery.logger.info("Mail left the outbox while it was being sent; its outcome is not kept", {
+    id: held.id,
+    topic: held.waiting.topic,
+    outcome,
+  });
 }
 
 /** Reschedules a message whose sending failed, each retry waiting twice as long as the last. */
@@ -327,6 +374,7 @@ async function recordFailure(
   const retryAt = delivery.clock.now().add({ milliseconds: Math.round(delaySeconds * 1000) })
     .toString();
   const failure = delivery.outcomes.atomic()
+    .check({ key, versionstamp: held.versionstamp })
     .delete(dueKey(heldUntil, id))
     .set(key, {
       ...waiting,
@@ -335,7 +383,9 @@ async function recordFailure(
       lastError: describe(error),
     })
     .set(dueKey(retryAt, id), id);
-  await retry(() => failure.commit(), STORE_CONTENTION_RETRY);
+  if (!(await retry(() => failure.commit(), STORE_CONTENTION_RETRY)).ok) {
+    return forgetLost(delivery, held, report, "failed");
+  }
   report.failed++;
   delivery.logger.warn("Mail delivery failed; will retry", {
     id,
@@ -363,10 +413,15 @@ async function recordSent(
     attempts: waiting.attempts + 1,
   };
   // Recorded even if another process holds the file for a moment: a record lost here would
-  // send the message again once the lease ends.
-  const delivered = delivery.outcomes.atomic().delete(key).delete(dueKey(heldUntil, id))
+  // send the message again once the lease ends. Recorded only while the lease holds: a message
+  // erased meanwhile leaves no delivery record (nor recipients and subject) behind.
+  const delivered = delivery.outcomes.atomic()
+    .check({ key, versionstamp: held.versionstamp })
+    .delete(key).delete(dueKey(heldUntil, id))
     .set([...SENT_PREFIX, id], sent, { expireIn: SENT_RECORD_MILLISECONDS });
-  await retry(() => delivered.commit(), STORE_CONTENTION_RETRY);
+  if (!(await retry(() => delivered.commit(), STORE_CONTENTION_RETRY)).ok) {
+    return forgetLost(delivery, held, report, "sent");
+  }
   report.sent++;
   delivery.logger.info("Mail delivered", { id, topic: waiting.topic, attempts: sent.attempts });
 }
@@ -392,16 +447,18 @@ async function deliverOne(
 /** Leases a batch of due messages in one commit, then sends them at once. */
 async function deliverBatch(
   delivery: Delivery,
-  ids: string[],
+  items: DueItem[],
   report: DeliveryReport,
   mailer: Mailer,
 ): Promise<void> {
   const { logger } = delivery;
   let leased: Leased[];
   try {
-    leased = await lease(delivery, ids, report);
+    leased = await lease(delivery, items, report);
   } catch (error) {
-    for (const id of ids) logger.error("Outbox delivery failed", { id, error: describe(error) });
+    for (const { id } of items) {
+      logger.error("Outbox delivery failed", { id, error: describe(error) });
+    }
     return;
   }
   await Promise.all(
@@ -427,13 +484,13 @@ async function deliverAllDue(
   const seen = new Set<string>();
   for (;;) {
     const now = clock.now().epochMilliseconds;
-    const due: string[] = [];
+    const due: DueItem[] = [];
     const range = { start: [...DUE_PREFIX], end: [...DUE_PREFIX, now + 1] };
     for await (const item of store.list<string>(range, { limit: DUE_BATCH_SIZE })) {
-      if (!seen.has(item.value)) due.push(item.value);
+      if (!seen.has(item.value)) due.push({ id: item.value, dueKey: item.key });
     }
     if (!due.length || isStopping()) break;
-    for (const id of due) seen.add(id);
+    for (const { id } of due) seen.add(id);
     for (let index = 0; index < due.length && !isStopping(); index += concurrency) {
       await deliverBatch(delivery, due.slice(index, index + concurrency), report, mailer);
     }

@@ -6,10 +6,12 @@
  * `["outbox_sent", id]`), the bookings counted per address (`["attendee_quota", sha256, day]`),
  * the sign-in links asked for it at the team's sign-in form (`["team_sign_in_quota", sha256,
  * window]`, counted for any address typed there), the idempotency records of its bookings
- * (`["idempotency", key]`) and their slot holds (`["slot", start]`). Export and erasure both start here, so that they cannot disagree on what
- * is held.
+ * (`["idempotency", key]`) and their slot holds (`["slot", start]`). Export and erasure both start
+ * here, so that they cannot disagree on what is held.
  *
- * Addresses compare case-insensitively, as the per-address quota counts them.
+ * Addresses compare case-insensitively, as the per-address quota counts them. Mail is matched by
+ * its record, its id, or a recipient (or Reply-To) that is the address; export and erasure refuse
+ * the studio's own addresses, which receive every visitor's notices (`personal_data.ts`).
  *
  * @module
  */
@@ -92,13 +94,25 @@ async function collect<T>(
   return found;
 }
 
+/**
+ * Ids an earlier look found, matched again by a later one although their records are deleted by
+ * then: mail the outbox recorded, or a booking's action queued, between the look and the deletion.
+ */
+export interface KnownIds {
+  /** Ids of inquiries and bookings. */
+  recordIds: Iterable<string>;
+  /** Ids of outbox messages. */
+  mailIds: Iterable<string>;
+}
+
 /** Decides whether a message concerns the address or one of its records. */
 function createMailMatcher(
   address: string,
   records: ReadonlyArray<{ id: string; mailIds: readonly string[] }>,
+  known: KnownIds,
 ): (id: string, recordId: string, recipients: readonly string[]) => boolean {
-  const recordIds = new Set(records.map((record) => record.id));
-  const mailIds = new Set(records.flatMap((record) => record.mailIds));
+  const recordIds = new Set([...known.recordIds, ...records.map((record) => record.id)]);
+  const mailIds = new Set([...known.mailIds, ...records.flatMap((record) => record.mailIds)]);
   const isAddress = (mailbox: string) => toBareAddress(mailbox).trim().toLowerCase() === address;
   return (id, recordId, recipients) =>
     mailIds.has(id) || recordIds.has(recordId) || recipients.some(isAddress);
@@ -142,10 +156,15 @@ async function findHolds(
  *
  * @param store The service's store.
  * @param address The address, as {@linkcode readAddress} returns it.
+ * @param known Ids an earlier look found, whose mail is matched too. @default {none}
  * @returns The entries found.
  * @throws Whatever the store throws.
  */
-export async function findPersonalData(store: Store, address: string): Promise<FoundPersonalData> {
+export async function findPersonalData(
+  store: Store,
+  address: string,
+  known: KnownIds = { recordIds: [], mailIds: [] },
+): Promise<FoundPersonalData> {
   const isAddress = (value: string | undefined) => value?.trim().toLowerCase() === address;
   const inquiries = await collect<InquiryRecord>(
     store,
@@ -158,7 +177,7 @@ export async function findPersonalData(store: Store, address: string): Promise<F
     (booking) => isAddress(booking.email),
   );
   const records = [...inquiries, ...bookings].map((entry) => entry.value);
-  const concerns = createMailMatcher(address, records);
+  const concerns = createMailMatcher(address, records, known);
   const queuedMail = await collect<OutboxEntry>(
     store,
     OUTBOX_PREFIX,
@@ -168,7 +187,8 @@ export async function findPersonalData(store: Store, address: string): Promise<F
         ...(entry.mail.replyTo ? [entry.mail.replyTo] : []),
       ]),
   );
-  const queuedIds = new Set(queuedMail.map((entry) => entry.value.id));
+  // A due key whose message an earlier look found is deleted too: the outbox may have moved it.
+  const queuedIds = new Set([...known.mailIds, ...queuedMail.map((entry) => entry.value.id)]);
   const dueEntries = await collect<string>(store, DUE_PREFIX, (id) => queuedIds.has(id));
   const deliveryRecords = await collect<SentRecord>(
     store,

@@ -10,6 +10,11 @@
  * has left the outbox. What stays is an erasure record (when, by whom, how many records of each
  * kind) under `["erasure", id]`, with no personal data.
  *
+ * Both refuse the studio's own addresses (its inbox, its From address, the team's members): they
+ * receive every visitor's notices, so matching mail by recipient would export and erase other
+ * visitors' mail. A request under the GDPR concerns a visitor's data; a former member's address
+ * can be erased once it is no longer in `STUDIO_TEAM`.
+ *
  * @module
  */
 import type { BookingRecord } from "../booking/booking_mail.ts";
@@ -17,12 +22,13 @@ import { SLOTS_VERSION_KEY } from "../booking/booking_store.ts";
 import { applyBookingAction, type BookingServices } from "../booking/bookings.ts";
 import type { InquiryRecord } from "../contact/inquiries.ts";
 import { ApiError } from "../contract/api_error.ts";
+import { type MailAddresses, toBareAddress } from "../mail/mail.ts";
 import { OUTBOX_PREFIX } from "../mail/outbox.ts";
 import type { Clock } from "../ports.ts";
 import { createId } from "../store/ids.ts";
-import { SIGN_IN_WINDOW_MILLISECONDS } from "../team/team.ts";
+import { SIGN_IN_WINDOW_MILLISECONDS, type TeamSettings } from "../team/team.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
-import type { KvKey, Store } from "../store/store.ts";
+import type { AtomicOperation, KvKey, Store } from "../store/store.ts";
 import { findPersonalData, type FoundPersonalData, readAddress } from "./find_personal_data.ts";
 
 export { readAddress } from "./find_personal_data.ts";
@@ -128,25 +134,66 @@ export interface ErasureOptions {
    * that refuses mail for good, or no mail server). @default {false}
    */
   discardUndelivered?: boolean;
+  /**
+   * Adds writes to the commit of the erasure record, e.g. the desk's audit entry, so that they
+   * are stored with it or not at all. @default {none}
+   */
+  withCommit?(operation: AtomicOperation, record: ErasureRecord): void;
 }
 
-/** The ports an export reads. */
-export type ExportServices = { store: Store; clock: Clock };
+/**
+ * The studio's own addresses, which export and erasure refuse: the inbox and the From address
+ * (whose bare addresses are taken) and the team's members.
+ */
+export type StudioAddresses = {
+  mail: Pick<MailAddresses, "from" | "inbox">;
+  team: Pick<TeamSettings, "members">;
+};
+
+/** The ports an export reads, and the studio's addresses it refuses. */
+export type ExportServices = { store: Store; clock: Clock } & StudioAddresses;
+
+/** The ports an erasure uses: those of bookings (a cancellation's transition and mail), and the team. */
+export type ErasureServices = BookingServices & StudioAddresses;
+
+/**
+ * Reads the address of an export or an erasure, refusing the studio's own.
+ *
+ * @throws {ApiError} 400 `validation-failed` for an invalid address or one of the studio's.
+ */
+function readVisitorAddress(services: StudioAddresses, email: string): string {
+  const address = readAddress(email);
+  const own = new Set([
+    toBareAddress(services.mail.inbox).trim().toLowerCase(),
+    toBareAddress(services.mail.from).trim().toLowerCase(),
+    ...services.team.members,
+  ]);
+  if (own.has(address)) {
+    throw new ApiError("validation-failed", {
+      status: 400,
+      message: `"${address}" is the studio's own address`,
+      hint:
+        "Export and erasure are for a visitor's data: the studio's inbox, its From address and the team's addresses receive every visitor's notices (remove a former member from STUDIO_TEAM first)",
+    });
+  }
+  return address;
+}
 
 /**
  * Exports everything the store holds about an address as one JSON document.
  *
- * @param services The store and the clock.
+ * @param services The store, the clock and the studio's addresses.
  * @param email The address, in any case, e.g. `"Ana@Example.pt"`.
  * @returns The document; `JSON.stringify` it for the file.
- * @throws {ApiError} 400 `validation-failed` when `email` is not an e-mail address.
+ * @throws {ApiError} 400 `validation-failed` when `email` is not an e-mail address, or is the
+ * studio's inbox, From address or a team member's.
  * @throws Whatever the store throws.
  */
 export async function exportPersonalData(
   services: ExportServices,
   email: string,
 ): Promise<PersonalDataExport> {
-  const found = await findPersonalData(services.store, readAddress(email));
+  const found = await findPersonalData(services.store, readVisitorAddress(services, email));
   return {
     kind: "personal-data-export",
     address: found.address,
@@ -200,7 +247,9 @@ function toDay(window: unknown): string {
 
 /**
  * Reads who erases: a name or address of at most 200 characters, without control characters,
- * that does not hold the erased address (the record must hold no personal data of it).
+ * that does not hold the erased address (the record must hold no personal data of it). The
+ * address is looked for as a word of its own, in any case (`Ana <ana@example.pt>` holds it;
+ * `ana@studio.example` does not hold `na@studio.example`).
  */
 function readActor(value: string, address: string): string {
   const actor = value.trim();
@@ -212,7 +261,8 @@ function readActor(value: string, address: string): string {
       hint: "Name who erases: the team member's address or the operator's name (200 characters)",
     });
   }
-  if (actor.toLowerCase().includes(address)) {
+  const words = actor.toLowerCase().split(/[\s<>()[\]"',;]+|mailto:/);
+  if (words.includes(address)) {
     throw new ApiError("validation-failed", {
       status: 400,
       message: "The actor holds the address being erased",
@@ -285,7 +335,7 @@ async function deliverUpcomingMail(
         status: 503,
         message: `${waiting.length} e-mail(s) of upcoming bookings could not be delivered yet`,
         hint:
-          "The bookings are cancelled and their CANCEL invites wait in the outbox: erase again once the mail server takes them (is STUDIO_SMTP_URL set?), or erase discarding them (--discard-undelivered)",
+          "The bookings are cancelled and their CANCEL invites wait in the outbox: erase again once the mail server takes them (is STUDIO_SMTP_URL set?), or erase discarding them (the desk's option to discard undelivered mail, or --discard-undelivered)",
       });
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -304,6 +354,20 @@ function keysOf(found: FoundPersonalData): KvKey[] {
     ...found.idempotencyRecords,
     ...found.slotHolds,
   ].map((entry) => entry.key).concat(found.dueKeys);
+}
+
+/** Adds the ids of what was found to `known`, for the next look. */
+function addKnown(
+  known: { recordIds: Set<string>; mailIds: Set<string> },
+  found: FoundPersonalData,
+) {
+  for (const { value } of [...found.inquiries, ...found.bookings]) {
+    known.recordIds.add(value.id);
+    for (const id of value.mailIds) known.mailIds.add(id);
+  }
+  for (const { value } of [...found.queuedMail, ...found.deliveryRecords]) {
+    known.mailIds.add(value.id);
+  }
 }
 
 /** Adds the counts of what was found to `counts`. */
@@ -343,23 +407,30 @@ async function deleteFound(services: BookingServices, found: FoundPersonalData):
  * bookings are cancelled first and their CANCEL invites delivered, then inquiries, bookings,
  * their mail (waiting and delivery records), the per-address quota counters and the idempotency
  * records are deleted, and an erasure record is written. Records the address made while it ran
- * are found by a second look and erased too. Running it again for the same address is safe.
+ * are found by a second look and erased too, and so is mail the outbox recorded meanwhile (a
+ * later look still matches the ids an earlier one found). Running it again for the same address
+ * is safe.
  *
- * @param services The ports bookings use (the cancellation's transition and mail).
+ * The deletions take several commits; the erasure record is written last, in a commit of its own
+ * that `options.withCommit` may add to (the desk's audit entry).
+ *
+ * @param services The ports bookings use (the cancellation's transition and mail), and the
+ * studio's addresses, which it refuses.
  * @param email The address, in any case.
- * @param options Who erases, and how long to wait for the cancellations' delivery.
+ * @param options Who erases, how long to wait for the cancellations' delivery, what to add to
+ * the record's commit.
  * @returns The erasure record, as stored under {@linkcode ERASURE_PREFIX}.
- * @throws {ApiError} 400 `validation-failed` for an invalid address or actor; 503 `no-backend`
- * when the cancellations could not be delivered in time (the bookings stay cancelled, nothing is
- * erased; run it again later).
+ * @throws {ApiError} 400 `validation-failed` for an invalid address, one of the studio's, or an
+ * actor that names the address; 503 `no-backend` when the cancellations could not be delivered
+ * in time (the bookings stay cancelled, nothing is erased; run it again later).
  * @throws Whatever the store throws.
  */
 export async function erasePersonalData(
-  services: BookingServices,
+  services: ErasureServices,
   email: string,
   options: ErasureOptions,
 ): Promise<ErasureRecord> {
-  const address = readAddress(email);
+  const address = readVisitorAddress(services, email);
   const actor = readActor(options.actor, address);
   const { store } = services;
   const counts: ErasureCounts = {
@@ -373,14 +444,18 @@ export async function erasePersonalData(
   };
   await deliverUpcomingMail(services, await findPersonalData(store, address), options);
   let found = await findPersonalData(store, address);
+  const known = { recordIds: new Set<string>(), mailIds: new Set<string>() };
   const id = createId(services.clock.now().epochMilliseconds);
   for (let round = 0; round < 3 && keysOf(found).length; round++) {
     addCounts(counts, found);
+    addKnown(known, found);
     await deleteFound(services, found);
-    found = await findPersonalData(store, address);
+    found = await findPersonalData(store, address, known);
   }
   const record: ErasureRecord = { id, erasedAt: services.clock.now().toString(), actor, counts };
-  await retry(() => store.set([...ERASURE_PREFIX, record.id], record), STORE_CONTENTION_RETRY);
+  const operation = store.atomic().set([...ERASURE_PREFIX, record.id], record);
+  options.withCommit?.(operation, record);
+  await retry(() => operation.commit(), STORE_CONTENTION_RETRY);
   services.logger.info("Personal data erased", { erasure: record.id, counts: { ...counts } });
   return record;
 }

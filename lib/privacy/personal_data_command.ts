@@ -5,10 +5,9 @@
  *
  * @module
  */
-import type { BookingServices } from "../booking/bookings.ts";
 import { ApiError } from "../contract/api_error.ts";
 import { toPrintable } from "../inbox_report.ts";
-import { erasePersonalData, exportPersonalData } from "./personal_data.ts";
+import { erasePersonalData, type ErasureServices, exportPersonalData } from "./personal_data.ts";
 
 /** The commands' lines of a usage text. */
 export const PERSONAL_DATA_USAGE =
@@ -52,7 +51,7 @@ export function isPersonalDataCommand(command: string | undefined): boolean {
  * @throws Whatever the store throws other than a refusal.
  */
 export async function runPersonalDataCommand(
-  services: BookingServices,
+  services: ErasureServices,
   args: readonly string[],
   output: CommandOutput,
 ): Promise<number> {

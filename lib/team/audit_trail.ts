@@ -1,7 +1,8 @@
 /**
  * The audit trail of the team's actions: who did what, and when. An entry is written in the same
  * atomic commit as the action it records wherever the action commits to the store (a sign-in, a
- * booking's transition, an inquiry's state), so there is no action without its entry. Entries
+ * booking's transition, an inquiry's state, a new secret of the calendar feed, the record that
+ * closes an erasure), so there is no action without its entry. Entries
  * name the team member and the record acted on (a booking's or an inquiry's id), never a
  * visitor's address: the trail outlives an erasure.
  *

@@ -24,7 +24,7 @@ import type { Clock } from "../ports.ts";
 import { toHex } from "../store/digest.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import { readOrCreateSetting } from "../store/settings.ts";
-import type { Store } from "../store/store.ts";
+import type { AtomicOperation, Store } from "../store/store.ts";
 import { CALENDAR_FEED_PATH } from "./calendar_feed_path.ts";
 
 export { CALENDAR_FEED_PATH } from "./calendar_feed_path.ts";
@@ -82,17 +82,32 @@ export async function readOrCreateFeedSecret(services: FeedSecretServices): Prom
   return setting.secret;
 }
 
+/** Options of {@linkcode renewFeedSecret}. */
+export interface RenewFeedSecretOptions {
+  /**
+   * Adds writes to the renewal's commit, e.g. the desk's audit entry, so that they are stored
+   * with the new secret or not at all. @default {none}
+   */
+  withCommit?(operation: AtomicOperation): void;
+}
+
 /**
  * Replaces the feed's secret with a new one: the old address answers 404 from now on, on every
  * instance that shares the store.
  *
  * @param services The store and the clock.
+ * @param options What to add to the renewal's commit.
  * @returns The new secret.
  * @throws Whatever the store throws.
  */
-export async function renewFeedSecret(services: FeedSecretServices): Promise<string> {
+export async function renewFeedSecret(
+  services: FeedSecretServices,
+  options: RenewFeedSecretOptions = {},
+): Promise<string> {
   const setting = createSetting(services.clock);
-  await retry(() => services.store.set(FEED_SECRET_KEY, setting), STORE_CONTENTION_RETRY);
+  const operation = services.store.atomic().set(FEED_SECRET_KEY, setting);
+  options.withCommit?.(operation);
+  await retry(() => operation.commit(), STORE_CONTENTION_RETRY);
   return setting.secret;
 }
 

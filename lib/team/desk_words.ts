@@ -117,6 +117,8 @@ const PT = {
   exportButton: "Exportar (JSON)",
   eraseLabel: "Apagar os dados deste endereço",
   eraseConfirm: "Confirmo: apagar tudo deste endereço, sem volta",
+  eraseDiscard:
+    "Apagar mesmo que os cancelamentos das reservas futuras não possam ser entregues (descartá-los)",
   eraseButton: "Apagar",
   eraseUnconfirmed: "Marque a confirmação para apagar.",
   erasedTitle: "Dados apagados",
@@ -264,6 +266,8 @@ const EN: DeskWords = {
   exportButton: "Export (JSON)",
   eraseLabel: "Erase the data of this address",
   eraseConfirm: "I confirm: erase everything about this address, for good",
+  eraseDiscard:
+    "Erase even if the cancellations of upcoming bookings cannot be delivered (discard them)",
   eraseButton: "Erase",
   eraseUnconfirmed: "Tick the confirmation to erase.",
   erasedTitle: "Data erased",

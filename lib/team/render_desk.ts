@@ -279,6 +279,7 @@ function renderPersonalData(view: DeskView): string {
         path,
         `${hidden("action", "erase")}${emailField("erase-email", words.eraseLabel)}` +
           `<div class="field check"><label><input type="checkbox" name="confirm" value="yes" required> ${words.eraseConfirm}</label></div>` +
+          `<div class="field check"><label><input type="checkbox" name="discard" value="yes"> ${words.eraseDiscard}</label></div>` +
           `<button type="submit">${words.eraseButton}</button>`,
       )
       : "",

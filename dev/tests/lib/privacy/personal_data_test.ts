@@ -284,3 +284,100 @@ test("erasePersonalData() refuses an invalid address, and an actor that names th
   );
   assert.deepEqual(await listErasures(app.store), []);
 });
+
+/** A visitor whose inquiry's notice is being sent when the erasure runs. */
+const ZELIA = { name: "Zélia Quaresma", email: "zelia@example.pt" };
+
+for (const answer of ["refuse", "accept"] as const) {
+  test(
+    `erasePersonalData() leaves no trace of the notice the outbox is sending meanwhile, when the mail server then ${
+      answer === "accept" ? "accepts" : "refuses"
+    } it`,
+    async () => {
+      const app = await openStudio();
+      const held = smtp.hold();
+      const received = smtp.messages.length;
+      await sendInquiry(app, {
+        Name: ZELIA.name,
+        Email: ZELIA.email,
+        Message: "Liguem-me, por favor, sobre o site da quinta.",
+      });
+      // The outbox has leased the studio's notice and waits for the server's answer.
+      await held.arrived;
+      const record = await erasePersonalData(app.services, ZELIA.email, { actor: "Rui" });
+      assert.equal(record.counts.inquiries, 1);
+      assert.equal(record.counts.queuedMail, 1);
+      held.release(answer);
+      await app.outbox.idle();
+      // Later passes find nothing to send again or to record.
+      app.clock.set("2026-11-21T12:00:00Z");
+      await deliver(app);
+      assert.equal(smtp.messages.length - received, answer === "accept" ? 1 : 0);
+      assert.deepEqual(findTraces(await scanStore(app.store), await tracesOf(ZELIA)), []);
+      for (const prefix of ["outbox", "outbox_due", "outbox_sent"]) {
+        for await (const entry of app.store.list({ prefix: [prefix] })) {
+          assert.fail(`${JSON.stringify(entry.key)} is left`);
+        }
+      }
+      assert.ok(app.logger.records.some((line) => /left the outbox/.test(line.message)));
+    },
+  );
+}
+
+test("erasePersonalData() and exportPersonalData() refuse the studio's own addresses, which receive every visitor's notices", async () => {
+  const app = await openStudio();
+  await sendInquiry(app, { Name: RITA.name, Email: RITA.email, Message: "A site, please." });
+  await deliver(app);
+  const before = await scanStore(app.store);
+  for (const address of [INBOX, "SITE@studio.example", "ana@studio.example"]) {
+    const services = {
+      ...app.services,
+      team: { ...app.services.team, members: new Set(["ana@studio.example"]) },
+    };
+    await assert.rejects(
+      erasePersonalData(services, address, { actor: "Rui" }),
+      (error) =>
+        error instanceof ApiError && error.status === 400 &&
+        /is the studio's own address/.test(error.message) &&
+        /visitor's data/.test(error.hint ?? ""),
+    );
+    await assert.rejects(
+      exportPersonalData(services, address),
+      (error) => error instanceof ApiError && error.status === 400,
+    );
+  }
+  assert.deepEqual(await scanStore(app.store), before, "Rita's notice and its record stay");
+  assert.deepEqual(await listErasures(app.store), []);
+});
+
+test("erasePersonalData() takes an actor whose address merely contains the erased one, and writes its commit's additions with the record", async () => {
+  const app = await openStudio();
+  await sendInquiry(app, { Name: "Na Lee", Email: "na@studio-client.example", Message: "Hello." });
+  await deliver(app);
+  const record = await erasePersonalData(app.services, "na@studio-client.example", {
+    actor: "Ana <ana@studio-client.example>",
+    withCommit: (operation, written) => {
+      operation.set(["test_audit", written.id], { counts: written.counts });
+    },
+  });
+  assert.equal(record.actor, "Ana <ana@studio-client.example>");
+  assert.equal(record.counts.inquiries, 1);
+  const stored = await app.store.get(["erasure", record.id]);
+  const added = await app.store.get<{ counts: unknown }>(["test_audit", record.id]);
+  assert.deepEqual(added.value?.counts, record.counts);
+  assert.ok(stored.versionstamp, "the record is stored");
+  assert.equal(added.versionstamp, stored.versionstamp, "in the same commit");
+  for (
+    const actor of [
+      "na@studio-client.example",
+      "NA@Studio-Client.example (Na)",
+      "mailto:na@studio-client.example",
+    ]
+  ) {
+    await assert.rejects(
+      erasePersonalData(app.services, "na@studio-client.example", { actor }),
+      (error) => error instanceof ApiError && error.status === 400 && /actor/.test(error.message),
+      actor,
+    );
+  }
+});
