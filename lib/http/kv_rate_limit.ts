@@ -139,7 +139,9 @@ function createMinuteWarning(
  *   writers win `maxAttempts` times in a row, the request is refused (429 with `Retry-After`):
  *   only a client whose own counter is that contended, i.e. one sending many requests at once,
  *   meets this;
- * - when the store fails, the request is decided by the `fallback` limiter, which counts every
+ * - when the store fails, or its file stays locked by another process past the retries (a lock
+ *   says nothing of this client, which must not be refused for another process's load), the
+ *   request is decided by the `fallback` limiter, which counts every
  *   request of this instance all along, so it resumes from what this instance already let through
  *   in the window rather than from a full quota; the failure is logged, at most once a minute.
  *
@@ -180,11 +182,23 @@ export function createKvRateLimiter(options: KvRateLimiterOptions): RateLimiter 
     clientKey: string,
     policies: readonly RateLimitPolicy[],
   ): Promise<RateLimitDecision> {
+    let raced = false;
     try {
-      return await retry(() => countOnce(store, now(), clientKey, policies), contentionRetry);
+      return await retry(async () => {
+        try {
+          return await countOnce(store, now(), clientKey, policies);
+        } catch (error) {
+          if (error instanceof CounterContendedError) raced = true;
+          throw error;
+        }
+      }, contentionRetry);
     } catch (error) {
-      if (!isContended(error)) throw error;
-      warn("Rate-limit counters stayed contended; refusing the request", error);
+      // The client's own counters changed under it: its requests race each other, a burst,
+      // which is refused rather than counted apart. A file that only stayed locked says nothing
+      // of the client: like a failing store, it is left to this process's count (below), so that
+      // another process's load never refuses a client within its quota.
+      if (!raced || !isContended(error)) throw error;
+      warn("Rate-limit counters stayed contended; refusing the request");
       return refuse(policies, now());
     }
   }

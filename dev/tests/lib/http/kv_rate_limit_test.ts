@@ -206,9 +206,19 @@ test("createKvRateLimiter() retries a locked file and counts once the lock clear
   close();
 });
 
-test("createKvRateLimiter() refuses, rather than counting apart, a request whose counter stays contended", async () => {
+test("createKvRateLimiter() refuses, rather than counting apart, a request whose own counter stays contended", async () => {
   const clock = createClock();
-  const { store, close } = createFailingStore(new Error("database is locked"));
+  const inner = createMemoryStore();
+  // Every commit finds the counter changed meanwhile, as when the client's requests race.
+  const store: Store = {
+    ...inner,
+    get: (key) => inner.get(key),
+    atomic() {
+      const operation = inner.atomic();
+      operation.commit = () => Promise.resolve({ ok: false });
+      return operation;
+    },
+  };
   const logger = createRecordingLogger();
   const limiter = createKvRateLimiter({
     store,
@@ -225,6 +235,31 @@ test("createKvRateLimiter() refuses, rather than counting apart, a request whose
   assert.deepEqual(logger.records, [{
     level: "warn",
     message: "Rate-limit counters stayed contended; refusing the request",
+    fields: undefined,
+  }]);
+  inner.close();
+});
+
+test("createKvRateLimiter() counts in the process, rather than refusing, while the file stays locked", async () => {
+  const clock = createClock();
+  const { store, close } = createFailingStore(new Error("database is locked"));
+  const logger = createRecordingLogger();
+  const limiter = createKvRateLimiter({
+    store,
+    nowMilliseconds: clock.now,
+    logger,
+    maxAttempts: 3,
+  });
+  // Another process's load locks the file: a client within its quota is still served, and the
+  // quota still holds, in this process.
+  const decisions = await consumeTimes(limiter, "203.0.113.7", [WRITE], 11);
+  assert.deepEqual(
+    decisions.map((decision) => decision.exceeded),
+    [...Array(10).fill(false), true],
+  );
+  assert.deepEqual(logger.records, [{
+    level: "warn",
+    message: "Rate-limit store failed; counting in this process",
     fields: { error: "database is locked" },
   }]);
   close();
