@@ -24,12 +24,23 @@ import { createPasskeyHandlers, type PasskeyHandlers } from "./team_passkeys.ts"
 /** The statuses of refused links: 403 for a forged one, 410 for one that no longer works. */
 const REFUSAL_STATUS = { forged: 403, expired: 410, used: 410, revoked: 410 } as const;
 
-/** `POST …/ligacao`: asks for a link; the same page whatever the address. */
+/**
+ * Runs `work` in a later task of the event loop, after the answer in hand has been returned, so
+ * that nothing it does adds to that answer's time.
+ */
+function runAfterAnswer(work: () => Promise<void>): void {
+  setTimeout(() => void work(), 0);
+}
+
+/**
+ * `POST …/ligacao`: asks for a link; the same page, as fast, whatever the address: a member's
+ * link is stored and e-mailed only after the answer is returned.
+ */
 async function answerLinkRequest(
   pages: TeamPages,
-  request: Request,
-  locale: TeamLocale,
+  asked: { request: Request; locale: TeamLocale; clientKey: string },
 ): Promise<Response> {
+  const { request, locale, clientKey } = asked;
   const words = DESK_WORDS[locale];
   const form = await readForm(request);
   const email = form?.get("email")?.trim() ?? "";
@@ -43,9 +54,9 @@ async function answerLinkRequest(
   }
   let outcome;
   try {
-    outcome = await requestSignInLink(pages.services, { email, locale });
+    outcome = await requestSignInLink(pages.services, { email, locale, clientKey });
   } catch (error) {
-    pages.services.logger.error("Sign-in link could not be stored", { error: String(error) });
+    pages.services.logger.error("Sign-in request could not be counted", { error: String(error) });
     return answerProblem(pages, request, { locale, status: 503, text: words.busy });
   }
   if (outcome.kind === "limited") {
@@ -61,11 +72,13 @@ async function answerLinkRequest(
       headers: [["Retry-After", seconds]],
     });
   }
-  return pages.page(request, locale, {
+  const answer = await pages.page(request, locale, {
     status: 200,
     title: words.linkSentTitle,
     mainHtml: `<h1>${words.linkSentTitle}</h1>\n<p role="status">${words.linkSent}</p>`,
   });
+  runAfterAnswer(outcome.sendLink);
+  return answer;
 }
 
 /** `GET …/entrar?token&sig`: the link's page, one button; nothing is used here. */
@@ -204,7 +217,11 @@ export function createTeamDesk(
         answerRateLimited(pages, request, locale, retryAfterSeconds),
     };
     if (route === "requestLink") {
-      return { ...limited, handle: (request) => answerLinkRequest(pages, request, locale) };
+      return {
+        ...limited,
+        handle: (request, context) =>
+          answerLinkRequest(pages, { request, locale, clientKey: context.clientKey }),
+      };
     }
     if (route === "signIn") {
       return method === "GET"
