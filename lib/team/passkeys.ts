@@ -29,9 +29,19 @@ import { sha256Hex } from "../store/digest.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import type { KvEntryMaybe } from "../store/store.ts";
 import { addAuditEntry } from "./audit_trail.ts";
-import { listPasskeys, PASSKEY_PREFIX, type PasskeyRecord } from "./passkey_records.ts";
+import {
+  isCredentialId,
+  listPasskeys,
+  PASSKEY_PREFIX,
+  type PasskeyRecord,
+} from "./passkey_records.ts";
 
-export { listPasskeys, PASSKEY_PREFIX, type PasskeyRecord } from "./passkey_records.ts";
+export {
+  isCredentialId,
+  listPasskeys,
+  PASSKEY_PREFIX,
+  type PasskeyRecord,
+} from "./passkey_records.ts";
 
 /** Key prefix of ceremonies' challenges: `["team_passkey_challenge", challenge]`. */
 export const PASSKEY_CHALLENGE_PREFIX = ["team_passkey_challenge"] as const;
@@ -69,12 +79,16 @@ export type PasskeyRefusal = "invalid" | "expired" | "unknown" | "revoked" | "li
 /** What registering did. */
 export type PasskeyRegistration =
   | { kind: "added"; record: PasskeyRecord }
-  | { kind: "refused"; reason: PasskeyRefusal };
+  | { kind: "refused"; reason: PasskeyRefusal }
+  /** The answer's id is not a credential id (see `isCredentialId`): nothing was used. */
+  | { kind: "malformed" };
 
 /** What signing in by passkey did. */
 export type PasskeySignIn =
   | { kind: "signed-in"; sessionId: string; session: SessionRecord }
-  | { kind: "refused"; reason: PasskeyRefusal };
+  | { kind: "refused"; reason: PasskeyRefusal }
+  /** The answer's id is not a credential id (see `isCredentialId`): nothing was used. */
+  | { kind: "malformed" };
 
 /** Bytes as base64url without padding, as WebAuthn's JSON writes them. */
 function toBase64Url(bytes: Uint8Array): string {
@@ -124,15 +138,17 @@ async function storeChallenge(
 /**
  * Reads an answer of the browser (`startRegistration()`'s or `startAuthentication()`'s JSON) and
  * uses up its challenge: deleted in one commit with a check, so that one answer of two racing
- * requests gets it.
+ * requests gets it. An answer whose id is not a credential id's shape uses nothing.
  *
- * @returns The answer and its challenge's record, or why it is refused.
+ * @returns The answer and its challenge's record, or why it is refused (`malformed`: its id).
  */
 async function useChallenge<T extends { id: string; response: { clientDataJSON: string } }>(
   services: Pick<TeamServices, "store" | "clock">,
   text: string,
   purpose: ChallengeRecord["purpose"],
-): Promise<{ answer: T; challenge: string; record: ChallengeRecord } | PasskeyRefusal> {
+): Promise<
+  { answer: T; challenge: string; record: ChallengeRecord } | PasskeyRefusal | "malformed"
+> {
   let answer: T;
   let challenge: unknown;
   try {
@@ -140,6 +156,7 @@ async function useChallenge<T extends { id: string; response: { clientDataJSON: 
     if (typeof answer?.id !== "string" || typeof answer.response?.clientDataJSON !== "string") {
       return "invalid";
     }
+    if (!isCredentialId(answer.id)) return "malformed";
     challenge = readChallenge(answer.response.clientDataJSON);
   } catch {
     return "invalid";
@@ -199,7 +216,7 @@ export async function createRegistrationOptions(
  * @param party The site's origin and name.
  * @param session The session posting the answer: the challenge must be its member's.
  * @param text The answer of `startRegistration()`, as JSON text.
- * @returns The passkey, or why it is refused (`invalid`, `expired`, `limit`).
+ * @returns The passkey, why it is refused (`invalid`, `expired`, `limit`), or `malformed`.
  * @throws Whatever the store throws.
  */
 export async function registerPasskey(
@@ -213,6 +230,7 @@ export async function registerPasskey(
     text,
     "register",
   );
+  if (used === "malformed") return { kind: "malformed" };
   if (typeof used === "string") return { kind: "refused", reason: used };
   if (used.record.email !== session.email) return { kind: "refused", reason: "expired" };
   let verified;
@@ -281,7 +299,7 @@ export async function createSignInOptions(
  * @param services The team's ports.
  * @param party The site's origin.
  * @param text The answer of `startAuthentication()`, as JSON text.
- * @returns The new session and its id (for the cookie), or why it is refused.
+ * @returns The new session and its id (for the cookie), why it is refused, or `malformed`.
  * @throws Whatever the store throws.
  */
 export async function signInWithPasskey(
@@ -294,6 +312,7 @@ export async function signInWithPasskey(
     text,
     "sign-in",
   );
+  if (used === "malformed") return { kind: "malformed" };
   if (typeof used === "string") return { kind: "refused", reason: used };
   const entry = await services.store.get<PasskeyRecord>([...PASSKEY_PREFIX, used.answer.id]);
   const passkey = entry.value;
@@ -346,7 +365,7 @@ export async function signInWithPasskey(
  *
  * @param services The team's ports.
  * @param session The member's session: only their own passkeys can be removed.
- * @param id The credential id.
+ * @param id The credential id (one that is not a credential id's shape removes nothing).
  * @returns Whether a passkey of the member was removed.
  * @throws Whatever the store throws.
  */
@@ -355,6 +374,7 @@ export async function removePasskey(
   session: TeamSession,
   id: string,
 ): Promise<boolean> {
+  if (!isCredentialId(id)) return false;
   const entry = await services.store.get<PasskeyRecord>([...PASSKEY_PREFIX, id]);
   if (entry.value?.email !== session.email) return false;
   const operation = services.store.atomic().check(entry).delete(entry.key);

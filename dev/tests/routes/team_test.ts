@@ -969,3 +969,44 @@ test("a passkey answer's challenge works once and for 5 minutes, for its own cer
   assert.equal(garbage.status, 401);
   await garbage.body?.cancel();
 });
+
+test("a passkey id that is not base64url of at most 1,366 characters is refused with a 400 page, on removal and at sign-in", async () => {
+  const app = createApp();
+  const cookie = await signIn(app);
+  const desk = await openDesk(app, cookie);
+  for (const id of ["a".repeat(1367), "a".repeat(3000), "not base64url!", ""]) {
+    const removed = await postForm(app, "/en/team/passkey", {
+      form_token: desk.token ?? "",
+      action: "remove",
+      id,
+    }, { Cookie: cookie });
+    assert.equal(removed.status, 400, `remove ${id.slice(0, 20)}`);
+    assert.match(await removed.text(), /The form did not arrive whole/);
+  }
+  const unknown = await postForm(app, "/en/team/passkey", {
+    form_token: desk.token ?? "",
+    action: "remove",
+    id: "a".repeat(1366),
+  }, { Cookie: cookie });
+  assert.equal(unknown.status, 303, "an id of the longest shape is looked up");
+  assert.equal(unknown.headers.get("Location"), "/en/team?notice=not-found#passkeys");
+  await unknown.body?.cancel();
+
+  const options = await postForm(app, "/en/team/passkey-sign-in/options", {}, {
+    Accept: "application/json",
+  });
+  const { challenge } = await options.json();
+  const answer = JSON.parse(forgeAnswer(challenge, "webauthn.get"));
+  const tooLong = JSON.stringify({ ...answer, id: "a".repeat(3000), rawId: "a".repeat(3000) });
+  const signedIn = await postForm(app, "/en/team/passkey-sign-in", { response: tooLong });
+  assert.equal(signedIn.status, 400);
+  assert.equal(signedIn.headers.get("Set-Cookie"), null);
+  assert.match(await signedIn.text(), /The form did not arrive whole/);
+  const saved = await postForm(app, "/en/team/passkey", {
+    form_token: desk.token ?? "",
+    action: "register",
+    response: JSON.stringify({ ...JSON.parse(forgeAnswer(challenge, "webauthn.create")), id: "=" }),
+  }, { Cookie: cookie });
+  assert.equal(saved.status, 400);
+  await saved.body?.cancel();
+});
