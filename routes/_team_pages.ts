@@ -6,6 +6,7 @@
  * @module
  */
 import { escapeHtml } from "../lib/mail/mail.ts";
+import { isSameSecret } from "../lib/store/same_secret.ts";
 import { discardBody, readBody, readMediaType } from "../lib/http/read_body.ts";
 import { respond } from "../lib/http/representation.ts";
 import type { HeaderPair } from "../lib/http/representation.ts";
@@ -207,7 +208,7 @@ export function withSession(
     }
     const form = await readForm(request);
     if (!form) return answerProblem(pages, request, { locale, status: 400, text: words.badForm });
-    if (form.get("form_token") !== session.formToken) {
+    if (!isSameSecret(session.formToken, form.get("form_token") ?? "")) {
       return answerProblem(pages, request, { locale, status: 403, text: words.formExpired });
     }
     return handle({ request, locale, session, form });
