@@ -15,7 +15,13 @@ import type { SiteServices } from "../lib/services.ts";
 import type { TeamDeskActions } from "../lib/team/desk_actions.ts";
 import { DESK_WORDS } from "../lib/team/desk_words.ts";
 import { renderSignInForm } from "../lib/team/render_desk.ts";
-import { readSession, readSessionCookie, type TeamSession } from "../lib/team/sessions.ts";
+import {
+  buildSessionCookie,
+  forgetSession,
+  readSession,
+  readSessionCookie,
+  type TeamSession,
+} from "../lib/team/sessions.ts";
 import { TEAM_PATHS, type TeamLocale, type TeamRoute } from "../lib/team/team.ts";
 
 /**
@@ -149,6 +155,34 @@ export async function answerSignedOut(
     title: DESK_WORDS[locale].signInTitle,
     mainHtml: renderSignInForm(locale, { notice }),
     passkeys: true,
+  });
+}
+
+/**
+ * The answer to a sign-in, by e-mailed link or by passkey: forgets the session the browser held,
+ * if any (a planted id is never kept beside the new one), and sets the new session's cookie with
+ * a redirect to the desk (303, never cached).
+ *
+ * @param pages The pages' helpers.
+ * @param request The sign-in's POST, whose `Cookie` may name an earlier session.
+ * @param signedIn The new session's id and the desk's language.
+ * @returns The 303 to the desk with `Set-Cookie`.
+ * @throws Whatever the store throws while forgetting the earlier session.
+ */
+export async function answerSignedIn(
+  pages: TeamPages,
+  request: Request,
+  signedIn: { sessionId: string; locale: TeamLocale },
+): Promise<Response> {
+  const { baseUrl } = pages.services;
+  await forgetSession(pages.services, readSessionCookie(request, baseUrl));
+  return new Response(null, {
+    status: 303,
+    headers: {
+      Location: TEAM_PATHS[signedIn.locale].desk,
+      "Set-Cookie": buildSessionCookie(baseUrl, signedIn.sessionId),
+      "Cache-Control": "no-store",
+    },
   });
 }
 

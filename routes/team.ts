@@ -14,10 +14,20 @@ import type { SiteServices } from "../lib/services.ts";
 import type { TeamDeskActions } from "../lib/team/desk_actions.ts";
 import { DESK_WORDS } from "../lib/team/desk_words.ts";
 import { renderLinkPage, renderMessage, renderSignInForm } from "../lib/team/render_desk.ts";
-import { buildSessionCookie, forgetSession, readSessionCookie } from "../lib/team/sessions.ts";
-import { checkSignInLink, requestSignInLink, signIn } from "../lib/team/sign_in.ts";
+import {
+  checkSignInLink,
+  type LinkRefusal,
+  requestSignInLink,
+  signIn,
+} from "../lib/team/sign_in.ts";
 import { TEAM_PATHS, type TeamLocale, type TeamRoute } from "../lib/team/team.ts";
-import { answerProblem, createTeamPages, readForm, type TeamPages } from "./_team_pages.ts";
+import {
+  answerProblem,
+  answerSignedIn,
+  createTeamPages,
+  readForm,
+  type TeamPages,
+} from "./_team_pages.ts";
 import { createDeskHandlers } from "./team_desk.ts";
 import { createPasskeyHandlers, type PasskeyHandlers } from "./team_passkeys.ts";
 
@@ -81,6 +91,25 @@ async function answerLinkRequest(
   return answer;
 }
 
+/** The page of a refused link: 403 forged, 410 no longer works, and the way to ask anew. */
+function answerLinkRefused(
+  pages: TeamPages,
+  request: Request,
+  refused: { locale: TeamLocale; reason: LinkRefusal },
+): Promise<Response> {
+  const { locale, reason } = refused;
+  const words = DESK_WORDS[locale];
+  return pages.page(request, locale, {
+    status: REFUSAL_STATUS[reason],
+    title: words.linkPageTitle,
+    mainHtml: renderMessage(locale, {
+      title: words.linkPageTitle,
+      text: words.refused[reason],
+      back: "ask",
+    }),
+  });
+}
+
 /** `GET …/entrar?token&sig`: the link's page, one button; nothing is used here. */
 async function answerLinkPage(
   pages: TeamPages,
@@ -97,15 +126,7 @@ async function answerLinkPage(
     return answerProblem(pages, request, { locale, status: 503, text: words.busy });
   }
   if (checked.kind === "refused") {
-    return pages.page(request, locale, {
-      status: REFUSAL_STATUS[checked.reason],
-      title: words.linkPageTitle,
-      mainHtml: renderMessage(locale, {
-        title: words.linkPageTitle,
-        text: words.refused[checked.reason],
-        back: "ask",
-      }),
-    });
+    return answerLinkRefused(pages, request, { locale, reason: checked.reason });
   }
   return pages.page(request, locale, {
     status: 200,
@@ -125,35 +146,16 @@ async function answerSignIn(
   const form = await readForm(request);
   if (!form) return answerProblem(pages, request, { locale, status: 400, text: words.badForm });
   const link = { token: form.get("token") ?? "", signature: form.get("sig") ?? "" };
-  let outcome;
   try {
-    outcome = await signIn(services, link);
-    if (outcome.kind === "signed-in") {
-      await forgetSession(services, readSessionCookie(request, services.baseUrl));
+    const outcome = await signIn(services, link);
+    if (outcome.kind === "refused") {
+      return await answerLinkRefused(pages, request, { locale, reason: outcome.reason });
     }
+    return await answerSignedIn(pages, request, outcome);
   } catch (error) {
     services.logger.error("Team sign-in failed", { error: String(error) });
     return answerProblem(pages, request, { locale, status: 503, text: words.busy });
   }
-  if (outcome.kind === "refused") {
-    return pages.page(request, locale, {
-      status: REFUSAL_STATUS[outcome.reason],
-      title: words.linkPageTitle,
-      mainHtml: renderMessage(locale, {
-        title: words.linkPageTitle,
-        text: words.refused[outcome.reason],
-        back: "ask",
-      }),
-    });
-  }
-  return new Response(null, {
-    status: 303,
-    headers: {
-      Location: TEAM_PATHS[outcome.locale].desk,
-      "Set-Cookie": buildSessionCookie(services.baseUrl, outcome.sessionId),
-      "Cache-Control": "no-store",
-    },
-  });
 }
 
 /** A passkey sign-in route's answer; a failure of the store answers a 503 page. */

@@ -14,10 +14,15 @@ import { jsonResponse } from "../lib/http/json_response.ts";
 import { loadOnce } from "../lib/load_once.ts";
 import { DESK_WORDS } from "../lib/team/desk_words.ts";
 import { renderMessage } from "../lib/team/render_desk.ts";
-import { buildSessionCookie, forgetSession, readSessionCookie } from "../lib/team/sessions.ts";
 import { isCredentialId } from "../lib/team/passkey_records.ts";
 import { TEAM_PATHS, type TeamLocale } from "../lib/team/team.ts";
-import { answerProblem, type DeskRequest, readForm, type TeamPages } from "./_team_pages.ts";
+import {
+  answerProblem,
+  answerSignedIn,
+  type DeskRequest,
+  readForm,
+  type TeamPages,
+} from "./_team_pages.ts";
 
 /** A ceremony's answer is at most this long, in characters (a passkey's is about 1 KiB). */
 const MAX_ANSWER_CHARACTERS = 8 * 1024;
@@ -122,15 +127,7 @@ export function createPasskeyHandlers(pages: TeamPages): PasskeyHandlers {
           }),
         });
       }
-      await forgetSession(services, readSessionCookie(request, services.baseUrl));
-      return new Response(null, {
-        status: 303,
-        headers: {
-          Location: TEAM_PATHS[locale].desk,
-          "Set-Cookie": buildSessionCookie(services.baseUrl, outcome.sessionId),
-          "Cache-Control": "no-store",
-        },
-      });
+      return await answerSignedIn(pages, request, { sessionId: outcome.sessionId, locale });
     },
   };
 }

@@ -25,6 +25,7 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
+import { decodeBase64Url, toBase64Url } from "../booking/signed_links.ts";
 import { sha256Hex } from "../store/digest.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import type { KvEntryMaybe } from "../store/store.ts";
@@ -90,22 +91,15 @@ export type PasskeySignIn =
   /** The answer's id is not a credential id (see `isCredentialId`): nothing was used. */
   | { kind: "malformed" };
 
-/** Bytes as base64url without padding, as WebAuthn's JSON writes them. */
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-/** Base64url (padded or not) as bytes. @throws {DOMException} When it is not base64url. */
-function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  return Uint8Array.from(binary, (character) => character.charCodeAt(0));
-}
-
-/** The challenge an answer's client data (base64url JSON) carries. */
+/**
+ * The challenge an answer's client data (base64url JSON) carries.
+ *
+ * @throws {SyntaxError} When the client data is not base64url of JSON.
+ */
 function readChallenge(clientDataJSON: string): unknown {
-  return JSON.parse(new TextDecoder().decode(fromBase64Url(clientDataJSON))).challenge;
+  const bytes = decodeBase64Url(clientDataJSON);
+  if (!bytes) throw new SyntaxError("The client data is not base64url");
+  return JSON.parse(new TextDecoder().decode(bytes)).challenge;
 }
 
 function toRelyingPartyId(baseUrl: string): string {
@@ -327,7 +321,8 @@ export async function signInWithPasskey(
       expectedRPID: toRelyingPartyId(party.baseUrl),
       credential: {
         id: passkey.id,
-        publicKey: fromBase64Url(passkey.publicKey),
+        // Written by registerPasskey from the authenticator's key: always base64url.
+        publicKey: decodeBase64Url(passkey.publicKey) ?? new Uint8Array(),
         counter: passkey.counter,
         ...(passkey.transports ? { transports: passkey.transports } : {}),
       },
