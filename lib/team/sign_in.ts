@@ -175,9 +175,24 @@ async function sendSignInLink(services: TeamServices, request: LinkToSend): Prom
   }
 }
 
+/** The requests counted for an address in `window`, whichever clients asked. */
+async function countRequests(
+  services: TeamServices,
+  addressPrefix: KvKey,
+  window: number,
+): Promise<number> {
+  let count = 0;
+  for await (const entry of services.store.list<number>({ prefix: addressPrefix })) {
+    if (entry.key.at(-1) === window) count += entry.value;
+  }
+  return count;
+}
+
 /**
  * Asks for a sign-in link for an address: counts the request against the quota of the address
- * and client (and the address's, for every client), the same for every address, in one commit.
+ * and client, the same for every address, and adds up what every client asked for the address
+ * (its budget of e-mails, which requests arriving at the same instant from new clients can pass
+ * by a few).
  * The link itself is stored and e-mailed by the returned `sendLink`, which the caller runs once
  * its answer is handed over: the answer then takes as long for a member's address as for anyone
  * else's, and tells no one by its timing who is on the team.
@@ -198,33 +213,24 @@ export async function requestSignInLink(
   const nowEpochMs = services.clock.now().epochMilliseconds;
   const window = Math.floor(nowEpochMs / SIGN_IN_WINDOW_MILLISECONDS);
   const resetMilliseconds = (window + 1) * SIGN_IN_WINDOW_MILLISECONDS - nowEpochMs;
-  const addressDigest = await sha256Hex(email);
-  const addressKey: KvKey = [...SIGN_IN_QUOTA_PREFIX, addressDigest, window];
-  const clientKey: KvKey = [
-    ...SIGN_IN_QUOTA_PREFIX,
-    addressDigest,
-    "client",
-    await sha256Hex(request.clientKey),
-    window,
-  ];
+  const addressPrefix: KvKey = [...SIGN_IN_QUOTA_PREFIX, await sha256Hex(email)];
+  const clientKey: KvKey = [...addressPrefix, await sha256Hex(request.clientKey), window];
   const expiry = { expireIn: resetMilliseconds + 1000 };
   for (let attempt = 0; attempt < 5; attempt++) {
-    const [address, client] = await Promise.all([
-      services.store.get<number>(addressKey),
+    const [client, asked] = await Promise.all([
       services.store.get<number>(clientKey),
+      countRequests(services, addressPrefix, window),
     ]);
-    const [sent, asked] = [address.value ?? 0, client.value ?? 0];
-    if (asked >= SIGN_IN_LINKS_PER_CLIENT) {
+    const count = client.value ?? 0;
+    if (count >= SIGN_IN_LINKS_PER_CLIENT) {
       return { kind: "limited", retryAfterSeconds: Math.ceil(resetMilliseconds / 1000) };
     }
-    const operation = services.store.atomic().check(address, client)
-      .set(addressKey, sent + 1, expiry)
-      .set(clientKey, asked + 1, expiry);
+    const operation = services.store.atomic().check(client).set(clientKey, count + 1, expiry);
     if ((await retry(() => operation.commit(), STORE_CONTENTION_RETRY)).ok) {
       const link = {
         email,
         locale: request.locale,
-        withinBudget: sent < SIGN_IN_LINKS_PER_ADDRESS,
+        withinBudget: asked < SIGN_IN_LINKS_PER_ADDRESS,
       };
       return { kind: "accepted", sendLink: () => sendSignInLink(services, link) };
     }

@@ -6,9 +6,8 @@
  * `["team_session", sha256(session id)]` a session until its absolute expiry;
  * `["team_member", sha256(address)]` a member's generations: the one signing out everywhere raises
  * (every session and link of an older one is refused) and the links' one every sign-out raises;
- * `["team_sign_in_quota", sha256(address), window]` the links asked for an address in a window,
- * and `["team_sign_in_quota", sha256(address), "client", sha256(client key), window]` those one
- * client asked for it; `["team_audit", id]` the audit trail; `["team_passkey", …]` and
+ * `["team_sign_in_quota", sha256(address), sha256(client key), window]` the links one client asked
+ * for an address in a window; `["team_audit", id]` the audit trail; `["team_passkey", …]` and
  * `["team_passkey_challenge", …]` the members' passkeys and their ceremonies' challenges (see
  * `passkeys.ts`). Tokens and session ids are stored only as digests, so a copy of the store does
  * not sign anyone in.
@@ -121,8 +120,8 @@ export const TEAM_SESSION_PREFIX = ["team_session"] as const;
 export const TEAM_MEMBER_PREFIX = ["team_member"] as const;
 
 /**
- * Key prefix of the sign-in quotas: `["team_sign_in_quota", sha256(address), window]` per address,
- * `["team_sign_in_quota", sha256(address), "client", sha256(client key), window]` per client.
+ * Key prefix of the sign-in quotas: `["team_sign_in_quota", sha256(address), sha256(client key),
+ * window]`, a count; an address's for a window is the sum of its clients'.
  */
 export const SIGN_IN_QUOTA_PREFIX = ["team_sign_in_quota"] as const;
 
