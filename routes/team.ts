@@ -20,7 +20,7 @@ import {
   requestSignInLink,
   signIn,
 } from "../lib/team/sign_in.ts";
-import { TEAM_PATHS, type TeamLocale, type TeamRoute } from "../lib/team/team.ts";
+import type { TeamLocale, TeamRoute } from "../lib/team/team.ts";
 import {
   answerProblem,
   answerSignedIn,
