@@ -193,6 +193,7 @@ async function countRequests(
  * and client, the same for every address, and adds up what every client asked for the address
  * (its budget of e-mails, which requests arriving at the same instant from new clients can pass
  * by a few).
+ *
  * The link itself is stored and e-mailed by the returned `sendLink`, which the caller runs once
  * its answer is handed over: the answer then takes as long for a member's address as for anyone
  * else's, and tells no one by its timing who is on the team.
