@@ -6,6 +6,7 @@
  * @module
  */
 import { escapeHtml } from "../lib/mail/mail.ts";
+import { isSameSecret } from "../lib/store/same_secret.ts";
 import { discardBody, readBody, readMediaType } from "../lib/http/read_body.ts";
 import { respond } from "../lib/http/representation.ts";
 import type { HeaderPair } from "../lib/http/representation.ts";
@@ -14,7 +15,13 @@ import type { SiteServices } from "../lib/services.ts";
 import type { TeamDeskActions } from "../lib/team/desk_actions.ts";
 import { DESK_WORDS } from "../lib/team/desk_words.ts";
 import { renderSignInForm } from "../lib/team/render_desk.ts";
-import { readSession, readSessionCookie, type TeamSession } from "../lib/team/sessions.ts";
+import {
+  buildSessionCookie,
+  forgetSession,
+  readSession,
+  readSessionCookie,
+  type TeamSession,
+} from "../lib/team/sessions.ts";
 import { TEAM_PATHS, type TeamLocale, type TeamRoute } from "../lib/team/team.ts";
 
 /**
@@ -151,6 +158,34 @@ export async function answerSignedOut(
   });
 }
 
+/**
+ * The answer to a sign-in, by e-mailed link or by passkey: forgets the session the browser held,
+ * if any (a planted id is never kept beside the new one), and sets the new session's cookie with
+ * a redirect to the desk (303, never cached).
+ *
+ * @param pages The pages' helpers.
+ * @param request The sign-in's POST, whose `Cookie` may name an earlier session.
+ * @param signedIn The new session's id and the desk's language.
+ * @returns The 303 to the desk with `Set-Cookie`.
+ * @throws Whatever the store throws while forgetting the earlier session.
+ */
+export async function answerSignedIn(
+  pages: TeamPages,
+  request: Request,
+  signedIn: { sessionId: string; locale: TeamLocale },
+): Promise<Response> {
+  const { baseUrl } = pages.services;
+  await forgetSession(pages.services, readSessionCookie(request, baseUrl));
+  return new Response(null, {
+    status: 303,
+    headers: {
+      Location: TEAM_PATHS[signedIn.locale].desk,
+      "Set-Cookie": buildSessionCookie(baseUrl, signedIn.sessionId),
+      "Cache-Control": "no-store",
+    },
+  });
+}
+
 /** A page that says something went wrong, with a link back to the desk. */
 export function answerProblem(
   pages: TeamPages,
@@ -207,7 +242,7 @@ export function withSession(
     }
     const form = await readForm(request);
     if (!form) return answerProblem(pages, request, { locale, status: 400, text: words.badForm });
-    if (form.get("form_token") !== session.formToken) {
+    if (!isSameSecret(session.formToken, form.get("form_token") ?? "")) {
       return answerProblem(pages, request, { locale, status: 403, text: words.formExpired });
     }
     return handle({ request, locale, session, form });

@@ -7,7 +7,8 @@
  * (`lib/booking/move_booking.ts`) and answers a page in the attendee's language: moved; the
  * times again when the slot was taken meanwhile (409); or why the booking can no longer be moved
  * (cancelled, declined, lapsed: 409; started, or the link of an e-mail the booking has changed
- * since: 410). A forged link is a 403. The page needs no JavaScript, and an agent reading the
+ * since: 410). The same move posted again (a double click, a browser's retry) answers the moved
+ * page again, 200. A forged link is a 403. The page needs no JavaScript, and an agent reading the
  * e-mail's text part can use it as it is: a plain URL to a plain form.
  *
  * @module
@@ -351,6 +352,13 @@ async function answerMove(visit: Visit): Promise<Response> {
   }
   const current = { ...visit, record: outcome.record };
   if (outcome.kind === "moved") return answerMoved(current, outcome.record);
+  if (
+    outcome.kind === "refused" && outcome.reason === "superseded" &&
+    isMovedByLink(outcome.record, visit.link, start)
+  ) {
+    // Two identical posts at once: the other one moved it.
+    return answerMoved(current, outcome.record);
+  }
   if (outcome.kind === "refused") return answerRefusal(current, outcome.reason);
   if (outcome.kind === "unchanged") {
     const body = renderNotice(words.unchanged, "ok") + renderSummary(current);
@@ -380,6 +388,31 @@ async function openVisit(pages: ReschedulePages, request: Request): Promise<Visi
   return answerPage(services, request, { locale: "pt", status, body });
 }
 
+/**
+ * Whether `record` is the booking as this link's own move left it, posted again (a double click,
+ * a browser's retry): one SEQUENCE on, moved from where it was (only a move raises the SEQUENCE
+ * of a booking that is not cancelled or declined), and now at the start posted.
+ */
+function isMovedByLink(record: BookingRecord, link: SignedLink, start: Temporal.Instant): boolean {
+  return record.sequence === link.sequence + 1 &&
+    record.status !== "cancelled" && record.status !== "declined" &&
+    record.previousStartEpochMs !== undefined &&
+    record.previousStartEpochMs !== record.startEpochMs &&
+    record.startEpochMs === start.epochMilliseconds;
+}
+
+/**
+ * Answers a POST of a link the booking has changed since: the moved page again when it is the
+ * same move posted twice, else why the link no longer works.
+ */
+async function answerStalePost(visit: Visit): Promise<Response> {
+  const start = await readStart(visit.request);
+  if (start && isMovedByLink(visit.record, visit.link, start)) {
+    return answerMoved(visit, visit.record);
+  }
+  return answerRefusal(visit, "superseded");
+}
+
 /** Answers the link: the form (GET), or the move (POST); or why the booking cannot move. */
 async function answerLink(
   pages: ReschedulePages,
@@ -391,6 +424,7 @@ async function answerLink(
   const nowEpochMs = pages.services.clock.now().epochMilliseconds;
   const [{ checkMovable }] = visit.modules;
   const reason = checkMovable(visit.record, visit.link.sequence, nowEpochMs);
+  if (reason === "superseded" && method === "POST") return answerStalePost(visit);
   if (reason) {
     discardBody(request);
     return answerRefusal(visit, reason);

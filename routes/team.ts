@@ -14,22 +14,43 @@ import type { SiteServices } from "../lib/services.ts";
 import type { TeamDeskActions } from "../lib/team/desk_actions.ts";
 import { DESK_WORDS } from "../lib/team/desk_words.ts";
 import { renderLinkPage, renderMessage, renderSignInForm } from "../lib/team/render_desk.ts";
-import { buildSessionCookie, forgetSession, readSessionCookie } from "../lib/team/sessions.ts";
-import { checkSignInLink, requestSignInLink, signIn } from "../lib/team/sign_in.ts";
-import { TEAM_PATHS, type TeamLocale, type TeamRoute } from "../lib/team/team.ts";
-import { answerProblem, createTeamPages, readForm, type TeamPages } from "./_team_pages.ts";
+import {
+  checkSignInLink,
+  type LinkRefusal,
+  requestSignInLink,
+  signIn,
+} from "../lib/team/sign_in.ts";
+import type { TeamLocale, TeamRoute } from "../lib/team/team.ts";
+import {
+  answerProblem,
+  answerSignedIn,
+  createTeamPages,
+  readForm,
+  type TeamPages,
+} from "./_team_pages.ts";
 import { createDeskHandlers } from "./team_desk.ts";
 import { createPasskeyHandlers, type PasskeyHandlers } from "./team_passkeys.ts";
 
 /** The statuses of refused links: 403 for a forged one, 410 for one that no longer works. */
 const REFUSAL_STATUS = { forged: 403, expired: 410, used: 410, revoked: 410 } as const;
 
-/** `POST …/ligacao`: asks for a link; the same page whatever the address. */
+/**
+ * Runs `work` in a later task of the event loop, after the answer in hand has been returned, so
+ * that nothing it does adds to that answer's time.
+ */
+function runAfterAnswer(work: () => Promise<void>): void {
+  setTimeout(() => void work(), 0);
+}
+
+/**
+ * `POST …/ligacao`: asks for a link; the same page, as fast, whatever the address: a member's
+ * link is stored and e-mailed only after the answer is returned.
+ */
 async function answerLinkRequest(
   pages: TeamPages,
-  request: Request,
-  locale: TeamLocale,
+  asked: { request: Request; locale: TeamLocale; clientKey: string },
 ): Promise<Response> {
+  const { request, locale, clientKey } = asked;
   const words = DESK_WORDS[locale];
   const form = await readForm(request);
   const email = form?.get("email")?.trim() ?? "";
@@ -43,9 +64,9 @@ async function answerLinkRequest(
   }
   let outcome;
   try {
-    outcome = await requestSignInLink(pages.services, { email, locale });
+    outcome = await requestSignInLink(pages.services, { email, locale, clientKey });
   } catch (error) {
-    pages.services.logger.error("Sign-in link could not be stored", { error: String(error) });
+    pages.services.logger.error("Sign-in request could not be counted", { error: String(error) });
     return answerProblem(pages, request, { locale, status: 503, text: words.busy });
   }
   if (outcome.kind === "limited") {
@@ -61,10 +82,31 @@ async function answerLinkRequest(
       headers: [["Retry-After", seconds]],
     });
   }
-  return pages.page(request, locale, {
+  const answer = await pages.page(request, locale, {
     status: 200,
     title: words.linkSentTitle,
     mainHtml: `<h1>${words.linkSentTitle}</h1>\n<p role="status">${words.linkSent}</p>`,
+  });
+  runAfterAnswer(outcome.sendLink);
+  return answer;
+}
+
+/** The page of a refused link: 403 forged, 410 no longer works, and the way to ask anew. */
+function answerLinkRefused(
+  pages: TeamPages,
+  request: Request,
+  refused: { locale: TeamLocale; reason: LinkRefusal },
+): Promise<Response> {
+  const { locale, reason } = refused;
+  const words = DESK_WORDS[locale];
+  return pages.page(request, locale, {
+    status: REFUSAL_STATUS[reason],
+    title: words.linkPageTitle,
+    mainHtml: renderMessage(locale, {
+      title: words.linkPageTitle,
+      text: words.refused[reason],
+      back: "ask",
+    }),
   });
 }
 
@@ -84,15 +126,7 @@ async function answerLinkPage(
     return answerProblem(pages, request, { locale, status: 503, text: words.busy });
   }
   if (checked.kind === "refused") {
-    return pages.page(request, locale, {
-      status: REFUSAL_STATUS[checked.reason],
-      title: words.linkPageTitle,
-      mainHtml: renderMessage(locale, {
-        title: words.linkPageTitle,
-        text: words.refused[checked.reason],
-        back: "ask",
-      }),
-    });
+    return answerLinkRefused(pages, request, { locale, reason: checked.reason });
   }
   return pages.page(request, locale, {
     status: 200,
@@ -112,35 +146,16 @@ async function answerSignIn(
   const form = await readForm(request);
   if (!form) return answerProblem(pages, request, { locale, status: 400, text: words.badForm });
   const link = { token: form.get("token") ?? "", signature: form.get("sig") ?? "" };
-  let outcome;
   try {
-    outcome = await signIn(services, link);
-    if (outcome.kind === "signed-in") {
-      await forgetSession(services, readSessionCookie(request, services.baseUrl));
+    const outcome = await signIn(services, link);
+    if (outcome.kind === "refused") {
+      return await answerLinkRefused(pages, request, { locale, reason: outcome.reason });
     }
+    return await answerSignedIn(pages, request, outcome);
   } catch (error) {
     services.logger.error("Team sign-in failed", { error: String(error) });
     return answerProblem(pages, request, { locale, status: 503, text: words.busy });
   }
-  if (outcome.kind === "refused") {
-    return pages.page(request, locale, {
-      status: REFUSAL_STATUS[outcome.reason],
-      title: words.linkPageTitle,
-      mainHtml: renderMessage(locale, {
-        title: words.linkPageTitle,
-        text: words.refused[outcome.reason],
-        back: "ask",
-      }),
-    });
-  }
-  return new Response(null, {
-    status: 303,
-    headers: {
-      Location: TEAM_PATHS[outcome.locale].desk,
-      "Set-Cookie": buildSessionCookie(services.baseUrl, outcome.sessionId),
-      "Cache-Control": "no-store",
-    },
-  });
 }
 
 /** A passkey sign-in route's answer; a failure of the store answers a 503 page. */
@@ -204,7 +219,11 @@ export function createTeamDesk(
         answerRateLimited(pages, request, locale, retryAfterSeconds),
     };
     if (route === "requestLink") {
-      return { ...limited, handle: (request) => answerLinkRequest(pages, request, locale) };
+      return {
+        ...limited,
+        handle: (request, context) =>
+          answerLinkRequest(pages, { request, locale, clientKey: context.clientKey }),
+      };
     }
     if (route === "signIn") {
       return method === "GET"

@@ -14,9 +14,15 @@ import { jsonResponse } from "../lib/http/json_response.ts";
 import { loadOnce } from "../lib/load_once.ts";
 import { DESK_WORDS } from "../lib/team/desk_words.ts";
 import { renderMessage } from "../lib/team/render_desk.ts";
-import { buildSessionCookie, forgetSession, readSessionCookie } from "../lib/team/sessions.ts";
+import { isCredentialId } from "../lib/team/passkey_records.ts";
 import { TEAM_PATHS, type TeamLocale } from "../lib/team/team.ts";
-import { answerProblem, type DeskRequest, readForm, type TeamPages } from "./_team_pages.ts";
+import {
+  answerProblem,
+  answerSignedIn,
+  type DeskRequest,
+  readForm,
+  type TeamPages,
+} from "./_team_pages.ts";
 
 /** A ceremony's answer is at most this long, in characters (a passkey's is about 1 KiB). */
 const MAX_ANSWER_CHARACTERS = 8 * 1024;
@@ -74,16 +80,20 @@ export function createPasskeyHandlers(pages: TeamPages): PasskeyHandlers {
       const { locale, session, form, request } = desk;
       const { registerPasskey, removePasskey } = await loadPasskeys();
       const action = form.get("action");
+      const badForm = () =>
+        answerProblem(pages, request, { locale, status: 400, text: DESK_WORDS[locale].badForm });
       if (action === "remove") {
-        const removed = await removePasskey(services, session, form.get("id") ?? "");
+        const id = form.get("id") ?? "";
+        if (!isCredentialId(id)) return badForm();
+        const removed = await removePasskey(services, session, id);
         return redirectToPasskeys(locale, removed ? "passkey-removed" : "not-found");
       }
       const answer = form.get("response") ?? "";
       if (action !== "register" || !answer || answer.length > MAX_ANSWER_CHARACTERS) {
-        const text = DESK_WORDS[locale].badForm;
-        return answerProblem(pages, request, { locale, status: 400, text });
+        return badForm();
       }
       const outcome = await registerPasskey(services, await readParty(), session, answer);
+      if (outcome.kind === "malformed") return badForm();
       return redirectToPasskeys(
         locale,
         outcome.kind === "added" ? "passkey-added" : "passkey-refused",
@@ -103,6 +113,9 @@ export function createPasskeyHandlers(pages: TeamPages): PasskeyHandlers {
       }
       const { signInWithPasskey } = await loadPasskeys();
       const outcome = await signInWithPasskey(services, services, answer);
+      if (outcome.kind === "malformed") {
+        return answerProblem(pages, request, { locale, status: 400, text: words.badForm });
+      }
       if (outcome.kind === "refused") {
         return pages.page(request, locale, {
           status: outcome.reason === "expired" ? 410 : 401,
@@ -114,15 +127,7 @@ export function createPasskeyHandlers(pages: TeamPages): PasskeyHandlers {
           }),
         });
       }
-      await forgetSession(services, readSessionCookie(request, services.baseUrl));
-      return new Response(null, {
-        status: 303,
-        headers: {
-          Location: TEAM_PATHS[locale].desk,
-          "Set-Cookie": buildSessionCookie(services.baseUrl, outcome.sessionId),
-          "Cache-Control": "no-store",
-        },
-      });
+      return await answerSignedIn(pages, request, { sessionId: outcome.sessionId, locale });
     },
   };
 }

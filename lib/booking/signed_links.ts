@@ -27,17 +27,42 @@ export const RESCHEDULE_PATH = `${ACTION_PATH_PREFIX}reschedule`;
 
 const encoder = new TextEncoder();
 
-/** Bytes as base64url without padding (RFC 4648, section 5). */
-export function toBase64Url(bytes: ArrayBuffer): string {
-  return btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, "-")
-    .replace(/\//g, "_").replace(/=+$/, "");
+/**
+ * Bytes as base64url without padding (RFC 4648, section 5), as signatures, tokens and WebAuthn's
+ * JSON write them.
+ *
+ * @param bytes The bytes.
+ * @returns Their base64url text, e.g. 43 characters for 32 bytes.
+ */
+export function toBase64Url(bytes: ArrayBuffer | Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)) {
+    binary += String.fromCharCode(byte);
+  }
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** The 32 bytes of a 43-character base64url text, or `undefined` when it is not one. */
-export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(text)) return undefined;
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=");
+/**
+ * The bytes of a base64url text of any length, with or without its padding.
+ *
+ * @param text The text.
+ * @returns Its bytes, or `undefined` when it is not base64url.
+ */
+export function decodeBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  const bare = text.replace(/={1,2}$/, "");
+  if (!/^[A-Za-z0-9_-]*$/.test(bare) || bare.length % 4 === 1) return undefined;
+  const binary = atob(bare.replace(/-/g, "+").replace(/_/g, "/"));
   return Uint8Array.from(binary, (character) => character.charCodeAt(0));
+}
+
+/**
+ * The 32 bytes of a 43-character base64url text (a signature or a token).
+ *
+ * @param text The text.
+ * @returns Its bytes, or `undefined` when it is not 43 characters of base64url.
+ */
+export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  return /^[A-Za-z0-9_-]{43}$/.test(text) ? decodeBase64Url(text) : undefined;
 }
 
 /** Signs and checks booking links with one secret. */

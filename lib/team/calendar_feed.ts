@@ -23,6 +23,7 @@ import { type MailAddresses, toBareAddress, toHeaderText } from "../mail/mail.ts
 import type { Clock } from "../ports.ts";
 import { toHex } from "../store/digest.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
+import { isSameSecret } from "../store/same_secret.ts";
 import { readOrCreateSetting } from "../store/settings.ts";
 import type { AtomicOperation, Store } from "../store/store.ts";
 import { CALENDAR_FEED_PATH } from "./calendar_feed_path.ts";
@@ -121,12 +122,7 @@ export async function renewFeedSecret(
  */
 export async function isFeedSecret(store: Store, candidate: string): Promise<boolean> {
   const kept = (await store.get<FeedSecretSetting>(FEED_SECRET_KEY)).value?.secret;
-  if (!kept || candidate.length !== kept.length) return false;
-  let difference = 0;
-  for (let index = 0; index < kept.length; index++) {
-    difference |= kept.charCodeAt(index) ^ candidate.charCodeAt(index);
-  }
-  return difference === 0;
+  return kept ? isSameSecret(kept, candidate) : false;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * What the team's desk shows, read from the store: inquiries newest first, bookings as pending,
- * upcoming and past, the audit trail, and a search by e-mail address across inquiries and
- * bookings.
+ * upcoming and past, the audit trail, and a search by e-mail address across every inquiry and
+ * booking kept.
  *
  * @module
  */
@@ -11,7 +11,10 @@ import type { BookingRecord } from "../booking/booking_mail.ts";
 import { type AuditEntry, listAuditEntries } from "./audit_trail.ts";
 import type { Store } from "../store/store.ts";
 
-/** The most records of each kind the desk reads (newest first) to sort and search. */
+/**
+ * The most records of each kind the desk reads (newest first) to sort into its lists; a search
+ * reads every record, as the export of personal data does, so it finds a record however old.
+ */
 export const DESK_SCAN_LIMIT = 2000;
 
 /** The most records the desk lists in each of its lists. */
@@ -39,10 +42,21 @@ function isWaiting(record: BookingRecord, nowEpochMs: number): boolean {
     nowEpochMs < (record.holdUntilEpochMs ?? record.startEpochMs);
 }
 
-async function readNewest<T>(store: Store, prefix: readonly string[]): Promise<T[]> {
+/**
+ * The records under `prefix`, newest first: without a search the newest
+ * {@linkcode DESK_SCAN_LIMIT}; with one, every record that `keep` keeps, however old.
+ */
+async function readNewest<T>(
+  store: Store,
+  prefix: readonly string[],
+  keep?: (record: T) => boolean,
+): Promise<T[]> {
   const values: T[] = [];
-  const listed = store.list<T>({ prefix }, { reverse: true, limit: DESK_SCAN_LIMIT });
-  for await (const entry of listed) values.push(entry.value);
+  const listed = store.list<T>(
+    { prefix },
+    keep ? { reverse: true } : { reverse: true, limit: DESK_SCAN_LIMIT },
+  );
+  for await (const { value } of listed) if (!keep || keep(value)) values.push(value);
   return values;
 }
 
@@ -51,7 +65,8 @@ async function readNewest<T>(store: Store, prefix: readonly string[]): Promise<T
  *
  * @param store The store.
  * @param options `nowEpochMs`: the current time; `search`: a part of an e-mail address, matched
- * without regard to case, which narrows inquiries and bookings to those of matching addresses.
+ * without regard to case, which narrows inquiries and bookings to those of matching addresses,
+ * among every record kept (without it, among the newest {@linkcode DESK_SCAN_LIMIT}).
  * @returns The desk's lists, each at most {@linkcode DESK_LIST_LIMIT} long.
  * @throws Whatever the store throws.
  */
@@ -60,13 +75,20 @@ export async function readDesk(
   options: { nowEpochMs: number; search?: string },
 ): Promise<DeskData> {
   const search = options.search?.trim().toLowerCase() || undefined;
-  const matches = (email: string) => !search || email.toLowerCase().includes(search);
-  const [inquiries, bookings, audit] = await Promise.all([
-    readNewest<InquiryRecord>(store, INQUIRY_PREFIX),
-    readNewest<BookingRecord>(store, BOOKING_PREFIX),
+  const matches = search ? (email: string) => email.toLowerCase().includes(search) : undefined;
+  const [inquiries, found, audit] = await Promise.all([
+    readNewest<InquiryRecord>(
+      store,
+      INQUIRY_PREFIX,
+      matches && ((record) => matches(record.fields.Email)),
+    ),
+    readNewest<BookingRecord>(
+      store,
+      BOOKING_PREFIX,
+      matches && ((record) => matches(record.email)),
+    ),
     listAuditEntries(store, DESK_LIST_LIMIT),
   ]);
-  const found = bookings.filter((record) => matches(record.email));
   const { nowEpochMs } = options;
   const bySoonest = (a: BookingRecord, b: BookingRecord) => a.startEpochMs - b.startEpochMs;
   const pending = found.filter((record) => isWaiting(record, nowEpochMs)).sort(bySoonest);
@@ -77,8 +99,7 @@ export async function readDesk(
   const past = found.filter((record) => !listed.has(record))
     .sort((a, b) => b.startEpochMs - a.startEpochMs);
   return {
-    inquiries: inquiries.filter((record) => matches(record.fields.Email))
-      .slice(0, DESK_LIST_LIMIT),
+    inquiries: inquiries.slice(0, DESK_LIST_LIMIT),
     pending: pending.slice(0, DESK_LIST_LIMIT),
     upcoming: upcoming.slice(0, DESK_LIST_LIMIT),
     past: past.slice(0, DESK_LIST_LIMIT),

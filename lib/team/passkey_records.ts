@@ -9,6 +9,24 @@ import type { Store } from "../store/store.ts";
 /** Key prefix of passkeys: `["team_passkey", credential id]`. */
 export const PASSKEY_PREFIX = ["team_passkey"] as const;
 
+/**
+ * The longest credential id accepted, in base64url characters: that of 1,024 bytes, above
+ * WebAuthn's 1,023, and well within a store key's 2 KiB.
+ */
+export const MAX_CREDENTIAL_ID_CHARACTERS = 1366;
+
+/**
+ * Whether a text can be a credential id: base64url (no padding) of at most
+ * {@linkcode MAX_CREDENTIAL_ID_CHARACTERS} characters. Anything else is refused before it reaches
+ * the store, whose keys it would not fit.
+ *
+ * @param text The id as posted.
+ * @returns Whether it has a credential id's shape.
+ */
+export function isCredentialId(text: string): boolean {
+  return text.length <= MAX_CREDENTIAL_ID_CHARACTERS && /^[A-Za-z0-9_-]+$/.test(text);
+}
+
 /** A member's passkey as stored. */
 export interface PasskeyRecord {
   /** The credential's id, base64url. */

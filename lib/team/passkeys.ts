@@ -25,13 +25,24 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
+import { decodeBase64Url, toBase64Url } from "../booking/signed_links.ts";
 import { sha256Hex } from "../store/digest.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import type { KvEntryMaybe } from "../store/store.ts";
 import { addAuditEntry } from "./audit_trail.ts";
-import { listPasskeys, PASSKEY_PREFIX, type PasskeyRecord } from "./passkey_records.ts";
+import {
+  isCredentialId,
+  listPasskeys,
+  PASSKEY_PREFIX,
+  type PasskeyRecord,
+} from "./passkey_records.ts";
 
-export { listPasskeys, PASSKEY_PREFIX, type PasskeyRecord } from "./passkey_records.ts";
+export {
+  isCredentialId,
+  listPasskeys,
+  PASSKEY_PREFIX,
+  type PasskeyRecord,
+} from "./passkey_records.ts";
 
 /** Key prefix of ceremonies' challenges: `["team_passkey_challenge", challenge]`. */
 export const PASSKEY_CHALLENGE_PREFIX = ["team_passkey_challenge"] as const;
@@ -69,29 +80,26 @@ export type PasskeyRefusal = "invalid" | "expired" | "unknown" | "revoked" | "li
 /** What registering did. */
 export type PasskeyRegistration =
   | { kind: "added"; record: PasskeyRecord }
-  | { kind: "refused"; reason: PasskeyRefusal };
+  | { kind: "refused"; reason: PasskeyRefusal }
+  /** The answer's id is not a credential id (see `isCredentialId`): nothing was used. */
+  | { kind: "malformed" };
 
 /** What signing in by passkey did. */
 export type PasskeySignIn =
   | { kind: "signed-in"; sessionId: string; session: SessionRecord }
-  | { kind: "refused"; reason: PasskeyRefusal };
+  | { kind: "refused"; reason: PasskeyRefusal }
+  /** The answer's id is not a credential id (see `isCredentialId`): nothing was used. */
+  | { kind: "malformed" };
 
-/** Bytes as base64url without padding, as WebAuthn's JSON writes them. */
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-/** Base64url (padded or not) as bytes. @throws {DOMException} When it is not base64url. */
-function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  return Uint8Array.from(binary, (character) => character.charCodeAt(0));
-}
-
-/** The challenge an answer's client data (base64url JSON) carries. */
+/**
+ * The challenge an answer's client data (base64url JSON) carries.
+ *
+ * @throws {SyntaxError} When the client data is not base64url of JSON.
+ */
 function readChallenge(clientDataJSON: string): unknown {
-  return JSON.parse(new TextDecoder().decode(fromBase64Url(clientDataJSON))).challenge;
+  const bytes = decodeBase64Url(clientDataJSON);
+  if (!bytes) throw new SyntaxError("The client data is not base64url");
+  return JSON.parse(new TextDecoder().decode(bytes)).challenge;
 }
 
 function toRelyingPartyId(baseUrl: string): string {
@@ -124,15 +132,17 @@ async function storeChallenge(
 /**
  * Reads an answer of the browser (`startRegistration()`'s or `startAuthentication()`'s JSON) and
  * uses up its challenge: deleted in one commit with a check, so that one answer of two racing
- * requests gets it.
+ * requests gets it. An answer whose id is not a credential id's shape uses nothing.
  *
- * @returns The answer and its challenge's record, or why it is refused.
+ * @returns The answer and its challenge's record, or why it is refused (`malformed`: its id).
  */
 async function useChallenge<T extends { id: string; response: { clientDataJSON: string } }>(
   services: Pick<TeamServices, "store" | "clock">,
   text: string,
   purpose: ChallengeRecord["purpose"],
-): Promise<{ answer: T; challenge: string; record: ChallengeRecord } | PasskeyRefusal> {
+): Promise<
+  { answer: T; challenge: string; record: ChallengeRecord } | PasskeyRefusal | "malformed"
+> {
   let answer: T;
   let challenge: unknown;
   try {
@@ -140,6 +150,7 @@ async function useChallenge<T extends { id: string; response: { clientDataJSON: 
     if (typeof answer?.id !== "string" || typeof answer.response?.clientDataJSON !== "string") {
       return "invalid";
     }
+    if (!isCredentialId(answer.id)) return "malformed";
     challenge = readChallenge(answer.response.clientDataJSON);
   } catch {
     return "invalid";
@@ -199,7 +210,7 @@ export async function createRegistrationOptions(
  * @param party The site's origin and name.
  * @param session The session posting the answer: the challenge must be its member's.
  * @param text The answer of `startRegistration()`, as JSON text.
- * @returns The passkey, or why it is refused (`invalid`, `expired`, `limit`).
+ * @returns The passkey, why it is refused (`invalid`, `expired`, `limit`), or `malformed`.
  * @throws Whatever the store throws.
  */
 export async function registerPasskey(
@@ -213,6 +224,7 @@ export async function registerPasskey(
     text,
     "register",
   );
+  if (used === "malformed") return { kind: "malformed" };
   if (typeof used === "string") return { kind: "refused", reason: used };
   if (used.record.email !== session.email) return { kind: "refused", reason: "expired" };
   let verified;
@@ -281,7 +293,7 @@ export async function createSignInOptions(
  * @param services The team's ports.
  * @param party The site's origin.
  * @param text The answer of `startAuthentication()`, as JSON text.
- * @returns The new session and its id (for the cookie), or why it is refused.
+ * @returns The new session and its id (for the cookie), why it is refused, or `malformed`.
  * @throws Whatever the store throws.
  */
 export async function signInWithPasskey(
@@ -294,6 +306,7 @@ export async function signInWithPasskey(
     text,
     "sign-in",
   );
+  if (used === "malformed") return { kind: "malformed" };
   if (typeof used === "string") return { kind: "refused", reason: used };
   const entry = await services.store.get<PasskeyRecord>([...PASSKEY_PREFIX, used.answer.id]);
   const passkey = entry.value;
@@ -308,7 +321,8 @@ export async function signInWithPasskey(
       expectedRPID: toRelyingPartyId(party.baseUrl),
       credential: {
         id: passkey.id,
-        publicKey: fromBase64Url(passkey.publicKey),
+        // Written by registerPasskey from the authenticator's key: always base64url.
+        publicKey: decodeBase64Url(passkey.publicKey) ?? new Uint8Array(),
         counter: passkey.counter,
         ...(passkey.transports ? { transports: passkey.transports } : {}),
       },
@@ -346,7 +360,7 @@ export async function signInWithPasskey(
  *
  * @param services The team's ports.
  * @param session The member's session: only their own passkeys can be removed.
- * @param id The credential id.
+ * @param id The credential id (one that is not a credential id's shape removes nothing).
  * @returns Whether a passkey of the member was removed.
  * @throws Whatever the store throws.
  */
@@ -355,6 +369,7 @@ export async function removePasskey(
   session: TeamSession,
   id: string,
 ): Promise<boolean> {
+  if (!isCredentialId(id)) return false;
   const entry = await services.store.get<PasskeyRecord>([...PASSKEY_PREFIX, id]);
   if (entry.value?.email !== session.email) return false;
   const operation = services.store.atomic().check(entry).delete(entry.key);

@@ -35,8 +35,19 @@ export interface DeskView {
   passkeys: readonly PasskeyRecord[];
 }
 
-/** A time in the desk's words, e.g. `21/11/2026, 10:00`. */
-export function formatTime(epochMilliseconds: number, locale: TeamLocale, timeZone: string) {
+/**
+ * A time in the desk's words: the date at medium length and the time of day.
+ *
+ * @param epochMilliseconds The instant, epoch milliseconds.
+ * @param locale The desk's language.
+ * @param timeZone The IANA zone to show it in, e.g. `Europe/Lisbon`.
+ * @returns E.g. `21/11/2026, 10:00` in Portuguese, `21 Nov 2026, 10:00` in English.
+ */
+export function formatTime(
+  epochMilliseconds: number,
+  locale: TeamLocale,
+  timeZone: string,
+): string {
   return new Intl.DateTimeFormat(DESK_WORDS[locale].intlLocale, {
     timeZone,
     dateStyle: "medium",

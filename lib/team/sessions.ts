@@ -2,7 +2,8 @@
  * The team's sessions: kept in the store (so any one can be revoked), named by a random id that
  * only the member's cookie holds (the store keeps its digest), ending after an hour without use
  * or twelve hours after sign-in, and void once the member signs out everywhere (the member's
- * generation is raised) or leaves the team. The cookie is `__Host-` prefixed and `Secure` when the
+ * generation is raised) or leaves the team. Every sign-out also voids the member's unused
+ * sign-in links (their link generation is raised). The cookie is `__Host-` prefixed and `Secure` when the
  * site is served over https, always `HttpOnly` and `SameSite=Strict`; it is set only by the
  * answers to POSTs (sign-in, sign-out), never by a GET.
  *
@@ -124,8 +125,9 @@ export async function readSession(
 }
 
 /**
- * Signs a session out: deletes it, and with `everywhere` raises the member's generation, which
- * voids every other session and every sign-in link not yet used; recorded in the audit trail.
+ * Signs a session out: deletes it and raises the member's link generation, which voids every
+ * sign-in link not yet used; with `everywhere` also raises the member's generation, which voids
+ * every other session. Recorded in the audit trail.
  *
  * @param services The team's ports.
  * @param session The session signing out.
@@ -140,11 +142,13 @@ export async function signOut(
   const memberKey = [...TEAM_MEMBER_PREFIX, await sha256Hex(session.email)] as const;
   for (let attempt = 0; attempt < 5; attempt++) {
     const member = await services.store.get<MemberRecord>(memberKey);
-    const operation = services.store.atomic().delete(await toSessionKey(session.id));
-    if (options.everywhere) {
-      const generation = (member.value?.generation ?? 0) + 1;
-      operation.check(member).set(memberKey, { generation } satisfies MemberRecord);
-    }
+    const generation = member.value?.generation ?? 0;
+    const raised: MemberRecord = {
+      generation: options.everywhere ? generation + 1 : generation,
+      linkGeneration: (member.value?.linkGeneration ?? 0) + 1,
+    };
+    const operation = services.store.atomic().delete(await toSessionKey(session.id))
+      .check(member).set(memberKey, raised);
     addAuditEntry(operation, services.clock.now(), {
       actor: session.email,
       action: options.everywhere ? "sign-out-everywhere" : "sign-out",
@@ -174,8 +178,11 @@ function cookieOptions(baseUrl: string, maxAgeSeconds: number): SerializeOptions
  * The `Set-Cookie` value that holds a new session: `Path=/`, no `Domain`, `HttpOnly`,
  * `SameSite=Strict`, `Secure` over https, and a `Max-Age` of the session's absolute lifetime.
  *
- * @param baseUrl The public origin.
+ * @param baseUrl The public origin, e.g. `https://studio.example` (https makes the cookie
+ * `__Host-` prefixed and `Secure`).
  * @param sessionId The new session's id.
+ * @returns The field's value, e.g. `studio-team=…; Max-Age=43200; Path=/; HttpOnly;
+ * SameSite=Strict`.
  */
 export function buildSessionCookie(baseUrl: string, sessionId: string): string {
   return serialize(

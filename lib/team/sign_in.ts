@@ -3,15 +3,18 @@
  * (through the outbox, committed with the link's record); the link opens a page whose button
  * POSTs it, and only that POST signs in, once. A link is refused when its signature is not the
  * studio's (forged), after 15 minutes (expired), once used (replayed), or once its member signed
- * out everywhere (revoked). Asking answers the same whatever the address, so the form tells no
- * one who is on the team; each address may ask {@linkcode SIGN_IN_LINKS_PER_ADDRESS} times per
- * window, whether or not it is a member's.
+ * out (revoked). Asking answers the same, and as fast, whatever the address, so the form tells no
+ * one who is on the team. Each client may ask {@linkcode SIGN_IN_LINKS_PER_CLIENT} times per
+ * window for an address, whether or not it is a member's, so that no one locks a member out by
+ * spending a shared quota; an address is sent at most {@linkcode SIGN_IN_LINKS_PER_ADDRESS}
+ * e-mails per window, whichever clients ask, and requests past that are answered alike and
+ * dropped quietly.
  *
  * @module
  */
 import { createId } from "../store/ids.ts";
 import { sha256Hex } from "../store/digest.ts";
-import type { AtomicOperation, KvEntryMaybe, KvKey } from "../store/store.ts";
+import type { KvEntryMaybe, KvKey } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import type { OutgoingMail } from "../mail/mail.ts";
 import { addAuditEntry } from "./audit_trail.ts";
@@ -21,6 +24,7 @@ import {
   type MemberRecord,
   SIGN_IN_LINK_MILLISECONDS,
   SIGN_IN_LINKS_PER_ADDRESS,
+  SIGN_IN_LINKS_PER_CLIENT,
   SIGN_IN_QUOTA_PREFIX,
   SIGN_IN_WINDOW_MILLISECONDS,
   TEAM_LINK_PREFIX,
@@ -39,15 +43,21 @@ export interface SignInLinkRecord {
   locale: TeamLocale;
   /** The member's generation when it was sent. */
   generation: number;
+  /** The member's link generation when it was sent (every sign-out raises it); absent means 0. */
+  linkGeneration?: number;
   /** Until when it works, epoch milliseconds. */
   expiresAtEpochMs: number;
   /** When it was used, epoch milliseconds: a used link is kept until it expires, and refused. */
   usedAtEpochMs?: number;
 }
 
-/** What asking for a link did: the same for every address, unless its quota is spent. */
+/** What asking for a link did: the same for every address, unless the client's quota is spent. */
 export type SignInRequestOutcome =
-  | { kind: "accepted" }
+  | {
+    kind: "accepted";
+    /** Stores and e-mails the link if the address is a member's; run once answered. */
+    sendLink: () => Promise<void>;
+  }
   | { kind: "limited"; retryAfterSeconds: number };
 
 /** Why a link is refused. */
@@ -110,69 +120,120 @@ function buildSignInMail(
   };
 }
 
-/** Adds a new link for a member, and its e-mail, to `operation`. */
-async function addSignInLink(
-  services: TeamServices,
-  operation: AtomicOperation,
-  email: string,
-  locale: TeamLocale,
-): Promise<void> {
-  const token = createSecretToken();
-  const signature = await services.team.signer.sign(token);
-  const member = await readMember(services, email);
-  const record: SignInLinkRecord = {
-    email,
-    locale,
-    generation: member.value?.generation ?? 0,
-    expiresAtEpochMs: services.clock.now().epochMilliseconds + SIGN_IN_LINK_MILLISECONDS,
-  };
-  operation.set([...TEAM_LINK_PREFIX, await sha256Hex(token)], record, {
-    expireIn: SIGN_IN_LINK_MILLISECONDS,
-  });
-  const query = new URLSearchParams({ token, sig: signature });
-  const url = `${services.baseUrl}${TEAM_PATHS[locale].signIn}?${query}`;
-  services.outbox.add(operation, [{
-    topic: "team",
-    recordId: "sign-in",
-    mail: buildSignInMail(services, email, url, locale),
-  }]);
+/** What a request that was counted leaves to do once it is answered. */
+interface LinkToSend {
+  /** The address, trimmed and lower-cased. */
+  email: string;
+  /** The language of the desk. */
+  locale: TeamLocale;
+  /** Whether the address's e-mails of this window are still within their budget. */
+  withinBudget: boolean;
 }
 
 /**
- * Asks for a sign-in link for an address: counts the request against the address's quota and,
- * when the address is a member's, stores a link and queues its e-mail, in one commit. Any other
- * address is counted the same and sent nothing.
+ * Stores a new link for a member, and queues its e-mail, in one commit; nothing for any other
+ * address, nor past the address's budget. Never rejects: a failure is logged, and the member asks
+ * again.
+ */
+async function sendSignInLink(services: TeamServices, request: LinkToSend): Promise<void> {
+  const { email, locale } = request;
+  if (!services.team.members.has(email)) return;
+  if (!request.withinBudget) {
+    services.logger.warn(
+      "Team sign-in link not sent: the address's e-mails of this window are spent",
+    );
+    return;
+  }
+  try {
+    const token = createSecretToken();
+    const signature = await services.team.signer.sign(token);
+    const member = await readMember(services, email);
+    const record: SignInLinkRecord = {
+      email,
+      locale,
+      generation: member.value?.generation ?? 0,
+      linkGeneration: member.value?.linkGeneration ?? 0,
+      expiresAtEpochMs: services.clock.now().epochMilliseconds + SIGN_IN_LINK_MILLISECONDS,
+    };
+    const operation = services.store.atomic()
+      .set([...TEAM_LINK_PREFIX, await sha256Hex(token)], record, {
+        expireIn: SIGN_IN_LINK_MILLISECONDS,
+      });
+    const query = new URLSearchParams({ token, sig: signature });
+    const url = `${services.baseUrl}${TEAM_PATHS[locale].signIn}?${query}`;
+    services.outbox.add(operation, [{
+      topic: "team",
+      recordId: "sign-in",
+      mail: buildSignInMail(services, email, url, locale),
+    }]);
+    // Nothing is checked, so the commit fails only by throwing.
+    await retry(() => operation.commit(), STORE_CONTENTION_RETRY);
+    services.outbox.wake();
+    services.logger.info("Team sign-in link sent");
+  } catch (error) {
+    services.logger.error("Sign-in link could not be stored", { error: String(error) });
+  }
+}
+
+/** The requests counted for an address in `window`, whichever clients asked. */
+async function countRequests(
+  services: TeamServices,
+  addressPrefix: KvKey,
+  window: number,
+): Promise<number> {
+  let count = 0;
+  for await (const entry of services.store.list<number>({ prefix: addressPrefix })) {
+    if (entry.key.at(-1) === window) count += entry.value;
+  }
+  return count;
+}
+
+/**
+ * Asks for a sign-in link for an address: counts the request against the quota of the address
+ * and client, the same for every address, and adds up what every client asked for the address
+ * (its budget of e-mails, which requests arriving at the same instant from new clients can pass
+ * by a few).
+ *
+ * The link itself is stored and e-mailed by the returned `sendLink`, which the caller runs once
+ * its answer is handed over: the answer then takes as long for a member's address as for anyone
+ * else's, and tells no one by its timing who is on the team.
  *
  * @param services The team's ports.
- * @param request The address as typed (trimmed and lower-cased here) and the desk's language.
- * @returns `accepted` for every address within its quota; `limited` beyond it.
+ * @param request The address as typed (trimmed and lower-cased here), the desk's language, and
+ * the client's rate-limit key.
+ * @returns `accepted` with `sendLink` for every address within the client's quota (`sendLink`
+ * sends nothing to an address not on the team, nor past the address's budget, and never
+ * rejects); `limited` beyond the client's quota.
  * @throws Whatever the store throws once its retries are spent.
  */
 export async function requestSignInLink(
   services: TeamServices,
-  request: { email: string; locale: TeamLocale },
+  request: { email: string; locale: TeamLocale; clientKey: string },
 ): Promise<SignInRequestOutcome> {
   const email = request.email.trim().toLowerCase();
   const nowEpochMs = services.clock.now().epochMilliseconds;
   const window = Math.floor(nowEpochMs / SIGN_IN_WINDOW_MILLISECONDS);
   const resetMilliseconds = (window + 1) * SIGN_IN_WINDOW_MILLISECONDS - nowEpochMs;
-  const quotaKey: KvKey = [...SIGN_IN_QUOTA_PREFIX, await sha256Hex(email), window];
+  const addressPrefix: KvKey = [...SIGN_IN_QUOTA_PREFIX, await sha256Hex(email)];
+  const clientKey: KvKey = [...addressPrefix, await sha256Hex(request.clientKey), window];
+  const expiry = { expireIn: resetMilliseconds + 1000 };
   for (let attempt = 0; attempt < 5; attempt++) {
-    const counted = await services.store.get<number>(quotaKey);
-    const count = counted.value ?? 0;
-    if (count >= SIGN_IN_LINKS_PER_ADDRESS) {
+    const [client, asked] = await Promise.all([
+      services.store.get<number>(clientKey),
+      countRequests(services, addressPrefix, window),
+    ]);
+    const count = client.value ?? 0;
+    if (count >= SIGN_IN_LINKS_PER_CLIENT) {
       return { kind: "limited", retryAfterSeconds: Math.ceil(resetMilliseconds / 1000) };
     }
-    const operation = services.store.atomic().check(counted)
-      .set(quotaKey, count + 1, { expireIn: resetMilliseconds + 1000 });
-    const member = services.team.members.has(email);
-    if (member) await addSignInLink(services, operation, email, request.locale);
+    const operation = services.store.atomic().check(client).set(clientKey, count + 1, expiry);
     if ((await retry(() => operation.commit(), STORE_CONTENTION_RETRY)).ok) {
-      if (member) {
-        services.outbox.wake();
-        services.logger.info("Team sign-in link sent");
-      }
-      return { kind: "accepted" };
+      const link = {
+        email,
+        locale: request.locale,
+        withinBudget: asked < SIGN_IN_LINKS_PER_ADDRESS,
+      };
+      return { kind: "accepted", sendLink: () => sendSignInLink(services, link) };
     }
   }
   throw new Error("Sign-in quota changed concurrently too often");
@@ -180,7 +241,8 @@ export async function requestSignInLink(
 
 /**
  * Checks a link without using it: its signature, then its record (present, unused, unexpired,
- * of the member's current generation, for a member still on the team).
+ * of the member's current generations, so asked since the member last signed out, for a member
+ * still on the team).
  *
  * @param services The team's ports.
  * @param link The token and signature of the link's query.
@@ -209,7 +271,8 @@ export async function checkSignInLink(
   const member = await readMember(services, record.email);
   if (
     !services.team.members.has(record.email) ||
-    (member.value?.generation ?? 0) !== record.generation
+    (member.value?.generation ?? 0) !== record.generation ||
+    (member.value?.linkGeneration ?? 0) !== (record.linkGeneration ?? 0)
   ) {
     return { kind: "refused", reason: "revoked" };
   }

@@ -4,12 +4,13 @@
  *
  * Keys: `["team_link", sha256(token)]` holds an e-mailed sign-in link until it expires;
  * `["team_session", sha256(session id)]` a session until its absolute expiry;
- * `["team_member", sha256(address)]` a member's generation, which signing out everywhere raises
- * (every session and link of an older generation is refused); `["team_sign_in_quota",
- * sha256(address), window]` the links asked for an address in a window; `["team_audit", id]` the
- * audit trail; `["team_passkey", …]` and `["team_passkey_challenge", …]` the members' passkeys
- * and their ceremonies' challenges (see `passkeys.ts`). Tokens and session ids are stored only as digests, so a copy of the store does not
- * sign anyone in.
+ * `["team_member", sha256(address)]` a member's generations: the one signing out everywhere raises
+ * (every session and link of an older one is refused) and the links' one every sign-out raises;
+ * `["team_sign_in_quota", sha256(address), sha256(client key), window]` the links one client asked
+ * for an address in a window; `["team_audit", id]` the audit trail; `["team_passkey", …]` and
+ * `["team_passkey_challenge", …]` the members' passkeys and their ceremonies' challenges (see
+ * `passkeys.ts`). Tokens and session ids are stored only as digests, so a copy of the store does
+ * not sign anyone in.
  *
  * @module
  */
@@ -93,10 +94,20 @@ export const SESSION_IDLE_MILLISECONDS = 60 * 60_000;
 /** A session ends this long after sign-in whatever its use, in milliseconds: 12 hours. */
 export const SESSION_MAX_MILLISECONDS = 12 * 3600_000;
 
-/** Sign-in links one address may be sent per window. */
-export const SIGN_IN_LINKS_PER_ADDRESS = 3;
+/**
+ * Sign-in links one client may ask for one address per window: past it, that client is answered
+ * 429 for that address, and every other client still gets its links.
+ */
+export const SIGN_IN_LINKS_PER_CLIENT = 3;
 
-/** The window of the per-address quota of sign-in links, in milliseconds: 15 minutes. */
+/**
+ * Sign-in e-mails one address may be sent per window, whichever clients ask: past it, requests
+ * are answered as usual and no e-mail is sent, so that many clients together cannot flood a
+ * mailbox either.
+ */
+export const SIGN_IN_LINKS_PER_ADDRESS = 10;
+
+/** The window of the sign-in quotas, in milliseconds: 15 minutes. */
 export const SIGN_IN_WINDOW_MILLISECONDS = 15 * 60_000;
 
 /** Key prefix of sign-in links: `["team_link", sha256(token)]`. */
@@ -108,13 +119,18 @@ export const TEAM_SESSION_PREFIX = ["team_session"] as const;
 /** Key prefix of members' generations: `["team_member", sha256(address)]`. */
 export const TEAM_MEMBER_PREFIX = ["team_member"] as const;
 
-/** Key prefix of the per-address quota: `["team_sign_in_quota", sha256(address), window]`. */
+/**
+ * Key prefix of the sign-in quotas: `["team_sign_in_quota", sha256(address), sha256(client key),
+ * window]`, a count; an address's for a window is the sum of its clients'.
+ */
 export const SIGN_IN_QUOTA_PREFIX = ["team_sign_in_quota"] as const;
 
-/** A member's generation: raised by signing out everywhere, which voids older sessions and links. */
+/** A member's generations, which void older sessions and links. */
 export interface MemberRecord {
-  /** 0 until the member first signs out everywhere. */
+  /** Raised by signing out everywhere: sessions and links of an older one are refused; 0 before. */
   generation: number;
+  /** Raised by every sign-out: links of an older one are refused; absent means 0. */
+  linkGeneration?: number;
 }
 
 /** 32 random bytes from Web Crypto as base64url: a token or a session id (43 characters). */

@@ -224,6 +224,48 @@ test("POST /booking/reschedule moves the booking and both sides receive a REQUES
   }
 });
 
+test("POST /booking/reschedule twice with the same form (a double click, a resend) moves once and answers both as moved", async () => {
+  const app = createApp();
+  const [first, second, third, fourth, fifth] = await listStarts(app, "2026-12");
+  const { record, link } = await bookWithLink(app, first, {
+    email: "twice@example.pt",
+    locale: "en",
+  });
+  const moved = await move(app, link, third);
+  assert.equal(moved.status, 200);
+  const again = await move(app, link, third);
+  assert.equal(again.status, 200, "the same move again is not an expired link");
+  assert.equal(again.html, moved.html, "the same page");
+  assert.match(
+    again.html,
+    /Done: the conversation has moved to Wednesday, 2 December 2026 at 10:30/,
+  );
+  const other = await move(app, link, second);
+  assert.equal(other.status, 410, "another time from the old link is refused");
+  assert.match(other.html, /This link has expired/);
+  const after = await readBooking(app, "twice@example.pt");
+  assert.equal(after.start, third);
+  assert.equal(after.sequence, 1);
+  await receiveMail(app, "attendee-moved-1", record);
+  await app.outbox.idle();
+  assert.equal(
+    smtp.messages.filter((mail) =>
+      mail.parsed.messageId?.startsWith(`<attendee-moved-${record.id}-`)
+    )
+      .length,
+    1,
+    "one e-mail of the move",
+  );
+
+  const racing = await bookWithLink(app, fourth, { email: "racing@example.pt", locale: "en" });
+  const answers = await Promise.all([move(app, racing.link, fifth), move(app, racing.link, fifth)]);
+  assert.deepEqual(answers.map((answer) => answer.status), [200, 200]);
+  assert.equal(answers[0].html, answers[1].html);
+  const raced = await readBooking(app, "racing@example.pt");
+  assert.equal(raced.start, fifth);
+  assert.equal(raced.sequence, 1);
+});
+
 test("POST /booking/reschedule answers 409 with the times again when the slot was taken, and 400 without a time", async () => {
   const app = createApp();
   const [first, second, third] = await listStarts(app, "2026-12");

@@ -4,7 +4,7 @@ import { createHandler, type Handler, type HandlerOptions } from "../../../mod.t
 import { createFixedClock, createMemoryStore, type FixedClock } from "../../../testing.ts";
 import { createOutbox, type Outbox } from "../../../lib/mail/outbox.ts";
 import { createSmtpMailer } from "../../../adapters/smtp_mailer.ts";
-import type { Store } from "../../../lib/store/store.ts";
+import type { AtomicOperation, KvCommitResult, Store } from "../../../lib/store/store.ts";
 import { buildBookingBody, readInvite } from "../_booking.ts";
 import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
 import { buildRequest, createRecordingLogger, fromAddress } from "../_support.ts";
@@ -45,7 +45,7 @@ let clients = 0;
 function createApp(options: Omit<HandlerOptions, "clock" | "outbox"> = {}): TestApp {
   const clock = createFixedClock(NOW);
   const logger = createRecordingLogger();
-  const store = createMemoryStore();
+  const store = options.store ?? createMemoryStore();
   const outbox = createOutbox({ store, mailer, clock, logger });
   outboxes.push(outbox);
   const handler = createHandler({
@@ -225,6 +225,70 @@ test("POST /equipa/ligacao answers the same page for a member and a stranger, an
   assert.equal(signInMails("mallory@example.com").length, 0, "nothing to the stranger");
 });
 
+/**
+ * `inner`, whose commits that write a sign-in link wait until `release()`; `reached` resolves when
+ * the first such commit starts to wait.
+ */
+function holdLinkCommits(inner: Store): { store: Store; reached: Promise<void>; release(): void } {
+  let reach = () => {};
+  let release = () => {};
+  const reached = new Promise<void>((resolve) => reach = resolve);
+  const released = new Promise<void>((resolve) => release = resolve);
+  const store: Store = {
+    ...inner,
+    atomic(): AtomicOperation {
+      const operation = inner.atomic();
+      let writesLink = false;
+      const held: AtomicOperation = {
+        check(...checks) {
+          operation.check(...checks);
+          return this;
+        },
+        set(key, value, options) {
+          writesLink ||= key[0] === "team_link";
+          operation.set(key, value, options);
+          return this;
+        },
+        delete(key) {
+          operation.delete(key);
+          return this;
+        },
+        async commit(): Promise<KvCommitResult> {
+          if (writesLink) {
+            reach();
+            await released;
+          }
+          return await operation.commit();
+        },
+      };
+      return held;
+    },
+  };
+  return { store, reached, release };
+}
+
+test("POST /equipa/ligacao answers before a member's link is stored: the answer waits for no work done only for members", async () => {
+  const held = holdLinkCommits(createMemoryStore());
+  const app = createApp({ store: held.store });
+  const sentBefore = signInMails(MEMBER).length;
+  const asked = postForm(app, "/equipa/ligacao", { email: MEMBER });
+  try {
+    const first = await Promise.race([
+      asked.then(() => "the answer"),
+      held.reached.then(() => "the link's commit"),
+    ]);
+    assert.equal(first, "the answer", "answered before the link's commit began");
+    const response = await asked;
+    assert.equal(response.status, 200);
+    assert.match(await response.text(), /Veja o seu e-mail/);
+    assert.equal(signInMails(MEMBER).length, sentBefore);
+  } finally {
+    held.release();
+  }
+  await held.reached;
+  await waitForSignInMails(MEMBER, sentBefore + 1);
+});
+
 test("POST /equipa/ligacao refuses what is not an address with the form again, 400", async () => {
   const app = createApp();
   const response = await postForm(app, "/en/team/link", { email: "not an address" });
@@ -331,7 +395,7 @@ test("two POSTs of one link at once sign in once", async () => {
   assert.deepEqual(statuses, [303, 410, 410]);
 });
 
-test("signing out everywhere voids every session and every unused link; signing out voids the one", async () => {
+test("signing out voids the session and the member's unused links; signing out everywhere voids every session too", async () => {
   const app = createApp();
   const first = await signIn(app);
   const second = await signIn(app);
@@ -350,7 +414,14 @@ test("signing out everywhere voids every session and every unused link; signing 
   assert.doesNotMatch((await openDesk(app, second)).html, /Sessão de/, "this session is out");
   const still = await openDesk(app, first);
   assert.match(still.html, /Sessão de/, "the other session stays");
+  const afterSignOut = await postLink(app, pending);
+  assert.equal(afterSignOut.status, 410, "a link asked before the sign-out is void");
+  assert.equal(afterSignOut.headers.get("Set-Cookie"), null);
+  assert.match(await afterSignOut.text(), /deixou de servir/);
 
+  // The next window of the client's quota.
+  app.clock.advance({ minutes: 15 });
+  const pendingEverywhere = await askForLink(app);
   const everywhere = await postForm(
     app,
     "/equipa/sair",
@@ -362,11 +433,10 @@ test("signing out everywhere voids every session and every unused link; signing 
   const signedOut = await openDesk(app, first);
   assert.doesNotMatch(signedOut.html, /Sessão de/);
   assert.match(signedOut.html, /action="\/equipa\/ligacao"/);
-  const revoked = await postLink(app, pending);
+  const revoked = await postLink(app, pendingEverywhere);
   assert.equal(revoked.status, 410);
   assert.match(await revoked.text(), /deixou de servir/);
-  // A new link works again (in the next window of the address's quota).
-  app.clock.advance({ minutes: 15 });
+  // A link asked after the sign-out works.
   const again = await signIn(app);
   const audit = (await openDesk(app, again)).html;
   assert.match(audit, /ana@studio\.example saiu em todos os dispositivos/);
@@ -419,7 +489,28 @@ test("a member removed from STUDIO_TEAM is signed out", async () => {
   assert.doesNotMatch((await openDesk(without, cookie)).html, /Sessão de/);
 });
 
-test("sign-in requests are limited per address (3 per 15 minutes, member or not) and per client", async () => {
+/** Asks for a link for `address` from `client`; the answer's status. */
+async function askFrom(app: TestApp, client: string, address = MEMBER): Promise<number> {
+  const response = await app.handler(
+    buildRequest("/equipa/ligacao", {
+      method: "POST",
+      headers: FORM,
+      body: new URLSearchParams({ email: address }),
+    }),
+    fromAddress(client),
+  );
+  await response.body?.cancel();
+  return response.status;
+}
+
+/** Waits until `address` has received `count` sign-in e-mails (up to 10 s). */
+async function waitForSignInMails(address: string, count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (signInMails(address).length < count && Date.now() < deadline) await delay(20);
+  assert.equal(signInMails(address).length, count, `${count} sign-in e-mails to ${address}`);
+}
+
+test("sign-in requests are limited per client and address (3 per 15 minutes, member or not), and per client", async () => {
   const app = createApp();
   const sentBefore = signInMails(MEMBER).length;
   for (const address of [MEMBER, "mallory@example.com"]) {
@@ -438,9 +529,7 @@ test("sign-in requests are limited per address (3 per 15 minutes, member or not)
   assert.equal(later.status, 200);
   await later.body?.cancel();
   // Four links were sent: wait for them, so that no later test reads one of them as its own.
-  const deadline = Date.now() + 10_000;
-  while (signInMails(MEMBER).length < sentBefore + 4 && Date.now() < deadline) await delay(20);
-  assert.equal(signInMails(MEMBER).length, sentBefore + 4);
+  await waitForSignInMails(MEMBER, sentBefore + 4);
 
   const quota = createApp({ rateLimits: { write: 2 } });
   for (let index = 0; index < 2; index++) {
@@ -451,6 +540,33 @@ test("sign-in requests are limited per address (3 per 15 minutes, member or not)
   const refused = await postForm(quota, "/en/team/link", { email: "y@example.com" });
   assert.equal(refused.status, 429);
   assert.match(await refused.text(), /Too many requests/);
+});
+
+test("no one locks a member out of e-mail sign-in: another client's requests leave the member's own client its links, and an address is sent 10 e-mails per window at most", async () => {
+  const app = createApp();
+  const sentBefore = signInMails(MEMBER).length;
+  const [attacker, member] = ["203.0.113.10", "203.0.113.11"];
+  for (let index = 0; index < 3; index++) assert.equal(await askFrom(app, attacker), 200);
+  assert.equal(await askFrom(app, attacker), 429, "one client cannot flood the address");
+  await waitForSignInMails(MEMBER, sentBefore + 3);
+  assert.equal(await askFrom(app, member), 200, "the member's own client is not limited");
+  await waitForSignInMails(MEMBER, sentBefore + 4);
+  const link = await askForLink(app);
+  const signedIn = await postLink(app, link);
+  assert.equal(signedIn.status, 303, "and its link signs in");
+  await signedIn.body?.cancel();
+
+  // Many clients together: the address is sent 10 e-mails in the window, then nothing, and every
+  // client is answered as before.
+  for (let index = 0; index < 3; index++) assert.equal(await askFrom(app, "203.0.113.12"), 200);
+  for (let index = 0; index < 2; index++) assert.equal(await askFrom(app, "203.0.113.13"), 200);
+  await waitForSignInMails(MEMBER, sentBefore + 10);
+  assert.equal(await askFrom(app, "203.0.113.14"), 200, "answered alike past the budget");
+  await delay(200);
+  assert.equal(signInMails(MEMBER).length, sentBefore + 10, "and sent nothing");
+  app.clock.advance({ minutes: 15 });
+  assert.equal(await askFrom(app, member), 200);
+  await waitForSignInMails(MEMBER, sentBefore + 11);
 });
 
 /** The e-mails whose Message-ID starts with `kind`, sent to `address`. */
@@ -852,4 +968,45 @@ test("a passkey answer's challenge works once and for 5 minutes, for its own cer
   const garbage = await signInWith("{not json");
   assert.equal(garbage.status, 401);
   await garbage.body?.cancel();
+});
+
+test("a passkey id that is not base64url of at most 1,366 characters is refused with a 400 page, on removal and at sign-in", async () => {
+  const app = createApp();
+  const cookie = await signIn(app);
+  const desk = await openDesk(app, cookie);
+  for (const id of ["a".repeat(1367), "a".repeat(3000), "not base64url!", ""]) {
+    const removed = await postForm(app, "/en/team/passkey", {
+      form_token: desk.token ?? "",
+      action: "remove",
+      id,
+    }, { Cookie: cookie });
+    assert.equal(removed.status, 400, `remove ${id.slice(0, 20)}`);
+    assert.match(await removed.text(), /The form did not arrive whole/);
+  }
+  const unknown = await postForm(app, "/en/team/passkey", {
+    form_token: desk.token ?? "",
+    action: "remove",
+    id: "a".repeat(1366),
+  }, { Cookie: cookie });
+  assert.equal(unknown.status, 303, "an id of the longest shape is looked up");
+  assert.equal(unknown.headers.get("Location"), "/en/team?notice=not-found#passkeys");
+  await unknown.body?.cancel();
+
+  const options = await postForm(app, "/en/team/passkey-sign-in/options", {}, {
+    Accept: "application/json",
+  });
+  const { challenge } = await options.json();
+  const answer = JSON.parse(forgeAnswer(challenge, "webauthn.get"));
+  const tooLong = JSON.stringify({ ...answer, id: "a".repeat(3000), rawId: "a".repeat(3000) });
+  const signedIn = await postForm(app, "/en/team/passkey-sign-in", { response: tooLong });
+  assert.equal(signedIn.status, 400);
+  assert.equal(signedIn.headers.get("Set-Cookie"), null);
+  assert.match(await signedIn.text(), /The form did not arrive whole/);
+  const saved = await postForm(app, "/en/team/passkey", {
+    form_token: desk.token ?? "",
+    action: "register",
+    response: JSON.stringify({ ...JSON.parse(forgeAnswer(challenge, "webauthn.create")), id: "=" }),
+  }, { Cookie: cookie });
+  assert.equal(saved.status, 400);
+  await saved.body?.cancel();
 });
