@@ -13,10 +13,12 @@
  * The body is read once as the API reads its bodies (within 64 KiB, within 10 s and given up at
  * once when the server stops, UTF-8 only: another charset or invalid bytes are refused), and
  * routed as the SDK routes it (`isLegacyRequest`, whose answer the body's shape gives beforehand
- * for the usual calls: see `toLegByShape`): the 2026-07-28 revision to the SDK's
- * `createMcpHandler` (its answers are JSON unless a tool streams, and ours do not); the 2025
- * revisions' usual request to one connection shared by all (`_mcp_exchanges.ts`), and any other
- * 2025 body (a handshake, a notification, a batch) to a stateless
+ * for the usual calls: see `toLegByShape`). Each revision's usual request goes to one connection
+ * per revision shared by all (`_mcp_exchanges.ts`): in the 2025 revisions a JSON-RPC request other
+ * than `initialize`, in the 2026-07-28 revision a `tools/call` whose standard headers match its
+ * body. Any other body goes to the SDK's entries: the 2026-07-28 revision to its
+ * `createMcpHandler` (its answers are JSON unless a tool streams, and ours do not), the 2025
+ * revisions (a handshake, a notification, a batch) to a stateless
  * `WebStandardStreamableHTTPServerTransport` with `enableJsonResponse`, so that a client accepting
  * JSON gets one JSON body instead of an event stream. Every leg takes its server instances from
  * `createMcpServers`, which builds the tools, resources and prompt once and reuses each instance;
