@@ -69,23 +69,21 @@ function isResponse(message: JSONRPCMessage): message is JSONRPCMessage & { id: 
   return ("result" in message || "error" in message) && typeof message.id === "number";
 }
 
-/** The exchanges of one connection: what its transport and its callers share. */
+/** The exchanges in flight on one connection. */
 interface Exchanges {
-  /** Delivers a message to the instance; set when the instance connects. */
-  transport: Transport;
-  /** Answers the exchange a response of the instance belongs to. */
+  /** Answers the exchange that a message of the instance responds to (the transport's `send`). */
   send(message: JSONRPCMessage): Promise<void>;
-  serve: McpExchange;
+  /** Serves requests through the transport connected to the instance. */
+  serveOn(transport: Transport): McpExchange;
 }
 
-/** The exchanges of a connection, around the transport the era needs. */
-function createExchanges(toTransport: (exchanges: Exchanges) => Transport): Exchanges {
+/** Creates the bookkeeping of a connection's exchanges: ids of its own, and their answers. */
+function createExchanges(): Exchanges {
   const pending = new Map<number, PendingExchange>();
   let lastId = 0;
   /** The id of the request being delivered, while the instance dispatches it. */
   let dispatching: number | undefined;
-  const exchanges: Exchanges = {
-    transport: undefined as unknown as Transport,
+  return {
     send(message) {
       // Anything but a response (a notification, a request to the client) has no stream here to
       // go on, as in the SDK's JSON answers: it is dropped.
@@ -101,14 +99,14 @@ function createExchanges(toTransport: (exchanges: Exchanges) => Transport): Exch
       }
       return Promise.resolve();
     },
-    serve: (message, { classification, ...extra }) =>
+    serveOn: (transport) => (message, { classification, ...extra }) =>
       new Promise((resolve) => {
         // Ids of our own: clients' ids repeat (most send 1), and the instance keys its work by id.
         const id = ++lastId;
         pending.set(id, { id: message.id, resolve });
         dispatching = id;
         try {
-          exchanges.transport.onmessage?.(
+          transport.onmessage?.(
             { ...message, id },
             classification ? { ...extra, classification } : extra,
           );
@@ -117,51 +115,56 @@ function createExchanges(toTransport: (exchanges: Exchanges) => Transport): Exch
         }
       }),
   };
-  exchanges.transport = toTransport(exchanges);
-  return exchanges;
+}
+
+/** The 2025 connection's transport: it starts and closes at once, and sends to the exchanges. */
+function createLegacyTransport(exchanges: Exchanges): Transport {
+  const transport: Transport = {
+    start: () => Promise.resolve(),
+    close: () => Promise.resolve(transport.onclose?.()),
+    send: (message) => exchanges.send(message),
+  };
+  return transport;
+}
+
+/**
+ * The 2026-07-28 connection's transport: one of the SDK's `PerRequestHTTPServerTransport` (whose
+ * own exchange it never uses), because connecting an instance to one binds the instance to the
+ * revision of the transport's classification, the SDK's documented way to serve that revision.
+ */
+function createModernTransport(sdk: McpSdk, exchanges: Exchanges): Transport {
+  class SharedTransport extends sdk.PerRequestHTTPServerTransport {
+    override start(): Promise<void> {
+      return Promise.resolve();
+    }
+    override send(message: JSONRPCMessage): Promise<void> {
+      return exchanges.send(message);
+    }
+    override close(): Promise<void> {
+      this.onclose?.();
+      return Promise.resolve();
+    }
+  }
+  return new SharedTransport({
+    classification: { era: "modern", revision: MCP_MODERN_PROTOCOL_VERSION },
+  });
 }
 
 /**
  * Connects an instance to a transport that serves exchange after exchange, several at a time.
- * The 2026-07-28 connection's transport is one of the SDK's `PerRequestHTTPServerTransport`
- * (whose messages it never uses), because connecting an instance to one binds the instance to the
- * revision of the transport's classification: the SDK's documented way to serve that revision.
  *
- * @param sdk The SDK's module.
  * @param server A new instance, connected to nothing; it stays connected for good.
- * @param era The era the connection serves.
+ * @param options `sdk`: the SDK's module; `era`: the era the connection serves.
  * @returns Serves a request on the connection.
  */
 export async function connectExchanges(
-  sdk: McpSdk,
   server: McpServer,
-  era: McpEra,
+  { sdk, era }: { sdk: McpSdk; era: McpEra },
 ): Promise<McpExchange> {
-  const exchanges = createExchanges(({ send }) => {
-    if (era === "legacy") {
-      const transport: Transport = {
-        start: () => Promise.resolve(),
-        close: () => Promise.resolve(transport.onclose?.()),
-        send,
-      };
-      return transport;
-    }
-    class SharedTransport extends sdk.PerRequestHTTPServerTransport {
-      override start(): Promise<void> {
-        return Promise.resolve();
-      }
-      override send(message: JSONRPCMessage): Promise<void> {
-        return send(message);
-      }
-      override close(): Promise<void> {
-        this.onclose?.();
-        return Promise.resolve();
-      }
-    }
-    return new SharedTransport({
-      classification: { era: "modern", revision: MCP_MODERN_PROTOCOL_VERSION },
-    });
-  });
-  await server.connect(exchanges.transport);
-  return exchanges.serve;
+  const exchanges = createExchanges();
+  const transport = era === "legacy"
+    ? createLegacyTransport(exchanges)
+    : createModernTransport(sdk, exchanges);
+  await server.connect(transport);
+  return exchanges.serveOn(transport);
 }

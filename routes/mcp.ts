@@ -359,8 +359,8 @@ async function createEndpoint(
   const checkHost = createHostCheck(sdk, toAllowedHostnames(sdk, services));
   const servers = createMcpServers(sdk, services);
   const shared = {
-    legacy: await exchanges.connectExchanges(sdk, servers.build("legacy"), "legacy"),
-    modern: await exchanges.connectExchanges(sdk, servers.build("modern"), "modern"),
+    legacy: await exchanges.connectExchanges(servers.build("legacy"), { sdk, era: "legacy" }),
+    modern: await exchanges.connectExchanges(servers.build("modern"), { sdk, era: "modern" }),
   };
   // The API's time for a body, and the server's stop, on one timer and one listener for all.
   const readBody = createBodyReader({
