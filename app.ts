@@ -55,9 +55,10 @@ export interface App {
    */
   log: LogWriter;
   /**
-   * Gives up the reads of request bodies still arriving (those requests answer 503), so that a
-   * server's shutdown, which waits for its open requests, is not held by slow senders: call it
-   * before stopping the server. `close()` does it too.
+   * Aborts the handler's `signal`: the body reads that watch it (the MCP endpoint's) give up the
+   * bodies still arriving and answer 503, so that a server's shutdown, which waits for its open
+   * requests, is not held by slow senders. Call it before stopping the server; `close()` does it
+   * too.
    */
   interrupt(): void;
   /** Stops background delivery, closes the mailer and the store, and flushes the log. */

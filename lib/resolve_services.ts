@@ -124,8 +124,9 @@ export interface HandlerOptions {
   content?: Corpus;
   /**
    * Aborted when the server is about to stop (`App.interrupt()`, before the server's shutdown):
-   * a request body still arriving is given up at once and the request answered 503, since a
-   * server's shutdown waits for its open requests and a slow sender would otherwise hold it.
+   * the MCP endpoint then gives up a request body still arriving and answers 503 at once, since a
+   * server's shutdown waits for its open requests and a slow sender would otherwise hold it (the
+   * API's and the forms' reads end within their 10 s).
    * @default {a signal never aborted}
    */
   signal?: AbortSignal;

@@ -109,8 +109,9 @@ export interface Services {
    */
   loadApiReference(): Promise<ApiReferenceScript>;
   /**
-   * Aborted when the server stops: reads of request bodies still arriving give up then, so that
-   * the server's shutdown (which waits for open requests) is not held by a slow sender.
+   * Aborted when the server stops: the body reads that watch it (the MCP endpoint's) give up
+   * then, so that the server's shutdown (which waits for open requests) is not held by a slow
+   * sender.
    */
   stopping: AbortSignal;
 }

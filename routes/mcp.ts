@@ -13,10 +13,12 @@
  * The body is read once as the API reads its bodies (within 64 KiB, within 10 s and given up at
  * once when the server stops, UTF-8 only: another charset or invalid bytes are refused), and
  * routed as the SDK routes it (`isLegacyRequest`, whose answer the body's shape gives beforehand
- * for the usual calls: see `toLegByShape`): the 2026-07-28 revision to the SDK's
- * `createMcpHandler` (its answers are JSON unless a tool streams, and ours do not); the 2025
- * revisions' usual request to one connection shared by all (`_mcp_exchanges.ts`), and any other
- * 2025 body (a handshake, a notification, a batch) to a stateless
+ * for the usual calls: see `toLegByShape`). Each revision's usual request goes to one connection
+ * per revision shared by all (`_mcp_exchanges.ts`): in the 2025 revisions a JSON-RPC request other
+ * than `initialize`, in the 2026-07-28 revision a `tools/call` whose standard headers match its
+ * body. Any other body goes to the SDK's entries: the 2026-07-28 revision to its
+ * `createMcpHandler` (its answers are JSON unless a tool streams, and ours do not), the 2025
+ * revisions (a handshake, a notification, a batch) to a stateless
  * `WebStandardStreamableHTTPServerTransport` with `enableJsonResponse`, so that a client accepting
  * JSON gets one JSON body instead of an event stream. Every leg takes its server instances from
  * `createMcpServers`, which builds the tools, resources and prompt once and reuses each instance;
@@ -29,6 +31,7 @@
  */
 import { ApiError } from "../lib/contract/api_error.ts";
 import { MAX_BODY_BYTES } from "../lib/contract/contract.ts";
+import { MCP_MODERN_PROTOCOL_VERSION } from "../lib/mcp/build_server_card.ts";
 import {
   BODY_TIMEOUT_MILLISECONDS,
   BodyError,
@@ -43,7 +46,7 @@ import type { RouteHandlers } from "../lib/http/route.ts";
 import { loadOnce } from "../lib/load_once.ts";
 import type { SiteServices } from "../lib/services.ts";
 import type { McpSdk, McpServers } from "./_mcp_server.ts";
-import type { AuthInfo, JSONRPCRequest } from "@modelcontextprotocol/server";
+import type { AuthInfo, JSONRPCRequest, MessageClassification } from "@modelcontextprotocol/server";
 
 /** The largest body the endpoint reads, in bytes (an inquiry's arguments are the largest). */
 const MCP_MAX_BODY_BYTES = MAX_BODY_BYTES.createContactInquiry;
@@ -316,13 +319,49 @@ function isSharedExchange(request: Request, body: unknown): body is JSONRPCReque
     accept.includes("text/event-stream") && !isHandshake(body);
 }
 
+/** A tool's name that its `MCP-Name` header carries as it is (no encoding applies to it). */
+const PLAIN_NAME = /^[\w.-]{1,128}$/;
+
+/**
+ * The classification of a 2026-07-28 request that goes to the shared connection: a JSON-RPC
+ * `tools/call` whose envelope claims that revision and whose standard headers name the revision,
+ * the method and the tool exactly as its body does (what the SDK's entry requires of them). The
+ * envelope itself is checked by the instance, which refuses a bad one before any handler runs (and
+ * the SDK's entry then answers it). Anything else goes to the SDK's entry, which serves or refuses
+ * it.
+ *
+ * @returns The classification, or `undefined` for the SDK's entry.
+ */
+function toSharedModernCall(
+  sdk: McpSdk,
+  request: Request,
+  body: unknown,
+): MessageClassification | undefined {
+  if (!isPlainObject(body) || body.method !== "tools/call" || !isPlainObject(body.params)) {
+    return undefined;
+  }
+  const { name, _meta: meta } = body.params;
+  const { headers } = request;
+  const revision = MCP_MODERN_PROTOCOL_VERSION;
+  if (
+    typeof name !== "string" || !PLAIN_NAME.test(name) || !isPlainObject(meta) ||
+    meta[sdk.PROTOCOL_VERSION_META_KEY] !== revision ||
+    headers.get("MCP-Protocol-Version") !== revision ||
+    headers.get("MCP-Method") !== "tools/call" || headers.get("MCP-Name") !== name
+  ) return undefined;
+  return sdk.isJSONRPCRequest(body) ? { era: "modern", revision } : undefined;
+}
+
 async function createEndpoint(
   services: SiteServices,
   { sdk, server: { createMcpServers, toAuthInfo }, exchanges }: McpModules,
 ): Promise<McpEndpoint> {
   const checkHost = createHostCheck(sdk, toAllowedHostnames(sdk, services));
   const servers = createMcpServers(sdk, services);
-  const shared = await exchanges.connectExchanges(servers.build("legacy"));
+  const shared = {
+    legacy: await exchanges.connectExchanges(servers.build("legacy"), { sdk, era: "legacy" }),
+    modern: await exchanges.connectExchanges(servers.build("modern"), { sdk, era: "modern" }),
+  };
   // The API's time for a body, and the server's stop, on one timer and one listener for all.
   const readBody = createBodyReader({
     timeoutMilliseconds: BODY_TIMEOUT_MILLISECONDS,
@@ -362,8 +401,18 @@ async function createEndpoint(
       const options = { authInfo: toAuthInfo(clientKey), parsedBody: body.parsedBody };
       if (body.parsedBody === undefined) return legacy(body.request, options);
       const byShape = toLegByShape(sdk, body.request, body.parsedBody);
+      const info = { request: body.request, authInfo: options.authInfo };
       if (byShape === "legacy" && isSharedExchange(body.request, body.parsedBody)) {
-        return shared(body.parsedBody, { request: body.request, authInfo: options.authInfo });
+        const answer = await shared.legacy(body.parsedBody, info);
+        if (answer) return answer;
+      }
+      const classification = byShape === "modern"
+        ? toSharedModernCall(sdk, body.request, body.parsedBody)
+        : undefined;
+      if (classification) {
+        const message = body.parsedBody as JSONRPCRequest;
+        const answer = await shared.modern(message, { ...info, classification });
+        if (answer) return answer;
       }
       const leg = byShape ??
         (await sdk.isLegacyRequest(body.request, body.parsedBody) ? "legacy" : "modern");

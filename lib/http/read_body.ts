@@ -207,7 +207,7 @@ export type BodyReader = (
  * Creates a reader of many streams whose reads share one timer and one abort listener (as
  * Node's HTTP server checks its connections' timeouts on one interval): a timer and a listener
  * set up and taken down for each read cost a busy endpoint more than reading a small body.
- * The timer runs only while a read is in progress.
+ * The timer runs only while reads are in progress (and until its next tick after the last).
  *
  * @example Reading bodies within a time
  * ```ts
@@ -230,7 +230,14 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
   const { timeoutMilliseconds, signal, checkMilliseconds = 250 } = options;
   const inProgress = new Map<StoppableRead, number>();
   let timer: ReturnType<typeof setInterval> | undefined;
+  // The interval stops at its first tick with no read in progress (not as soon as the last read
+  // ends: a busy endpoint would start and stop it with almost every request).
   const check = () => {
+    if (inProgress.size === 0) {
+      clearInterval(timer);
+      timer = undefined;
+      return;
+    }
     const now = Date.now();
     for (const [read, deadline] of inProgress) if (now >= deadline) stopRead(read, "too-slow");
   };
@@ -247,10 +254,6 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
       return await readAll(read, maxBytes);
     } finally {
       inProgress.delete(read);
-      if (inProgress.size === 0) {
-        clearInterval(timer);
-        timer = undefined;
-      }
     }
   };
 }

@@ -26,13 +26,16 @@ export const MCP_HANDSHAKE_PROTOCOL_VERSIONS = [
   "2024-10-07",
 ] as const;
 
+/** The MCP protocol revision without a handshake (`server/discover` and each request's `_meta`). */
+export const MCP_MODERN_PROTOCOL_VERSION = "2026-07-28";
+
 /**
- * Every MCP protocol revision the endpoint accepts, newest first: the 2026-07-28 revision (no
- * handshake: `server/discover` and each request's `_meta`), then those of `initialize`. The
- * server is configured with this list, and the server card lists it; a test sends each.
+ * Every MCP protocol revision the endpoint accepts, newest first: the 2026-07-28 revision, then
+ * those of `initialize`. The server is configured with this list, and the server card lists it;
+ * a test sends each.
  */
 export const MCP_PROTOCOL_VERSIONS = [
-  "2026-07-28",
+  MCP_MODERN_PROTOCOL_VERSION,
   ...MCP_HANDSHAKE_PROTOCOL_VERSIONS,
 ] as const;
 

@@ -650,10 +650,12 @@ function checkMcpAnswer(value: FetchCase, response: Response, bytes: Uint8Array)
   // Node's HTTP parser answers a method it does not know before the service sees it.
   if (RUNTIME === "node" && !NODE_METHODS.includes(value.method)) return [];
   const type = response.headers.get("Content-Type") ?? "";
+  // Bun's `Response.json` adds `;charset=utf-8`, which the SDK's own answers keep there.
+  const mediaType = type.split(";")[0].trim().toLowerCase();
   let text = new TextDecoder().decode(bytes);
-  if (type.startsWith("text/event-stream")) {
+  if (mediaType === "text/event-stream") {
     text = /^data: (.*)$/m.exec(text)?.[1] ?? "";
-  } else if (type !== "application/json") {
+  } else if (mediaType !== "application/json") {
     return [`MCP answer ${status} in ${JSON.stringify(type)}: ${text.slice(0, 200)}`];
   }
   let parsed: unknown;

@@ -11,7 +11,7 @@ import {
 import type { InquiryRecord } from "../../../lib/contact/inquiries.ts";
 import { resolveServices } from "../../../lib/resolve_services.ts";
 import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
-import { createMcpServers } from "../../../routes/_mcp_server.ts";
+import { createMcpServers, toAuthInfo } from "../../../routes/_mcp_server.ts";
 import { toLegByShape } from "../../../routes/mcp.ts";
 import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../../testing.ts";
 import { buildRequest, createRecordingLogger, fromAddress } from "../_support.ts";
@@ -694,4 +694,122 @@ test("POST /mcp serves concurrent 2025 calls that share an id on one connection:
     id: 9,
     error: { code: -32601, message: "Method not found" },
   });
+});
+
+/** A 2026-07-28 POST with its standard headers; `change` alters the message or the headers. */
+function postModernCall(
+  params: Record<string, unknown>,
+  change: { id?: unknown; meta?: Record<string, unknown>; headers?: Record<string, string> } = {},
+): Request {
+  const meta = change.meta ?? {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "test", version: "1.0.0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  return buildRequest("/mcp", {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: ACCEPT,
+      "MCP-Protocol-Version": MODERN,
+      "MCP-Method": "tools/call",
+      "MCP-Name": String(params.name),
+      ...change.headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: "id" in change ? change.id : 7,
+      method: "tools/call",
+      params: { ...params, _meta: meta },
+    }),
+  });
+}
+
+/** The SDK's own entries, over their own instances of the same server: the reference. */
+async function createReference() {
+  const services = resolveServices({
+    baseUrl: BASE_URL,
+    clock: createFixedClock(NOW),
+    rateLimits: { read: 1_000_000 },
+    logger: createRecordingLogger(),
+  }, STUDIO_DEFAULTS);
+  const servers = createMcpServers(sdk, { ...services, content: await services.loadContent() });
+  const modern = sdk.createMcpHandler(({ era }) => servers.take({ era }), { legacy: "reject" });
+  const authInfo = toAuthInfo("127.0.0.1");
+  return {
+    modern: (request: Request) => modern.fetch(request, { authInfo }),
+    async legacy(request: Request) {
+      const server = servers.take({ era: "legacy" });
+      const transport = new sdk.WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(request, { authInfo });
+      } finally {
+        await server.close();
+      }
+    },
+  };
+}
+
+/** The status and the JSON-RPC message of an answer. */
+async function readAnswer(response: Response): Promise<[number, unknown]> {
+  return [response.status, await response.json()];
+}
+
+test("the shared connections answer as the SDK's own entries do: the same status and JSON-RPC message, whatever the request of their shapes", async () => {
+  const { handler } = createApp({ read: 1_000_000 });
+  const reference = await createReference();
+  const listing = { name: "list_available_slots", arguments: { month: MONTH } };
+  const modernCases: Array<[string, () => Request]> = [
+    ["a listing", () => postModernCall(listing)],
+    ["the studio's facts, id 0", () => postModernCall({ name: "get_studio_info" }, { id: 0 })],
+    ["a month refused", () => postModernCall({ ...listing, arguments: { month: "2020-01" } })],
+    [
+      "an argument too many",
+      () => postModernCall({ ...listing, arguments: { month: MONTH, x: 1 } }),
+    ],
+    ["no such tool", () => postModernCall({ name: "nope", arguments: {} })],
+    ["no arguments", () => postModernCall({ name: "list_available_slots" })],
+    ["a string id", () => postModernCall(listing, { id: "call-1" })],
+    [
+      "an envelope without client capabilities",
+      () =>
+        postModernCall(listing, { meta: { "io.modelcontextprotocol/protocolVersion": MODERN } }),
+    ],
+    [
+      "an envelope whose client info is not an object",
+      () =>
+        postModernCall(listing, {
+          meta: {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientInfo": "test",
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        }),
+    ],
+    ["a name header that differs", () => postModernCall(listing, { headers: { "MCP-Name": "x" } })],
+  ];
+  for (const [name, make] of modernCases) {
+    const ours = await readAnswer(await handler(make()));
+    assert.deepEqual(ours, await readAnswer(await reference.modern(make())), name);
+  }
+  const legacyCases: Array<[string, Record<string, unknown>]> = [
+    ["a listing", { method: "tools/call", params: listing }],
+    ["a month refused", { method: "tools/call", params: { ...listing, arguments: { month: "" } } }],
+    ["no such tool", { method: "tools/call", params: { name: "nope" } }],
+    ["params that are not a call", { method: "tools/call", params: { arguments: 1 } }],
+    ["the tools", { method: "tools/list" }],
+    ["a ping, id 0", { method: "ping", id: 0 }],
+    ["the prompt", { method: "prompts/get", params: { name: "book_a_conversation" } }],
+    ["no such resource", { method: "resources/read", params: { uri: "https://x.example/" } }],
+    ["no such method", { method: "tools/nothing" }],
+    ["a modern method", { method: "server/discover" }],
+  ];
+  for (const [name, message] of legacyCases) {
+    const ours = await readAnswer(await handler(postLegacy(message)));
+    assert.deepEqual(ours, await readAnswer(await reference.legacy(postLegacy(message))), name);
+  }
 });
