@@ -8,9 +8,8 @@ import type { Handler } from "./lib/http/create_pipeline.ts";
 import type { HandlerOptions } from "./lib/resolve_services.ts";
 import { readSchedule } from "./lib/availability/read_schedule.ts";
 import { checkCorpus } from "./lib/site/check_corpus.ts";
-import { createStudioHandler } from "./studio_handler.ts";
-
-export { createServices } from "./studio_handler.ts";
+import type { Services } from "./lib/services.ts";
+import { createServices as composeServices, createStudioHandler } from "./studio_handler.ts";
 
 export type {
   FallbackHandler,
@@ -52,9 +51,26 @@ export type { ApiReferenceScript } from "./lib/site/api_reference_script.ts";
  * ```
  */
 export function createHandler(options: HandlerOptions = {}): Handler {
-  return createStudioHandler({
+  return createStudioHandler(checkOptions(options));
+}
+
+/**
+ * Resolves handler options, checked as {@linkcode createHandler} checks them, into the services
+ * its routes close over: for tools that act on the same store and settings as a handler.
+ *
+ * @param options Injected services and settings.
+ * @returns The frozen services.
+ * @throws {TypeError | RangeError} When an option is invalid.
+ */
+export function createServices(options: HandlerOptions = {}): Services {
+  return composeServices(checkOptions(options));
+}
+
+/** The options with a schedule or corpus of your own checked (`readSchedule`, `checkCorpus`). */
+function checkOptions(options: HandlerOptions): HandlerOptions {
+  return {
     ...options,
     schedule: options.schedule && readSchedule(options.schedule),
     content: options.content && checkCorpus(options.content),
-  });
+  };
 }
