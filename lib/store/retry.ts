@@ -131,17 +131,18 @@ export async function retry<T>(fn: () => Promise<T> | T, options: RetryOptions =
 }
 
 /**
- * How a request asks the store again while a local KV file is locked by another process: eight
- * attempts, after 10 ms, then doubling up to 250 ms (under a second in all), each wait between
- * half and the whole of its backoff so that contenders spread out; only after
+ * How a request asks the store again while a local KV file is locked by another process: twelve
+ * attempts, after 10 ms, then doubling up to 500 ms (at most 3.13 s in all), each wait
+ * between half and the whole of its backoff so that contenders spread out; only after
  * {@linkcode isStoreContention}. SQLite answers "database is locked" before it writes anything, so
- * a read and a commit are alike safe to repeat. (Fewer attempts over a shorter time still let the
- * two-process test answer 500 now and then.)
+ * a read and a commit are alike safe to repeat. Two processes under a burst on a loaded machine can
+ * hold the file for over a second: a request waits for it rather than failing (fewer attempts over
+ * a shorter time let the two-process test answer 500 now and then, on Node most).
  */
 export const STORE_CONTENTION_RETRY: Readonly<RetryOptions> = Object.freeze({
-  maxAttempts: 8,
+  maxAttempts: 12,
   minTimeout: 10,
-  maxTimeout: 250,
+  maxTimeout: 500,
   multiplier: 2,
   jitter: 0.5,
   isRetriable: isStoreContention,
