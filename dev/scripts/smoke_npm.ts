@@ -218,7 +218,8 @@ async function driveExecutable(runtime: string): Promise<void> {
       STUDIO_KV_PATH: kvPath,
     });
     assert.match(inbox, /\n1 inquiry\n/);
-    assert.match(inbox, /\n1 booking\n?$/);
+    assert.match(inbox, /\n1 booking\n/);
+    assert.match(inbox, /\n0 erasures\n?$/);
     step("node: `npx studio-website inbox` lists the inquiry and the booking");
   }
 }
