@@ -67,9 +67,16 @@ export interface App {
 
 /** Lines written at once with `console.log`, for a runtime that gives no `logOutput`. */
 const CONSOLE_WRITER: LogWriter = Object.freeze({
-  write: (line: string) => console.log(line),
+  write(line: string) {
+    console.log(line);
+    return true;
+  },
   flush: () => Promise.resolve(),
   close: () => Promise.resolve(),
+  end(line: string) {
+    console.log(line);
+    return Promise.resolve();
+  },
 });
 
 /**
@@ -247,8 +254,11 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
     running.interrupt();
     await shutDownWithin(server, CONNECTION_TIMEOUTS.shutdownGraceSeconds * 1000);
     await running.close();
-    log.write(buildStoppedLine(port));
-    await log.flush();
+    // A server past its grace (or whose stop did not wait for every handler, as Bun's does not
+    // for a request its client gave up) may still produce answers: "Stopped" is the log's last
+    // line, and the request log withholds the answers that come after it, so that every request
+    // answered has its line before it and the exit loses none.
+    await log.end(buildStoppedLine(port));
     host.exit(0);
   });
   return app;

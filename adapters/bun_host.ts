@@ -58,7 +58,16 @@ export function createBunHost(): AppHost {
       return Promise.resolve({
         port: server.port,
         hostname: server.hostname,
-        shutdown: () => server.stop(),
+        shutdown() {
+          // Bun's stop() stops accepting, closes idle connections, and waits for those with a
+          // request in flight; past the grace it closes them too (stop(true), which itself may
+          // not resolve while a handler is pending), so that nothing is answered after it.
+          const deadline = setTimeout(
+            () => void server.stop(true),
+            CONNECTION_TIMEOUTS.shutdownGraceSeconds * 1000,
+          );
+          return server.stop().finally(() => clearTimeout(deadline));
+        },
       });
     },
     onSignal(listener) {

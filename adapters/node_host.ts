@@ -6,6 +6,7 @@
  * @module
  */
 import process from "node:process";
+import type { Server, ServerResponse } from "node:http";
 import { serve } from "@hono/node-server";
 import { type AppHost, CONNECTION_TIMEOUTS } from "../lib/host.ts";
 import { openNodeKv } from "./node_kv.ts";
@@ -47,20 +48,8 @@ export function createNodeHost(): AppHost {
           resolve({
             port: address.port,
             hostname: address.address,
-            shutdown: () =>
-              new Promise((closed) => {
-                // Stop accepting, close kept-alive connections now, and give requests in flight
-                // a few seconds before closing whatever is still open: a client's kept-alive
-                // connection can otherwise hold the stop for minutes.
-                const deadline = setTimeout(() => {
-                  if ("closeAllConnections" in server) server.closeAllConnections();
-                }, CONNECTION_TIMEOUTS.shutdownGraceSeconds * 1000);
-                server.close(() => {
-                  clearTimeout(deadline);
-                  closed();
-                });
-                if ("closeIdleConnections" in server) server.closeIdleConnections();
-              }),
+            // @hono/node-server serves on node:http's HTTP/1.1 server unless told otherwise.
+            shutdown: () => shutDown(server as Server),
           }));
       }),
     onSignal(listener) {
@@ -69,4 +58,37 @@ export function createNodeHost(): AppHost {
     },
     exit: (code) => process.exit(code),
   };
+}
+
+/** How often a stopping server closes the connections that have gone idle since. */
+const SWEEP_MILLISECONDS = 50;
+
+/** An answer that closes its connection once sent (`Connection: close`). */
+function closeAfterAnswer(_request: unknown, response: ServerResponse): void {
+  response.shouldKeepAlive = false;
+}
+
+/**
+ * Stops a Node server: it stops accepting, answers the requests in flight, and resolves once every
+ * connection is closed, at the latest after the grace, when it closes whatever is still open.
+ * Node's `close()` closes only the connections idle at that moment; one busy then stays open
+ * after its answer and keeps serving its client's next requests until its idle timeout, so a
+ * client's kept-alive connections would hold every stop for the whole grace, answering all the
+ * while. So from now on each answer closes its connection, and connections gone idle since are
+ * closed as they come.
+ */
+function shutDown(server: Server): Promise<void> {
+  return new Promise((closed) => {
+    server.prependListener("request", closeAfterAnswer);
+    const sweep = setInterval(() => server.closeIdleConnections(), SWEEP_MILLISECONDS);
+    const deadline = setTimeout(
+      () => server.closeAllConnections(),
+      CONNECTION_TIMEOUTS.shutdownGraceSeconds * 1000,
+    );
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(deadline);
+      closed();
+    });
+  });
 }

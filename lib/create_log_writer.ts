@@ -26,8 +26,13 @@ export interface LogWriterOptions {
 
 /** A buffered writer of log lines. */
 export interface LogWriter {
-  /** Buffers one line (without its `\n`); never blocks and never throws. */
-  write(line: string): void;
+  /**
+   * Buffers one line (without its `\n`); never blocks and never throws.
+   *
+   * @returns `false` once the log has ended (see `end()`): the line is refused. Otherwise `true`,
+   * also for a line dropped while the output cannot keep up (that one is counted and reported).
+   */
+  write(line: string): boolean;
   /**
    * Writes what is buffered now.
    *
@@ -41,6 +46,14 @@ export interface LogWriter {
    * @returns Once every line written before the call has been handed to the output.
    */
   close(): Promise<void>;
+  /**
+   * Closes, writes `line` as the log's last, and refuses every line after it: the last thing a
+   * stopping process writes before it exits, so that no line comes after it or dies unwritten.
+   *
+   * @param line The last line (without its `\n`).
+   * @returns Once every line, the last included, has been handed to the output.
+   */
+  end(line: string): Promise<void>;
 }
 
 interface Batch {
@@ -63,7 +76,7 @@ function createBatch(): Batch {
  *
  * @param output Where batches go, and the timer.
  * @param options Delays and sizes.
- * @returns The writer; `close()` it before the process exits.
+ * @returns The writer; `close()` it, or `end()` it with a last line, before the process exits.
  *
  * @example
  * ```ts
@@ -93,6 +106,7 @@ export function createLogWriter(output: LogOutput, options: LogWriterOptions = {
   let dropped = 0;
   let timerPending = false;
   let closed = false;
+  let ended = false;
   // Settles once the lines now in `lines` are written; `writing` is the batch in flight.
   let next = createBatch();
   let writing: Promise<void> | undefined;
@@ -102,12 +116,16 @@ export function createLogWriter(output: LogOutput, options: LogWriterOptions = {
     void flush();
   }
 
+  /** The line that counts the lines dropped since the last one, and restarts the count. */
+  function takeDroppedLine(): string {
+    const line = `{"level":"warn","message":"Log lines dropped","count":${dropped}}`;
+    dropped = 0;
+    return line;
+  }
+
   function takeText(): string {
     let text = lines.join("\n") + "\n";
-    if (dropped > 0) {
-      text += `{"level":"warn","message":"Log lines dropped","count":${dropped}}\n`;
-      dropped = 0;
-    }
+    if (dropped > 0) text += takeDroppedLine() + "\n";
     lines = [];
     bufferedCharacters = 0;
     return text;
@@ -136,24 +154,39 @@ export function createLogWriter(output: LogOutput, options: LogWriterOptions = {
     return promise;
   }
 
+  function write(line: string): boolean {
+    if (ended) return false;
+    if (bufferedCharacters >= maxBufferedCharacters) {
+      dropped++;
+      return true;
+    }
+    lines.push(line);
+    bufferedCharacters += line.length + 1;
+    if (closed || bufferedCharacters >= flushAtCharacters) void flush();
+    else if (!timerPending) {
+      timerPending = true;
+      output.schedule(onTimer, flushMilliseconds);
+    }
+    return true;
+  }
+
+  function close(): Promise<void> {
+    closed = true;
+    return flush();
+  }
+
   return {
-    write(line) {
-      if (bufferedCharacters >= maxBufferedCharacters) {
-        dropped++;
-        return;
-      }
-      lines.push(line);
-      bufferedCharacters += line.length + 1;
-      if (closed || bufferedCharacters >= flushAtCharacters) void flush();
-      else if (!timerPending) {
-        timerPending = true;
-        output.schedule(onTimer, flushMilliseconds);
-      }
-    },
+    write,
     flush,
-    close() {
-      closed = true;
-      return flush();
+    close,
+    end(line) {
+      if (ended) return flush();
+      ended = true;
+      // The last line goes after the count of lines dropped, and is never dropped itself: the
+      // buffer's bound is for lines that keep coming.
+      if (dropped > 0) lines.push(takeDroppedLine());
+      lines.push(line);
+      return close();
     },
   };
 }

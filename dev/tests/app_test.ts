@@ -117,3 +117,67 @@ test("runApp() stops with exit 1 when the store cannot be opened, once it is fir
     console.error = original;
   }
 });
+
+test("runApp() on SIGTERM: each request answered has its line before Stopped, the last line, and a request that comes after it is not answered", async () => {
+  // A server past its grace (Deno's, whose shutdown waits for connections that never end) or
+  // whose stop resolved while a handler still ran (Bun's, for a request its client gave up) may
+  // still hand the handler a request, or get an answer from it, once the log has ended.
+  const written: string[] = [];
+  let signal: () => void = () => {};
+  let finishShutdown: () => void = () => {};
+  let shuttingDown: () => void = () => {};
+  const shutdownCalled = new Promise<void>((resolve) => shuttingDown = resolve);
+  let exited: (code: number) => void = () => {};
+  const exit = new Promise<number>((resolve) => exited = resolve);
+  let serve: (request: Request) => Promise<Response> = () => Promise.reject(new Error("unserved"));
+  const app = await runApp({
+    env: { PORT: "8123" },
+    openStore: () => Promise.resolve(createMemoryStore()),
+    logger: createRecordingLogger(),
+    logOutput: {
+      write: (text) => Promise.resolve(void written.push(text)),
+      schedule() {}, // lines wait for a flush: a stopping process's log is what is tested here
+    },
+    serve(handler, { port, hostname }) {
+      serve = (request) => handler(request, { remoteAddr: { hostname: "127.0.0.1" } });
+      return Promise.resolve({
+        port,
+        hostname,
+        shutdown() {
+          shuttingDown();
+          return new Promise((resolve) => finishShutdown = resolve);
+        },
+      });
+    },
+    onSignal: (listener) => signal = listener,
+    exit: (code) => exited(code),
+  });
+  assert.ok(app);
+  const health = () => new Request("http://localhost:8123/api/v1/health");
+  const before = await serve(health());
+  assert.equal(before.status, 200);
+  await before.body?.cancel();
+
+  signal();
+  await shutdownCalled;
+  // Requests in flight when the signal came are answered while the server stops.
+  const during = await serve(health());
+  assert.equal(during.status, 200);
+  await during.body?.cancel();
+  finishShutdown();
+  assert.equal(await exit, 0);
+
+  let late = false;
+  void serve(health()).then(() => late = true);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(late, false, "no answer once the log has ended");
+  const lines = written.join("").split("\n").filter((line) => line !== "").map((line) =>
+    JSON.parse(line)
+  );
+  assert.deepEqual(lines.map((line) => line.message), [
+    "Listening",
+    "Request",
+    "Request",
+    "Stopped",
+  ]);
+});

@@ -3,14 +3,19 @@
  *
  * @module
  */
-import type { Handler } from "./create_pipeline.ts";
+import type { Handler, ResponsePromise } from "./create_pipeline.ts";
 import { readPathname } from "./route.ts";
 import { createLogTime } from "../create_json_logger.ts";
 
 /** Options of {@linkcode logRequests}. */
 export interface LogRequestsOptions {
-  /** Where each line goes (without its `\n`), e.g. a `LogWriter`'s `write`. */
-  write(line: string): void;
+  /**
+   * Where each line goes (without its `\n`), e.g. a `LogWriter`'s `write`. `false` means the log
+   * has ended (a stopping process wrote its last line and is about to exit): the line is refused,
+   * and the request's answer is withheld, so that no request is answered that the log does not
+   * show.
+   */
+  write(line: string): boolean | void;
   /** The time of each line. @default {createLogTime()} */
   time?: () => string;
   /** A monotonic clock in milliseconds. @default {performance.now} */
@@ -31,11 +36,21 @@ function toJsonString(value: string): string {
 }
 
 /**
+ * What a request gets once the log has ended: no answer. The process is about to exit, which
+ * closes the connection; the response's body is released.
+ */
+function withhold(response: Response): ResponsePromise {
+  void response.body?.cancel().catch(() => {});
+  return new Promise<Response>(() => {});
+}
+
+/**
  * Wraps a handler so that each answered request is logged once, at `info`: one JSON line
  * `{"time","level":"info","message":"Request","method","path","status","ms"}` with the path
  * without the query (which may carry personal data) and the time to the response's head in
  * milliseconds (one decimal). The line is built as one string, with no object in between: the
- * log runs on every request.
+ * log runs on every request. It is written before the response is handed to the server; once
+ * `write` refuses lines (the log has ended), answers are withheld instead.
  *
  * @param handler The handler to wrap.
  * @param options Where the lines go, and the clocks.
@@ -48,7 +63,7 @@ function toJsonString(value: string): string {
  *
  * const lines: string[] = [];
  * const handler = logRequests(() => Promise.resolve(new Response("ok", { status: 201 })), {
- *   write: (line) => lines.push(line),
+ *   write: (line) => void lines.push(line),
  * });
  * await handler(new Request("http://localhost/api/v1/booking?x=1", { method: "POST" }));
  * const { message, method, path, status } = JSON.parse(lines[0]);
@@ -66,7 +81,8 @@ export function logRequests(handler: Handler, options: LogRequestsOptions): Hand
   // health probe, a poll), whose path is then not cut out and checked again.
   let lastUrl = "";
   let lastPath = "";
-  function log(request: Request, response: Response, started: number): Response {
+  /** Writes the line of an answer; `false` when the log refused it. */
+  function log(request: Request, response: Response, started: number): boolean {
     const ms = Math.round((nowMilliseconds() - started) * 10) / 10;
     const url = request.url;
     if (url !== lastUrl) {
@@ -75,11 +91,10 @@ export function logRequests(handler: Handler, options: LogRequestsOptions): Hand
     }
     // A method is an HTTP token (servers and the Request constructor refuse others): it needs
     // no escaping.
-    write(
+    return write(
       `{"time":"${time()}","level":"info","message":"Request","method":"${request.method}",` +
         `"path":${lastPath},"status":${response.status},"ms":${ms}}`,
-    );
-    return response;
+    ) !== false;
   }
   return (request, info) => {
     const started = nowMilliseconds();
@@ -87,9 +102,10 @@ export function logRequests(handler: Handler, options: LogRequestsOptions): Hand
     // A response ready at once is logged at once and passed on as it came, still ready for the
     // server to write without a turn of the microtask queue (see ResponsePromise).
     if (answer.response) {
-      log(request, answer.response, started);
-      return answer;
+      return log(request, answer.response, started) ? answer : withhold(answer.response);
     }
-    return answer.then((response) => log(request, response, started));
+    return answer.then((response) =>
+      log(request, response, started) ? response : withhold(response)
+    );
   };
 }

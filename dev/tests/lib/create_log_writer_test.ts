@@ -106,6 +106,35 @@ test("LogWriter.close() writes what is buffered, and each later line at once", a
   assert.deepEqual(manual.written, ["answered\n", "Stopped\n"]);
 });
 
+test("LogWriter.end() writes its line last, after those buffered and in flight, and refuses every later one", async () => {
+  const manual = createManualOutput({ slow: true });
+  const writer = createLogWriter(manual.output);
+  assert.equal(writer.write("answered 1"), true);
+  void writer.flush(); // a batch in flight while the process stops
+  assert.equal(writer.write("answered 2"), true);
+  const ended = writer.end("Stopped");
+  assert.equal(writer.write("answered after the end"), false);
+  await completeWritesUntil(manual, ended);
+  assert.deepEqual(manual.written, ["answered 1\n", "answered 2\nStopped\n"]);
+  assert.equal(writer.write("later still"), false);
+  await writer.end("Stopped again");
+  await writer.flush();
+  assert.deepEqual(manual.written, ["answered 1\n", "answered 2\nStopped\n"], "one last line");
+});
+
+test("LogWriter.end() writes its line even while lines are being dropped", async () => {
+  const manual = createManualOutput({ slow: true });
+  const writer = createLogWriter(manual.output, { flushAtCharacters: 8, maxBufferedCharacters: 8 });
+  writer.write("in flight"); // past flushAtCharacters: written at once, and stuck
+  writer.write("buffered");
+  assert.equal(writer.write("dropped"), true, "dropped for room, not refused");
+  await completeWritesUntil(manual, writer.end("Stopped"));
+  assert.deepEqual(manual.written, [
+    "in flight\n",
+    'buffered\n{"level":"warn","message":"Log lines dropped","count":1}\nStopped\n',
+  ]);
+});
+
 test("createLogWriter() keeps every line, in order, with one write in flight while the output is slow", async () => {
   const manual = createManualOutput({ slow: true });
   const writer = createLogWriter(manual.output, { flushAtCharacters: 40 });

@@ -8,7 +8,7 @@ function createLogged(answer: (request: Request) => Promise<Response>) {
   const lines: string[] = [];
   let milliseconds = 0;
   const handler = logRequests(answer, {
-    write: (line) => lines.push(line),
+    write: (line) => void lines.push(line),
     time: () => "2026-11-21T09:15:30.250Z",
     nowMilliseconds: () => (milliseconds += 1.25),
   });
@@ -59,4 +59,60 @@ test("logRequests() logs each request's own path, whatever the request before as
     "/api/v1/health",
     "/",
   ]);
+});
+
+/** Whether `promise` settles within a few turns of the event loop. */
+async function settlesSoon(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  promise.then(() => settled = true, () => settled = true);
+  for (let turn = 0; turn < 5 && !settled; turn++) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return settled;
+}
+
+test("logRequests() withholds the answers whose line the log refuses, ready or later", async () => {
+  // A log that has ended (a stopping process wrote its last line) refuses lines: a request
+  // answered then would be one the log does not show.
+  const offered: string[] = [];
+  let cancelled = 0;
+  const body = () =>
+    new ReadableStream({
+      pull(controller) {
+        controller.enqueue(new TextEncoder().encode("page"));
+      },
+      cancel() {
+        cancelled++;
+      },
+    });
+  const refuse = (line: string) => {
+    offered.push(line);
+    return false;
+  };
+  const ready = logRequests(() => toResponsePromise(new Response(body())), { write: refuse });
+  const readyAnswer = ready(new Request("http://localhost/en/services"));
+  assert.equal(readyAnswer.response, undefined, "not handed to the server");
+  assert.equal(await settlesSoon(readyAnswer), false);
+
+  const later = logRequests(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    return new Response(body(), { status: 201 });
+  }, { write: refuse });
+  assert.equal(await settlesSoon(later(new Request("http://localhost/api/v1/booking"))), false);
+  assert.equal(offered.length, 2, "each line was offered");
+  assert.equal(cancelled, 2, "each withheld body was released");
+});
+
+test("logRequests() answers as usual while the log takes its lines", async () => {
+  const lines: string[] = [];
+  const handler = logRequests(() => toResponsePromise(new Response("ok")), {
+    write(line) {
+      lines.push(line);
+      return true;
+    },
+  });
+  const answer = handler(new Request("http://localhost/api/v1/health"));
+  assert.ok(answer.response);
+  assert.equal(await (await answer).text(), "ok");
+  assert.equal(lines.length, 1);
 });
