@@ -45,8 +45,8 @@ function start(environment: Record<string, string>): void {
       // buffered lines), log "Stopped" last, then leave.
       Deno.addSignalListener(signal, () =>
         void app.close().finally(async () => {
-          app.log.write(buildStoppedLine(started.address?.port ?? 0));
-          await app.log.flush();
+          // The log's last line: a request answered after it would not be logged, so none is.
+          await app.log.end(buildStoppedLine(started.address?.port ?? 0));
           Deno.exit(0);
         }));
     }
