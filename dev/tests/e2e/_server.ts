@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { createServer } from "node:net";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { RUNTIME } from "../_kv.ts";
@@ -149,4 +150,14 @@ export function readRssBytes(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A free loopback port, so the server's public origin can be known before it starts. */
+export async function findFreePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address !== "object") throw new Error("No port");
+  return address.port;
 }

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningServer, startServer } from "./_server.ts";
-import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
+import { startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
 import {
   buildBookingBody,
   findLink,
@@ -17,6 +17,7 @@ import {
   type ParsedInvite,
   readInvite,
 } from "../_booking.ts";
+import { findMails, receiveMail } from "./_booking_mail.ts";
 
 const INBOX = "inbox@studio.example";
 const MAIL_FROM = "Studio <site@studio.example>";
@@ -92,31 +93,6 @@ async function readCreated(
   assert.equal(response.headers.get("Cache-Control"), "no-store");
   assert.equal(response.headers.get("API-Version"), "1");
   assert.deepEqual(await response.json(), { ok: true, status, start });
-}
-
-/**
- * The e-mails of `kind` (e.g. `attendee-booked`, `studio-new`) about the booking of `attendee`:
- * an attendee's e-mail goes to them, a studio's e-mail goes to the inbox with Reply-To them.
- */
-function findMails(smtp: TestSmtpServer, kind: string, attendee: string): ReceivedMail[] {
-  return smtp.messages.filter((mail) => {
-    if (!(mail.parsed.messageId ?? "").startsWith(`<${kind}-`)) return false;
-    if (kind.startsWith("attendee-")) return mail.envelopeTo.join() === attendee;
-    return mail.envelopeTo.join() === INBOX && mail.parsed.replyTo?.[0]?.address === attendee;
-  });
-}
-
-/** Waits for the one e-mail of `kind` about `attendee`'s booking; fails if two arrived. */
-async function receiveMail(
-  smtp: TestSmtpServer,
-  kind: string,
-  attendee: string,
-): Promise<ReceivedMail> {
-  const deadline = Date.now() + 15_000;
-  while (!findMails(smtp, kind, attendee).length && Date.now() < deadline) await delay(20);
-  const found = findMails(smtp, kind, attendee);
-  assert.equal(found.length, 1, `one ${kind} e-mail about ${attendee}`);
-  return found[0];
 }
 
 /** Asserts what the invite says about a booking at `start` for `email`. */

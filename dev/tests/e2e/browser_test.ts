@@ -7,12 +7,11 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { startServer } from "./_server.ts";
+import { findFreePort, startServer } from "./_server.ts";
 import { startSmtpServer } from "../_smtp.ts";
 import { CORPUS } from "../../../build/corpus.generated.ts";
 
@@ -29,16 +28,6 @@ const CHROMIUM_ARGS = [
 ];
 const ARTIFACTS = fileURLToPath(new URL("../../../test-artifacts/", import.meta.url));
 const INBOX = "inbox@studio.example";
-
-/** A free loopback port, so the server's public origin can be known before it starts. */
-async function findFreePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address !== "object") throw new Error("No port");
-  return address.port;
-}
 
 const chromiumMissing = !existsSync(CHROMIUM);
 // CI installs Chromium (.ci/run): there the browser tests must run.

@@ -8,28 +8,17 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
-import { startServer } from "./_server.ts";
+import { findFreePort, startServer } from "./_server.ts";
 import { type ReceivedMail, startSmtpServer } from "../_smtp.ts";
 import { buildBookingBody, findRescheduleLink, listMonths, readInvite } from "../_booking.ts";
 
 const ARTIFACTS = fileURLToPath(new URL("../../../test-artifacts/", import.meta.url));
 const INBOX = "inbox@studio.example";
-
-/** A free loopback port, so the server's public origin (in the e-mails' links) is known. */
-async function findFreePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address !== "object") throw new Error("No port");
-  return address.port;
-}
 
 const folder = mkdtempSync(join(tmpdir(), "studio-reschedule-browser-"));
 const smtp = await startSmtpServer();

@@ -12,8 +12,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningServer, startServer } from "./_server.ts";
-import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
+import { startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
 import { buildBookingBody, findRescheduleLink, listMonths, readInvite } from "../_booking.ts";
+import { receiveMail } from "./_booking_mail.ts";
 
 const INBOX = "inbox@studio.example";
 /** The public origin: links in e-mails point there. */
@@ -52,28 +53,6 @@ async function book(server: RunningServer, start: string, email: string): Promis
   });
   const text = await response.text();
   assert.equal(response.status, 201, text);
-}
-
-/** The e-mails whose Message-ID starts with `<kind>-` about `attendee`'s booking. */
-function findMails(smtp: TestSmtpServer, kind: string, attendee: string): ReceivedMail[] {
-  return smtp.messages.filter((mail) => {
-    if (!(mail.parsed.messageId ?? "").startsWith(`<${kind}-`)) return false;
-    if (kind.startsWith("attendee-")) return mail.envelopeTo.join() === attendee;
-    return mail.envelopeTo.join() === INBOX && mail.parsed.replyTo?.[0]?.address === attendee;
-  });
-}
-
-/** Waits for the one e-mail of `kind` about `attendee`'s booking. */
-async function receiveMail(
-  smtp: TestSmtpServer,
-  kind: string,
-  attendee: string,
-): Promise<ReceivedMail> {
-  const deadline = Date.now() + 15_000;
-  while (!findMails(smtp, kind, attendee).length && Date.now() < deadline) await delay(20);
-  const found = findMails(smtp, kind, attendee);
-  assert.equal(found.length, 1, `one ${kind} e-mail about ${attendee}`);
-  return found[0];
 }
 
 /**

@@ -3,12 +3,11 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runServerExpectingFailure, startServer } from "./_server.ts";
+import { findFreePort, runServerExpectingFailure, startServer } from "./_server.ts";
 import { RUNTIME, withKvFile } from "../_kv.ts";
 import { buildBookingBody } from "../_booking.ts";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { type AddressInfo, createServer } from "node:net";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
@@ -267,17 +266,6 @@ test(
     }
   },
 );
-
-/** A loopback port free at the moment of asking. */
-async function findFreePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, "close");
-  return port;
-}
 
 test("the service logs one line per request without its query, a line when it stops, and none with STUDIO_LOG=quiet", async () => {
   const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));

@@ -9,28 +9,17 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { startServer } from "./_server.ts";
+import { findFreePort, startServer } from "./_server.ts";
 import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
 import { startSmtpServer } from "../_smtp.ts";
 import { buildBookingBody, listMonths } from "../_booking.ts";
 
 const ARTIFACTS = fileURLToPath(new URL("../../../test-artifacts/", import.meta.url));
 const MEMBER = "ana@studio.example";
-
-/** A free loopback port, so the server's public origin can be known before it starts. */
-async function findFreePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address !== "object") throw new Error("No port");
-  return address.port;
-}
 
 const folder = mkdtempSync(join(tmpdir(), "studio-team-browser-"));
 const smtp = await startSmtpServer();

@@ -10,26 +10,15 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
-import { startServer } from "./_server.ts";
+import { findFreePort, startServer } from "./_server.ts";
 import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
 import { startSmtpServer } from "../_smtp.ts";
 import { byKind, receive } from "./_team.ts";
 
 const MEMBER = "ana@studio.example";
-
-/** A free loopback port, so the server's public origin can be known before it starts. */
-async function findFreePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address !== "object") throw new Error("No port");
-  return address.port;
-}
 
 const folder = mkdtempSync(join(tmpdir(), "studio-passkey-"));
 const smtp = await startSmtpServer();
