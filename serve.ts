@@ -10,23 +10,25 @@
  * choose the address, so `PORT` and `HOST` are not read; unless `STUDIO_BASE_URL` is set, the
  * base URL (absolute links, the origin browsers may book from) names the port actually served,
  * so the application is built once the server listens, and requests that arrive meanwhile wait.
+ * Like `main.ts`, it runs `app.ts` and the Deno host from their bundle in `build/server/`.
  *
  * @module
  */
-import { type App, buildListeningLine, buildStoppedLine, createApp } from "./app.ts";
-import { isDenoDeploy, openDenoKv } from "./adapters/deno_kv.ts";
-import { createDenoLogOutput } from "./adapters/deno_log_output.ts";
+// @ts-types="./app.ts"
+import {
+  type App,
+  buildListeningLine,
+  buildStoppedLine,
+  createApp,
+  type Environment,
+} from "./build/server/app.js";
+// @ts-types="./adapters/deno_host.ts"
+import { createDenoHost } from "./build/server/adapters/deno_host.js";
 import type { Handler } from "./create_handler.ts";
 
-const env = Deno.env.toObject();
-const onDenoDeploy = isDenoDeploy();
-const host = {
-  onDenoDeploy,
-  openStore: openDenoKv,
-  // Deno Deploy's log keeps one entry per console call: there, a line at a time. Elsewhere the
-  // workers of `deno serve --parallel` share the standard output.
-  logOutput: onDenoDeploy ? undefined : createDenoLogOutput({ shared: true }),
-};
+// The workers of `deno serve --parallel` share the standard output.
+const host = createDenoHost({ sharedOutput: true });
+const { env } = host;
 const started: { handler?: Handler; app?: App; address?: { hostname: string; port: number } } = {};
 const ready = Promise.withResolvers<Handler>();
 
@@ -38,7 +40,7 @@ function announce(): void {
   void app.log.flush();
 }
 
-function start(environment: Record<string, string>): void {
+function start(environment: Environment): void {
   createApp(environment, host).then((app: App) => {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       // The outbox's timer would keep the process alive: release the app (which writes the log's
