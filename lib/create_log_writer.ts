@@ -101,13 +101,11 @@ export function createLogWriter(output: LogOutput, options: LogWriterOptions = {
     flushAtCharacters = 65_536,
     maxBufferedCharacters = 4_194_304,
   } = options;
-  let lines: string[] = [];
-  let bufferedCharacters = 0;
-  let dropped = 0;
+  const buffer = createLineBuffer(maxBufferedCharacters);
   let timerPending = false;
   let closed = false;
   let ended = false;
-  // Settles once the lines now in `lines` are written; `writing` is the batch in flight.
+  // Settles once the lines now buffered are written; `writing` is the batch in flight.
   let next = createBatch();
   let writing: Promise<void> | undefined;
 
@@ -116,24 +114,9 @@ export function createLogWriter(output: LogOutput, options: LogWriterOptions = {
     void flush();
   }
 
-  /** The line that counts the lines dropped since the last one, and restarts the count. */
-  function takeDroppedLine(): string {
-    const line = `{"level":"warn","message":"Log lines dropped","count":${dropped}}`;
-    dropped = 0;
-    return line;
-  }
-
-  function takeText(): string {
-    let text = lines.join("\n") + "\n";
-    if (dropped > 0) text += takeDroppedLine() + "\n";
-    lines = [];
-    bufferedCharacters = 0;
-    return text;
-  }
-
   async function writeBatches(): Promise<void> {
-    while (lines.length > 0 || dropped > 0) {
-      const text = takeText();
+    while (!buffer.isEmpty()) {
+      const text = buffer.take();
       const batch = next;
       next = createBatch();
       writing = batch.promise;
@@ -148,7 +131,7 @@ export function createLogWriter(output: LogOutput, options: LogWriterOptions = {
   }
 
   function flush(): Promise<void> {
-    if (lines.length === 0 && dropped === 0) return writing ?? Promise.resolve();
+    if (buffer.isEmpty()) return writing ?? Promise.resolve();
     const promise = next.promise;
     if (!writing) void writeBatches();
     return promise;
@@ -156,13 +139,8 @@ export function createLogWriter(output: LogOutput, options: LogWriterOptions = {
 
   function write(line: string): boolean {
     if (ended) return false;
-    if (bufferedCharacters >= maxBufferedCharacters) {
-      dropped++;
-      return true;
-    }
-    lines.push(line);
-    bufferedCharacters += line.length + 1;
-    if (closed || bufferedCharacters >= flushAtCharacters) void flush();
+    if (!buffer.push(line)) return true;
+    if (closed || buffer.characters() >= flushAtCharacters) void flush();
     else if (!timerPending) {
       timerPending = true;
       output.schedule(onTimer, flushMilliseconds);
@@ -182,11 +160,62 @@ export function createLogWriter(output: LogOutput, options: LogWriterOptions = {
     end(line) {
       if (ended) return flush();
       ended = true;
-      // The last line goes after the count of lines dropped, and is never dropped itself: the
-      // buffer's bound is for lines that keep coming.
+      buffer.pushLast(line);
+      return close();
+    },
+  };
+}
+
+/** The lines waiting for the output, within a bound; those past it are counted, not kept. */
+interface LineBuffer {
+  /** Keeps a line; `false` when the buffer is full and the line was dropped (and counted). */
+  push(line: string): boolean;
+  /** Keeps the log's last line, past the bound, after the count of the lines dropped. */
+  pushLast(line: string): void;
+  /** Whether there is nothing to write: no line and no count of dropped lines. */
+  isEmpty(): boolean;
+  /** The characters buffered. */
+  characters(): number;
+  /** The buffered lines as one text, each ending in a newline, the count last; empties it. */
+  take(): string;
+}
+
+function createLineBuffer(maxBufferedCharacters: number): LineBuffer {
+  let lines: string[] = [];
+  let characters = 0;
+  let dropped = 0;
+
+  /** The line that counts the lines dropped since the last one, and restarts the count. */
+  function takeDroppedLine(): string {
+    const line = `{"level":"warn","message":"Log lines dropped","count":${dropped}}`;
+    dropped = 0;
+    return line;
+  }
+
+  return {
+    push(line) {
+      if (characters >= maxBufferedCharacters) {
+        dropped++;
+        return false;
+      }
+      lines.push(line);
+      characters += line.length + 1;
+      return true;
+    },
+    pushLast(line) {
+      // The buffer's bound is for lines that keep coming: the last line is never dropped.
       if (dropped > 0) lines.push(takeDroppedLine());
       lines.push(line);
-      return close();
+      characters += line.length + 1;
+    },
+    isEmpty: () => lines.length === 0 && dropped === 0,
+    characters: () => characters,
+    take() {
+      let text = lines.join("\n") + "\n";
+      if (dropped > 0) text += takeDroppedLine() + "\n";
+      lines = [];
+      characters = 0;
+      return text;
     },
   };
 }

@@ -2032,9 +2032,7 @@ function createBatch() {
 }
 function createLogWriter(output, options = {}) {
   const { flushMilliseconds = 100, flushAtCharacters = 65536, maxBufferedCharacters = 4194304 } = options;
-  let lines = [];
-  let bufferedCharacters = 0;
-  let dropped = 0;
+  const buffer = createLineBuffer(maxBufferedCharacters);
   let timerPending = false;
   let closed = false;
   let ended = false;
@@ -2044,21 +2042,9 @@ function createLogWriter(output, options = {}) {
     timerPending = false;
     void flush();
   }
-  function takeDroppedLine() {
-    const line = `{"level":"warn","message":"Log lines dropped","count":${dropped}}`;
-    dropped = 0;
-    return line;
-  }
-  function takeText() {
-    let text = lines.join("\n") + "\n";
-    if (dropped > 0) text += takeDroppedLine() + "\n";
-    lines = [];
-    bufferedCharacters = 0;
-    return text;
-  }
   async function writeBatches() {
-    while (lines.length > 0 || dropped > 0) {
-      const text = takeText();
+    while (!buffer.isEmpty()) {
+      const text = buffer.take();
       const batch = next;
       next = createBatch();
       writing = batch.promise;
@@ -2071,20 +2057,15 @@ function createLogWriter(output, options = {}) {
     writing = void 0;
   }
   function flush() {
-    if (lines.length === 0 && dropped === 0) return writing ?? Promise.resolve();
+    if (buffer.isEmpty()) return writing ?? Promise.resolve();
     const promise = next.promise;
     if (!writing) void writeBatches();
     return promise;
   }
   function write(line) {
     if (ended) return false;
-    if (bufferedCharacters >= maxBufferedCharacters) {
-      dropped++;
-      return true;
-    }
-    lines.push(line);
-    bufferedCharacters += line.length + 1;
-    if (closed || bufferedCharacters >= flushAtCharacters) void flush();
+    if (!buffer.push(line)) return true;
+    if (closed || buffer.characters() >= flushAtCharacters) void flush();
     else if (!timerPending) {
       timerPending = true;
       output.schedule(onTimer, flushMilliseconds);
@@ -2102,9 +2083,43 @@ function createLogWriter(output, options = {}) {
     end(line) {
       if (ended) return flush();
       ended = true;
+      buffer.pushLast(line);
+      return close();
+    }
+  };
+}
+function createLineBuffer(maxBufferedCharacters) {
+  let lines = [];
+  let characters = 0;
+  let dropped = 0;
+  function takeDroppedLine() {
+    const line = `{"level":"warn","message":"Log lines dropped","count":${dropped}}`;
+    dropped = 0;
+    return line;
+  }
+  return {
+    push(line) {
+      if (characters >= maxBufferedCharacters) {
+        dropped++;
+        return false;
+      }
+      lines.push(line);
+      characters += line.length + 1;
+      return true;
+    },
+    pushLast(line) {
       if (dropped > 0) lines.push(takeDroppedLine());
       lines.push(line);
-      return close();
+      characters += line.length + 1;
+    },
+    isEmpty: () => lines.length === 0 && dropped === 0,
+    characters: () => characters,
+    take() {
+      let text = lines.join("\n") + "\n";
+      if (dropped > 0) text += takeDroppedLine() + "\n";
+      lines = [];
+      characters = 0;
+      return text;
     }
   };
 }

@@ -141,12 +141,17 @@ if (import.meta.main) {
     );
     Deno.exit(1);
   } else {
-    await Deno.remove(SERVER_FOLDER, { recursive: true }).catch(() => {});
-    for (const [name, text] of wanted) {
+    // Only what changed is written, and what is no longer made removed.
+    for (const name of stale) {
+      const text = wanted.get(name);
+      if (text === undefined) continue;
       const path = SERVER_FOLDER + name;
       await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
       await Deno.writeTextFile(path, text);
     }
-    console.log(`Wrote build/server/ (${wanted.size} files)`);
+    for (const name of stale) {
+      if (!wanted.has(name)) await Deno.remove(SERVER_FOLDER + name);
+    }
+    console.log(`Wrote build/server/ (${stale.length} of ${wanted.size} files changed)`);
   }
 }
