@@ -1353,7 +1353,11 @@ function createRouteMatcher(routes) {
       index
     ]);
   });
-  const firstPattern = patterned.length ? patterned[0].index : Number.POSITIVE_INFINITY;
+  const prefixes = patterned.map(({ index, route }) => ({
+    index,
+    prefix: toLiteralPrefix(route)
+  }));
+  const mayMatchPattern = (pathname, before) => prefixes.some(({ index, prefix }) => index < before && pathname.startsWith(prefix));
   let compiled;
   const compile = loadOnce(async () => {
     compiled = compilePatterns(await import("itty-router"), patterned);
@@ -1383,13 +1387,14 @@ function createRouteMatcher(routes) {
     match(method, pathname) {
       const wanted = method === "HEAD" ? "GET" : method;
       const first = findPlain(wanted, pathname);
-      if (first < firstPattern) return routes[first];
-      if (patterned.length === 0) return void 0;
+      if (!mayMatchPattern(pathname, first)) return routes[first];
       if (compiled) return matchWith(compiled, wanted, pathname, first);
       return compile().then((patterns) => matchWith(patterns, wanted, pathname, first));
     },
     matchAll(pathname) {
-      if (compiled || patterned.length === 0) return matchAllWith(compiled ?? [], pathname);
+      if (compiled || !mayMatchPattern(pathname, Number.POSITIVE_INFINITY)) {
+        return matchAllWith(compiled ?? [], pathname);
+      }
       return compile().then((patterns) => matchAllWith(patterns, pathname));
     }
   };
@@ -1408,6 +1413,10 @@ function compilePatterns({ Router }, patterned) {
 }
 function isPattern(path) {
   return path.includes(":") || path.includes("*");
+}
+function toLiteralPrefix(route) {
+  const special = route.path.search(/[:*]/);
+  return route.path.slice(0, Math.max(0, route.path.lastIndexOf("/", special)));
 }
 function trimTrailingSlashes(path) {
   let end = path.length;

@@ -72,8 +72,11 @@ export function createRouteMatcher<R extends RoutePattern>(
     if (indices) indices.push(index);
     else plain.set(key, [index]);
   });
-  // The table's position of its first pattern: a plain route before it wins without the router.
-  const firstPattern = patterned.length ? patterned[0].index : Number.POSITIVE_INFINITY;
+  // What every path a pattern matches begins with: a path that begins with none of them, before
+  // the plain route it matches, is answered without the router.
+  const prefixes = patterned.map(({ index, route }) => ({ index, prefix: toLiteralPrefix(route) }));
+  const mayMatchPattern = (pathname: string, before: number) =>
+    prefixes.some(({ index, prefix }) => index < before && pathname.startsWith(prefix));
   let compiled: CompiledPattern<R>[] | undefined;
   const compile = loadOnce(async () => {
     compiled = compilePatterns(await import("itty-router"), patterned);
@@ -112,13 +115,14 @@ export function createRouteMatcher<R extends RoutePattern>(
     match(method, pathname) {
       const wanted = method === "HEAD" ? "GET" : method;
       const first = findPlain(wanted, pathname);
-      if (first < firstPattern) return routes[first];
-      if (patterned.length === 0) return undefined;
+      if (!mayMatchPattern(pathname, first)) return routes[first];
       if (compiled) return matchWith(compiled, wanted, pathname, first);
       return compile().then((patterns) => matchWith(patterns, wanted, pathname, first));
     },
     matchAll(pathname) {
-      if (compiled || patterned.length === 0) return matchAllWith(compiled ?? [], pathname);
+      if (compiled || !mayMatchPattern(pathname, Number.POSITIVE_INFINITY)) {
+        return matchAllWith(compiled ?? [], pathname);
+      }
       return compile().then((patterns) => matchAllWith(patterns, pathname));
     },
   };
@@ -157,6 +161,16 @@ interface CompiledPattern<R> {
 /** Whether a path has itty-router's parameters (`:name`) or wildcards (`*`). */
 function isPattern(path: string): boolean {
   return path.includes(":") || path.includes("*");
+}
+
+/**
+ * The literal start of a pattern, which every path it matches begins with: the pattern up to the
+ * slash before its first parameter or wildcard (itty-router makes a wildcard's slash optional:
+ * `/md/*` matches `/md`). Its regular expression is that text, anchored, then the rest.
+ */
+function toLiteralPrefix(route: RoutePattern): string {
+  const special = route.path.search(/[:*]/);
+  return route.path.slice(0, Math.max(0, route.path.lastIndexOf("/", special)));
 }
 
 /**

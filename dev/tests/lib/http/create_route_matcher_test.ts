@@ -59,28 +59,35 @@ test("createRouteMatcher() lets a pattern listed before a plain path win, as the
   ]);
 });
 
-test("createRouteMatcher() answers a plain path ahead of every pattern at once, and compiles the patterns with the first request that needs them", async () => {
+test("createRouteMatcher() answers a path no pattern can match at once, and compiles the patterns with the first path that one could", async () => {
   const matcher = createRouteMatcher(
     [
       { method: "GET", path: "/api/v1/health" },
       { method: "GET", path: "/assets/:name" },
+      { method: "GET", path: "/md/*" },
       { method: "GET", path: "/en" },
     ] as const,
   );
-  // No pattern comes before it: a plain answer, not a promise, before anything is compiled.
-  const health = matcher.match("GET", "/api/v1/health");
-  assert.ok(!(health instanceof Promise));
-  assert.equal(health?.path, "/api/v1/health");
-  // A pattern comes before it, or none matches plainly: the patterns are compiled first.
-  const page = matcher.match("GET", "/en");
-  assert.ok(page instanceof Promise);
-  assert.equal((await page)?.path, "/en");
+  // No pattern comes before it, or none can match it (it begins with neither `/assets` nor
+  // `/md`): a plain answer, not a promise, before anything is compiled.
+  for (const [path, route] of [["/api/v1/health", "/api/v1/health"], ["/en", "/en"]]) {
+    const answer = matcher.match("GET", path);
+    assert.ok(!(answer instanceof Promise), path);
+    assert.equal(answer?.path, route);
+  }
+  const nowhere = matcher.match("GET", "/nowhere");
+  assert.ok(!(nowhere instanceof Promise));
+  assert.equal(nowhere, undefined);
+  assert.deepEqual(matcher.matchAll("/en"), [{ method: "GET", path: "/en" }]);
+  // A pattern could match: the patterns are compiled first. `/md/*` matches `/md` itself.
+  const bare = matcher.match("GET", "/md");
+  assert.ok(bare instanceof Promise);
+  assert.equal((await bare)?.path, "/md/*");
   // Compiled once: from then on every answer is plain.
   assert.equal(
     (matcher.match("GET", "/assets/site.css") as { path: string }).path,
     "/assets/:name",
   );
-  assert.equal(matcher.match("GET", "/nowhere"), undefined);
   assert.deepEqual(
     (matcher.matchAll("/assets/x") as Array<{ path: string }>).map((route) => route.path),
     ["/assets/:name"],
