@@ -358,9 +358,18 @@ async function createEndpoint(
 ): Promise<McpEndpoint> {
   const checkHost = createHostCheck(sdk, toAllowedHostnames(sdk, services));
   const servers = createMcpServers(sdk, services);
+  const { knownJson } = servers;
   const shared = {
-    legacy: await exchanges.connectExchanges(servers.build("legacy"), { sdk, era: "legacy" }),
-    modern: await exchanges.connectExchanges(servers.build("modern"), { sdk, era: "modern" }),
+    legacy: await exchanges.connectExchanges(servers.build("legacy"), {
+      sdk,
+      era: "legacy",
+      knownJson,
+    }),
+    modern: await exchanges.connectExchanges(servers.build("modern"), {
+      sdk,
+      era: "modern",
+      knownJson,
+    }),
   };
   // The API's time for a body, and the server's stop, on one timer and one listener for all.
   const readBody = createBodyReader({
