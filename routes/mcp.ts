@@ -180,10 +180,7 @@ function refuseBody(problem: BodyProblem): Response {
 async function readMcpText(request: Request, readBody: BodyReader): Promise<string | Response> {
   let bytes: Uint8Array;
   try {
-    bytes = await readBody(request.body, {
-      maxBytes: MCP_MAX_BODY_BYTES,
-      declaredLength: request.headers.get("Content-Length"),
-    });
+    bytes = await readBody(request, { maxBytes: MCP_MAX_BODY_BYTES });
   } catch (error) {
     return refuseBody(error instanceof BodyError ? error.problem : "unreadable");
   }
