@@ -14,7 +14,9 @@
  * sees an `initialize`), which is what the SDK's stateless entries give an instance for one
  * exchange. What those entries cost on top (a transport built, connected and closed for each
  * exchange, with an error object made at each close; the message parsed again by schemas that the
- * shape checks already passed) is thereby paid once.
+ * shape checks already passed) is thereby paid once. A tool's answer is serialised with the JSON
+ * its tools already know of its parts (`lib/mcp/create_known_json.ts`): the same bytes as the
+ * SDK's entries write, without walking a month's listing again.
  *
  * A request the instance refuses before any handler runs (an unknown method, an envelope its era
  * refuses) is given back unanswered, for the SDK's entry to answer it with its own HTTP status.
