@@ -244,10 +244,10 @@ export interface BodyReaderOptions {
 
 /**
  * Reads one stream, or one request's body, as {@linkcode readBounded} does, with the time and
- * signal of its reader. A request's body whose `Content-Length` is within `maxBytes` is read whole
- * by the platform (`arrayBuffer()`), which costs a busy endpoint far less than reading its stream
- * chunk by chunk; any other is read as a stream. `declaredLength` defaults to a request's
- * `Content-Length`.
+ * signal of its reader. A request's body whose `Content-Length` is within `maxBytes` (and that has
+ * no `Transfer-Encoding`) is read whole by the platform (`arrayBuffer()`), which costs a busy
+ * endpoint far less than reading its stream chunk by chunk; any other is read as a stream.
+ * `declaredLength` defaults to a request's `Content-Length`.
  */
 export type BodyReader = (
   source: ReadableStream<Uint8Array> | Request | null,
@@ -256,9 +256,8 @@ export type BodyReader = (
 
 /**
  * Creates a reader of many streams and request bodies whose reads share one timer and one abort
- * listener (as
- * Node's HTTP server checks its connections' timeouts on one interval): a timer and a listener
- * set up and taken down for each read cost a busy endpoint more than reading a small body.
+ * listener (as Node's HTTP server checks its connections' timeouts on one interval): a timer and a
+ * listener set up and taken down for each read cost a busy endpoint more than reading a small body.
  * The timer runs only while reads are in progress (and until its next tick after the last).
  *
  * @example Reading bodies within a time
@@ -324,8 +323,12 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
   return async (source, { maxBytes, declaredLength }) => {
     if (!(source instanceof Request)) return await readStream(source, { maxBytes, declaredLength });
     const declared = declaredLength ?? source.headers.get("Content-Length");
-    // Neither the stream nor its reader is made: making them costs more than the whole read.
-    if (!signal?.aborted && (toDeclaredBytes(declared) ?? Infinity) <= maxBytes) {
+    // A body framed by its length alone (no Transfer-Encoding beside it) is read whole: neither
+    // the stream nor its reader is made, which costs more than the whole read.
+    if (
+      !signal?.aborted && (toDeclaredBytes(declared) ?? Infinity) <= maxBytes &&
+      !source.headers.has("Transfer-Encoding")
+    ) {
       const read: StoppableRead = {};
       return await watch(read, () => readWhole(source, read, maxBytes));
     }

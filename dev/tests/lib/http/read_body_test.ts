@@ -139,6 +139,14 @@ test("createBodyReader() reads a request's body within its declared length whole
     (error: unknown) => error instanceof BodyError && error.problem === "too-large",
   );
   assert.ok(chunked.pulled() <= 7, `pulled ${chunked.pulled()} chunks of 1 KiB for 4 KiB`);
+  // A length beside a Transfer-Encoding does not frame the body: it is counted as it streams.
+  const framed = streamOf(Array.from({ length: 100 }, () => new Uint8Array(1024)));
+  const headers = { "Content-Length": "10", "Transfer-Encoding": "chunked" };
+  await assert.rejects(
+    read(post(framed.stream, headers), { maxBytes: 4096 }),
+    (error: unknown) => error instanceof BodyError && error.problem === "too-large",
+  );
+  assert.ok(framed.pulled() <= 7, `pulled ${framed.pulled()} chunks of 1 KiB for 4 KiB`);
   assert.deepEqual(await read(new Request("http://localhost/"), { maxBytes: 5 }), new Uint8Array());
 });
 
