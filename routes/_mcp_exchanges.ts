@@ -14,7 +14,9 @@
  * sees an `initialize`), which is what the SDK's stateless entries give an instance for one
  * exchange. What those entries cost on top (a transport built, connected and closed for each
  * exchange, with an error object made at each close; the message parsed again by schemas that the
- * shape checks already passed) is thereby paid once.
+ * shape checks already passed) is thereby paid once. A tool's answer is serialised with the JSON
+ * its tools already know of its parts (`lib/mcp/create_known_json.ts`): the same bytes as the
+ * SDK's entries write, without walking a month's listing again.
  *
  * A request the instance refuses before any handler runs (an unknown method, an envelope its era
  * refuses) is given back unanswered, for the SDK's entry to answer it with its own HTTP status.
@@ -30,6 +32,7 @@ import type {
   Transport,
 } from "@modelcontextprotocol/server";
 import { MCP_MODERN_PROTOCOL_VERSION } from "../lib/mcp/build_server_card.ts";
+import type { KnownJson } from "../lib/mcp/create_known_json.ts";
 import type { McpEra, McpSdk } from "./_mcp_server.ts";
 
 /** What a request to a shared connection carries besides its message. */
@@ -77,8 +80,21 @@ interface Exchanges {
   serveOn(transport: Transport): McpExchange;
 }
 
-/** Creates the bookkeeping of a connection's exchanges: ids of its own, and their answers. */
-function createExchanges(): Exchanges {
+/**
+ * Whether a response is a tool's result, the one kind of answer that carries values whose JSON is
+ * known (see `KnownJson`): every other answer is serialised as it is, without the look-ups.
+ */
+function isToolResult(message: JSONRPCMessage): boolean {
+  if (!("result" in message)) return false;
+  const { result } = message;
+  return typeof result === "object" && result !== null && "structuredContent" in result;
+}
+
+/**
+ * Creates the bookkeeping of a connection's exchanges: ids of its own, and their answers, which it
+ * serialises with the JSON already known of their parts.
+ */
+function createExchanges(knownJson: KnownJson): Exchanges {
   const pending = new Map<number, PendingExchange>();
   let lastId = 0;
   /** The id of the request being delivered, while the instance dispatches it. */
@@ -94,7 +110,9 @@ function createExchanges(): Exchanges {
       if ("error" in message && message.id === dispatching) {
         exchange.resolve(undefined);
       } else {
-        const answer = JSON.stringify({ ...message, id: exchange.id });
+        const answer = isToolResult(message)
+          ? knownJson.stringify({ ...message, id: exchange.id })
+          : JSON.stringify({ ...message, id: exchange.id });
         exchange.resolve(new Response(answer, { status: 200, headers: JSON_HEADERS }));
       }
       return Promise.resolve();
@@ -154,14 +172,15 @@ function createModernTransport(sdk: McpSdk, exchanges: Exchanges): Transport {
  * Connects an instance to a transport that serves exchange after exchange, several at a time.
  *
  * @param server A new instance, connected to nothing; it stays connected for good.
- * @param options `sdk`: the SDK's module; `era`: the era the connection serves.
+ * @param options `sdk`: the SDK's module; `era`: the era the connection serves; `knownJson`: the
+ *   JSON of values the instance's tools answer again and again.
  * @returns Serves a request on the connection.
  */
 export async function connectExchanges(
   server: McpServer,
-  { sdk, era }: { sdk: McpSdk; era: McpEra },
+  { sdk, era, knownJson }: { sdk: McpSdk; era: McpEra; knownJson: KnownJson },
 ): Promise<McpExchange> {
-  const exchanges = createExchanges();
+  const exchanges = createExchanges(knownJson);
   const transport = era === "legacy"
     ? createLegacyTransport(exchanges)
     : createModernTransport(sdk, exchanges);

@@ -61,6 +61,7 @@ import {
   SLOTS_TOOL_OUTPUT_SCHEMA,
   type ToolJsonSchema,
 } from "../lib/mcp/tool_output_schemas.ts";
+import { createKnownJson, type KnownJson } from "../lib/mcp/create_known_json.ts";
 import type { SiteServices } from "../lib/services.ts";
 import { type BookingSlots, checkMonth, listSlots, MONTHS_AHEAD } from "./booking.ts";
 
@@ -315,9 +316,13 @@ function isSameListing(listing: BookingSlots, kept: { listing: BookingSlots; day
 /**
  * Creates the tool result of a month's listing: the listing as structured content, and as text
  * its JSON, which is kept per month and serialised again only when the listing has changed (a
- * comparison of the slots' starts costs a fraction of serialising them).
+ * comparison of the slots' starts costs a fraction of serialising them). The JSON of the kept
+ * listing, of its slots and of its text goes to the known JSON, so that the answer that carries
+ * them (twice: as text and as structured content) is not serialised again either.
  */
-function createListingResults(): (month: string, listing: BookingSlots) => CallToolResult {
+function createListingResults(
+  knownJson: KnownJson,
+): (month: string, listing: BookingSlots) => CallToolResult {
   const texts = new Map<string, { listing: BookingSlots; days: string[]; text: string }>();
   return (month, listing) => {
     let kept = texts.get(month);
@@ -326,6 +331,11 @@ function createListingResults(): (month: string, listing: BookingSlots) => CallT
       // Only checked months get here, at most MONTHS_AHEAD + 1 at a time.
       if (texts.size > MONTHS_AHEAD) texts.clear();
       texts.set(month, kept);
+      // The 2026-07-28 checks of a result keep the structured content as it is; the 2025 ones
+      // copy its top level, whose members are the listing's own.
+      knownJson.remember(listing, kept.text);
+      knownJson.remember(listing.slots, JSON.stringify(listing.slots));
+      knownJson.remember(kept.text, JSON.stringify(kept.text));
     }
     // The kept listing, not the one just read: the SDK's checks of the answer keep what they
     // looked at until the next full collection, and the kept one is already among the old.
@@ -334,7 +344,11 @@ function createListingResults(): (month: string, listing: BookingSlots) => CallT
 }
 
 /** `list_available_slots`: `GET /api/v1/booking/slots`, counted against `read`. */
-function buildSlotsTool(services: SiteServices, run: ToolRunner): Registration {
+function buildSlotsTool(
+  services: SiteServices,
+  run: ToolRunner,
+  knownJson: KnownJson,
+): Registration {
   const config = {
     title: "List free times for a conversation",
     description:
@@ -343,7 +357,7 @@ function buildSlotsTool(services: SiteServices, run: ToolRunner): Registration {
     outputSchema: toOutputSchema(SLOTS_TOOL_OUTPUT_SCHEMA),
     annotations: { readOnlyHint: true, openWorldHint: false },
   };
-  const toListingResult = createListingResults();
+  const toListingResult = createListingResults(knownJson);
   const handler = ({ month }: { month: string }, context: ServerContext) =>
     run(readCaller(context), ["read"], async () => {
       const checked = checkMonth([month], services.clock.now(), services.schedule.timeZone);
@@ -559,6 +573,11 @@ export interface McpServers {
    * of its own: it never goes among the idle ones.
    */
   build(era: McpEra): McpServer;
+  /**
+   * The JSON of values that the tools answer again and again (a month's listing), for a
+   * connection that serialises the instances' answers itself.
+   */
+  knownJson: KnownJson;
 }
 
 /**
@@ -581,8 +600,9 @@ const MAX_IDLE_SERVERS = 64;
 export function createMcpServers(sdk: McpSdk, services: SiteServices): McpServers {
   const { info, options } = buildServerIdentity(services);
   const run = createToolRunner(services);
+  const knownJson = createKnownJson();
   const registrations = [
-    buildSlotsTool(services, run),
+    buildSlotsTool(services, run, knownJson),
     buildBookingTool(services, run),
     buildInquiryTool(services, run),
     buildInfoTool(services),
@@ -618,5 +638,6 @@ export function createMcpServers(sdk: McpSdk, services: SiteServices): McpServer
       instance.reuse = false;
       return instance.server;
     },
+    knownJson,
   };
 }

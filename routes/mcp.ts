@@ -180,10 +180,7 @@ function refuseBody(problem: BodyProblem): Response {
 async function readMcpText(request: Request, readBody: BodyReader): Promise<string | Response> {
   let bytes: Uint8Array;
   try {
-    bytes = await readBody(request.body, {
-      maxBytes: MCP_MAX_BODY_BYTES,
-      declaredLength: request.headers.get("Content-Length"),
-    });
+    bytes = await readBody(request, { maxBytes: MCP_MAX_BODY_BYTES });
   } catch (error) {
     return refuseBody(error instanceof BodyError ? error.problem : "unreadable");
   }
@@ -358,9 +355,18 @@ async function createEndpoint(
 ): Promise<McpEndpoint> {
   const checkHost = createHostCheck(sdk, toAllowedHostnames(sdk, services));
   const servers = createMcpServers(sdk, services);
+  const { knownJson } = servers;
   const shared = {
-    legacy: await exchanges.connectExchanges(servers.build("legacy"), { sdk, era: "legacy" }),
-    modern: await exchanges.connectExchanges(servers.build("modern"), { sdk, era: "modern" }),
+    legacy: await exchanges.connectExchanges(servers.build("legacy"), {
+      sdk,
+      era: "legacy",
+      knownJson,
+    }),
+    modern: await exchanges.connectExchanges(servers.build("modern"), {
+      sdk,
+      era: "modern",
+      knownJson,
+    }),
   };
   // The API's time for a body, and the server's stop, on one timer and one listener for all.
   const readBody = createBodyReader({

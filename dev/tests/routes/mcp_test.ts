@@ -285,18 +285,22 @@ test("POST /mcp refuses what it cannot read as the SDK does: 415, 413 within 64 
   assert.match((await jsonOnly.json()).error.message, /Not Acceptable/);
 });
 
-test("POST /mcp list_available_slots answers the listing as it stands: a booked slot leaves its text as it leaves its structured content", async () => {
+test("POST /mcp list_available_slots answers the listing as it stands, in both revisions: a booked slot leaves its text as it leaves its structured content", async () => {
   const { handler } = createApp();
-  const list = async () => {
-    const result = await readToolResult(
-      await handler(callTool("list_available_slots", { month: MONTH })),
-    );
+  const listing = { name: "list_available_slots", arguments: { month: MONTH } };
+  const listIn = async (request: Request) => {
+    const result = await readToolResult(await handler(request));
     assert.equal(result.isError, undefined);
     assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
     return result;
   };
+  const list = () => listIn(callTool("list_available_slots", { month: MONTH }));
+  const listModern = () => listIn(postModernCall(listing));
   const before = await list();
   assert.deepEqual((await list()).content[0].text, before.content[0].text);
+  const beforeModern = await listModern();
+  assert.deepEqual(beforeModern.structuredContent, before.structuredContent);
+  assert.deepEqual((await listModern()).content[0].text, before.content[0].text);
   const slots = before.structuredContent.slots as Record<string, Array<{ start: string }>>;
   const [start] = Object.values(slots).flat().map((slot) => slot.start);
   assert.ok(start, "a free slot to book");
@@ -315,6 +319,9 @@ test("POST /mcp list_available_slots answers the listing as it stands: a booked 
   const after = await list();
   assert.ok(!after.content[0].text.includes(start));
   assert.notDeepEqual(after.structuredContent, before.structuredContent);
+  const afterModern = await listModern();
+  assert.ok(!afterModern.content[0].text.includes(start));
+  assert.deepEqual(afterModern.structuredContent, after.structuredContent);
 });
 
 test("toLegByShape() routes a body as isLegacyRequest does wherever its shape decides, and decides the common calls of both revisions", async () => {
@@ -754,9 +761,9 @@ async function createReference() {
   };
 }
 
-/** The status and the JSON-RPC message of an answer. */
-async function readAnswer(response: Response): Promise<[number, unknown]> {
-  return [response.status, await response.json()];
+/** The status and the JSON-RPC message of an answer, as its bytes give it. */
+async function readAnswer(response: Response): Promise<[number, string]> {
+  return [response.status, await response.text()];
 }
 
 test("the shared connections answer as the SDK's own entries do: the same status and JSON-RPC message, whatever the request of their shapes", async () => {

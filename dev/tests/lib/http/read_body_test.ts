@@ -117,6 +117,69 @@ test("createBodyReader() stops every read in progress when its signal is aborted
   );
 });
 
+test("createBodyReader() reads a request's body within its declared length whole, and one without a length as a stream, each within the limit", async () => {
+  const read = createBodyReader({ timeoutMilliseconds: 60_000 });
+  const declared = post("hello", { "Content-Length": "5" });
+  assert.deepEqual(await read(declared, { maxBytes: 5 }), new TextEncoder().encode("hello"));
+  assert.equal(declared.bodyUsed, true);
+  // A body longer than it declared (only a request made in-process can be) is refused all the same.
+  await assert.rejects(
+    read(post("hello", { "Content-Length": "3" }), { maxBytes: 4 }),
+    (error: unknown) => error instanceof BodyError && error.problem === "too-large",
+  );
+  const over = streamOf([new Uint8Array(10)]);
+  await assert.rejects(
+    read(post(over.stream, { "Content-Length": "10" }), { maxBytes: 9 }),
+    (error: unknown) => error instanceof BodyError && error.problem === "too-large",
+  );
+  assert.equal(over.pulled(), 0);
+  const chunked = streamOf(Array.from({ length: 100 }, () => new Uint8Array(1024)));
+  await assert.rejects(
+    read(post(chunked.stream), { maxBytes: 4096 }),
+    (error: unknown) => error instanceof BodyError && error.problem === "too-large",
+  );
+  assert.ok(chunked.pulled() <= 7, `pulled ${chunked.pulled()} chunks of 1 KiB for 4 KiB`);
+  // A length beside a Transfer-Encoding does not frame the body: it is counted as it streams.
+  const framed = streamOf(Array.from({ length: 100 }, () => new Uint8Array(1024)));
+  const headers = { "Content-Length": "10", "Transfer-Encoding": "chunked" };
+  await assert.rejects(
+    read(post(framed.stream, headers), { maxBytes: 4096 }),
+    (error: unknown) => error instanceof BodyError && error.problem === "too-large",
+  );
+  assert.ok(framed.pulled() <= 7, `pulled ${framed.pulled()} chunks of 1 KiB for 4 KiB`);
+  assert.deepEqual(await read(new Request("http://localhost/"), { maxBytes: 5 }), new Uint8Array());
+});
+
+test("createBodyReader() gives up a request's body read whole when its time passes or its signal is aborted, and refuses later ones", async () => {
+  const controller = new AbortController();
+  const read = createBodyReader({
+    timeoutMilliseconds: 150,
+    checkMilliseconds: 20,
+    signal: controller.signal,
+  });
+  const stalled = () =>
+    post(streamOf([new Uint8Array(3)], { hang: true }).stream, { "Content-Length": "10" });
+  const started = Date.now();
+  await assert.rejects(
+    read(stalled(), { maxBytes: 1024 }),
+    (error: unknown) => error instanceof BodyError && error.problem === "too-slow",
+  );
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed >= 140 && elapsed < 2000, `gave up after ${elapsed} ms`);
+  const waiting = read(stalled(), { maxBytes: 1024 });
+  setTimeout(() => controller.abort(), 30);
+  await assert.rejects(
+    waiting,
+    (error: unknown) => error instanceof BodyError && error.problem === "aborted",
+  );
+  const later = streamOf([new Uint8Array(3)]);
+  await assert.rejects(
+    read(post(later.stream, { "Content-Length": "3" }), { maxBytes: 10 }),
+    (error: unknown) => error instanceof BodyError && error.problem === "aborted",
+  );
+  assert.equal(later.pulled(), 0);
+});
+
 test("readMediaType() lower-cases the type and reads an unquoted charset", () => {
   const request = post("", { "Content-Type": 'Application/JSON; Charset="UTF-8"' });
   assert.deepEqual(readMediaType(request), { mediaType: "application/json", charset: "utf-8" });
