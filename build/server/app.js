@@ -36,7 +36,7 @@ import {
   bookingRoutes,
   buildOperationRoutes,
   readPathname
-} from "./chunk-AHSCBSM3.js";
+} from "./chunk-6S5Q74MN.js";
 import {
   toHex
 } from "./chunk-C3YYENYY.js";
@@ -51,10 +51,10 @@ import {
 } from "./chunk-QLUX4TOG.js";
 import {
   NO_BUSY_CALENDAR
-} from "./chunk-EFDUOLUQ.js";
+} from "./chunk-SXKLGGFZ.js";
 import {
   discardBody
-} from "./chunk-DDM2D5EB.js";
+} from "./chunk-W364QQYO.js";
 import {
   buildVersionHeaders,
   checkDeprecationWindow,
@@ -1633,7 +1633,7 @@ function apiIndexRoutes(services, table) {
 // routes/contact.ts
 var CONTACT_SUCCESS = '{"ok":true}';
 function contactRoutes(services) {
-  const loadInquiries = loadOnce(() => import("./inquiries-KGOEEKKK.js"));
+  const loadInquiries = loadOnce(() => import("./inquiries-ZPBIGU3Q.js"));
   return buildOperationRoutes("createContactInquiry", async (request, context) => {
     const { readInquiryBody, submitInquiry, validateInquiry } = await loadInquiries();
     const fields = validateInquiry(await readInquiryBody(request));
@@ -1683,28 +1683,28 @@ function createResources(services) {
     ...services,
     content: await services.loadContent()
   }));
-  const mcpModule = loadOnce(() => import("./mcp-KGIWBWXO.js"));
-  const content = loadOnce(async () => (await import("./content-WN4PQMCZ.js")).createContent(services));
+  const mcpModule = loadOnce(() => import("./mcp-ZAS5DGAZ.js"));
+  const content = loadOnce(async () => (await import("./content-ERLWWOXS.js")).createContent(services));
   return {
     content,
     mcpModule,
     mcp: loadOnce(async () => (await mcpModule()).createMcpEndpoint(await site())),
-    bookingActions: loadOnce(async () => (await import("./booking_actions-DO5QYKSV.js")).createBookingActions(await site())),
-    reschedule: loadOnce(async () => (await import("./reschedule-SJQOVPIC.js")).createReschedule(await site())),
+    bookingActions: loadOnce(async () => (await import("./booking_actions-AGQDABP5.js")).createBookingActions(await site())),
+    reschedule: loadOnce(async () => (await import("./reschedule-FMJOE4FX.js")).createReschedule(await site())),
     discovery: loadOnce(async () => (await import("./discovery-KLTZOMVK.js")).createDiscovery(services)),
     agents: loadOnce(async () => (await import("./agent_discovery-JDRMEWND.js")).createAgentDiscovery(await site(), async (request, context) => (await content()).fallback(request, context, ""))),
     reference: loadOnce(async () => (await import("./api_reference-TPCVIXQB.js")).createApiReference(await site())),
-    contactForm: loadOnce(async () => (await import("./contact_form-5MPZ3JSV.js")).createContactForm(await site())),
-    bookingForm: loadOnce(async () => (await import("./booking_form-PONU7AMX.js")).createBookingForm(await site())),
+    contactForm: loadOnce(async () => (await import("./contact_form-AWCQNLLG.js")).createContactForm(await site())),
+    bookingForm: loadOnce(async () => (await import("./booking_form-3GQ5WCUF.js")).createBookingForm(await site())),
     team: loadOnce(async () => {
       const [{ createTeamDesk }, { loadTeamDeskActions }, siteServices] = await Promise.all([
-        import("./team-TONUFO3N.js"),
-        import("./team_desk_actions-2AD6VXWJ.js"),
+        import("./team-VOG4P6I3.js"),
+        import("./team_desk_actions-DDEBLXF7.js"),
         site()
       ]);
       return createTeamDesk(siteServices, loadOnce(() => loadTeamDeskActions(siteServices)));
     }),
-    calendarFeed: loadOnce(async () => (await import("./team_calendar_feed-YB7QBRCO.js")).createTeamCalendarFeed(services, async (request, context) => (await content()).fallback(request, context, "")))
+    calendarFeed: loadOnce(async () => (await import("./team_calendar_feed-K55L3DNG.js")).createTeamCalendarFeed(services, async (request, context) => (await content()).fallback(request, context, "")))
   };
 }
 function get(path, load, entry = {}) {
@@ -2200,7 +2200,7 @@ async function createApp(env, runtime) {
       clock,
       logger
     });
-    const busyCalendar = config.busyCalendars.length ? (await import("./busy_calendar-XFHOCPHM.js")).createIcsCalendar({
+    const busyCalendar = config.busyCalendars.length ? (await import("./busy_calendar-774PILLR.js")).createIcsCalendar({
       urls: config.busyCalendars,
       defaultTimeZone: DEFAULT_SCHEDULE2.timeZone,
       clock,

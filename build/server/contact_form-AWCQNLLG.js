@@ -3,11 +3,11 @@ import {
   parseFormValues,
   readBodyPrefix,
   readFormValues
-} from "./chunk-S4RRVDTY.js";
+} from "./chunk-UNIKAJM5.js";
 import {
   ApiError
 } from "./chunk-QLUX4TOG.js";
-import "./chunk-DDM2D5EB.js";
+import "./chunk-W364QQYO.js";
 import {
   findPage
 } from "./chunk-VM6W2HEB.js";
@@ -156,7 +156,7 @@ async function submitContactForm(services, inquiries, page, request, context) {
   });
 }
 function createContactForm(services) {
-  const loadInquiries = loadOnce(() => import("./inquiries-KGOEEKKK.js"));
+  const loadInquiries = loadOnce(() => import("./inquiries-ZPBIGU3Q.js"));
   const typed = /* @__PURE__ */ new WeakMap();
   return (path) => {
     const page = services.content.pages.find((candidate) => candidate.path === path);

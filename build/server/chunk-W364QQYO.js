@@ -32,7 +32,7 @@ async function readBounded(stream, options) {
   const onAbort = () => stopRead(read, "aborted");
   signal?.addEventListener("abort", onAbort);
   try {
-    return await readAll(read, maxBytes);
+    return await readAll(reader, read, maxBytes);
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
@@ -40,13 +40,37 @@ async function readBounded(stream, options) {
 }
 function stopRead(read, problem) {
   read.stopped ??= problem;
-  read.reader.cancel().catch(() => {
+  read.reader?.cancel().catch(() => {
   });
+  read.onStop?.();
+}
+function toDeclaredBytes(declaredLength) {
+  const declared = declaredLength?.trim();
+  return declared && /^\d+$/.test(declared) ? Number(declared) : void 0;
+}
+async function readWhole(request, read, maxBytes) {
+  const stopped = new Promise((_, reject) => {
+    read.onStop = () => reject(new BodyError(read.stopped ?? "aborted", maxBytes));
+  });
+  let buffer;
+  try {
+    buffer = await Promise.race([
+      request.arrayBuffer(),
+      stopped
+    ]);
+  } catch (error) {
+    if (error instanceof BodyError) throw error;
+    throw new BodyError(read.stopped ?? "unreadable", maxBytes, {
+      cause: error
+    });
+  }
+  if (buffer.byteLength > maxBytes) throw new BodyError("too-large", maxBytes);
+  return new Uint8Array(buffer);
 }
 function openBounded(stream, options) {
   const { maxBytes, declaredLength, signal } = options;
-  const declared = declaredLength?.trim();
-  if (declared && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
+  const declared = toDeclaredBytes(declaredLength);
+  if (declared !== void 0 && declared > maxBytes) {
     stream?.cancel().catch(() => {
     });
     throw new BodyError("too-large", maxBytes);
@@ -59,8 +83,7 @@ function openBounded(stream, options) {
   }
   return stream.getReader();
 }
-async function readAll(read, maxBytes) {
-  const { reader } = read;
+async function readAll(reader, read, maxBytes) {
   const chunks = [];
   let size = 0;
   for (; ; ) {
@@ -108,23 +131,40 @@ function createBodyReader(options) {
   }, {
     once: true
   });
-  return async (stream, { maxBytes, declaredLength }) => {
+  async function watch(read, reading) {
+    inProgress.set(read, Date.now() + timeoutMilliseconds);
+    timer ??= setInterval(check, checkMilliseconds);
+    try {
+      return await reading();
+    } finally {
+      inProgress.delete(read);
+    }
+  }
+  async function readStream(stream, options2) {
     const reader = openBounded(stream, {
-      maxBytes,
-      declaredLength,
+      ...options2,
       signal
     });
     if (!reader) return new Uint8Array(0);
     const read = {
       reader
     };
-    inProgress.set(read, Date.now() + timeoutMilliseconds);
-    timer ??= setInterval(check, checkMilliseconds);
-    try {
-      return await readAll(read, maxBytes);
-    } finally {
-      inProgress.delete(read);
+    return await watch(read, () => readAll(reader, read, options2.maxBytes));
+  }
+  return async (source, { maxBytes, declaredLength }) => {
+    if (!(source instanceof Request)) return await readStream(source, {
+      maxBytes,
+      declaredLength
+    });
+    const declared = declaredLength ?? source.headers.get("Content-Length");
+    if (!signal?.aborted && (toDeclaredBytes(declared) ?? Infinity) <= maxBytes && !source.headers.has("Transfer-Encoding")) {
+      const read = {};
+      return await watch(read, () => readWhole(source, read, maxBytes));
     }
+    return await readStream(source.body, {
+      maxBytes,
+      declaredLength: declared
+    });
   };
 }
 function readBody(request, maxBytes, timeoutMilliseconds = BODY_TIMEOUT_MILLISECONDS) {

@@ -4,7 +4,7 @@ import {
 } from "./chunk-R7ECKPC2.js";
 import {
   hasLapsed
-} from "./chunk-V5QFQCAE.js";
+} from "./chunk-E5CK3HCF.js";
 import {
   CALENDAR_FEED_PATH
 } from "./chunk-NV3ISHKZ.js";

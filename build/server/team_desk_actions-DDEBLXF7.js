@@ -9,8 +9,8 @@ function toExportFilename(address, exportedAt) {
   return `personal-data-${safe}-${exportedAt.slice(0, 10)}.json`;
 }
 function createTeamDeskActions(services) {
-  const privacy = loadOnce(() => import("./personal_data-URXJGRKB.js"));
-  const feed = loadOnce(() => import("./calendar_feed-RVL6QXGE.js"));
+  const privacy = loadOnce(() => import("./personal_data-YOQB2SP5.js"));
+  const feed = loadOnce(() => import("./calendar_feed-PFTEIW4J.js"));
   return {
     async exportPersonalData(email) {
       const document = await (await privacy()).exportPersonalData(services, email);

@@ -17,7 +17,7 @@ import {
   parseJsonMembers,
   readBody,
   readMediaType
-} from "./chunk-DDM2D5EB.js";
+} from "./chunk-W364QQYO.js";
 import {
   STORE_CONTENTION_RETRY,
   retry

@@ -11,7 +11,12 @@ var JSON_HEADERS = {
 function isResponse(message) {
   return ("result" in message || "error" in message) && typeof message.id === "number";
 }
-function createExchanges() {
+function isToolResult(message) {
+  if (!("result" in message)) return false;
+  const { result } = message;
+  return typeof result === "object" && result !== null && "structuredContent" in result;
+}
+function createExchanges(knownJson) {
   const pending = /* @__PURE__ */ new Map();
   let lastId = 0;
   let dispatching;
@@ -24,7 +29,10 @@ function createExchanges() {
       if ("error" in message && message.id === dispatching) {
         exchange.resolve(void 0);
       } else {
-        const answer = JSON.stringify({
+        const answer = isToolResult(message) ? knownJson.stringify({
+          ...message,
+          id: exchange.id
+        }) : JSON.stringify({
           ...message,
           id: exchange.id
         });
@@ -84,8 +92,8 @@ function createModernTransport(sdk, exchanges) {
     }
   });
 }
-async function connectExchanges(server, { sdk, era }) {
-  const exchanges = createExchanges();
+async function connectExchanges(server, { sdk, era, knownJson }) {
+  const exchanges = createExchanges(knownJson);
   const transport = era === "legacy" ? createLegacyTransport(exchanges) : createModernTransport(sdk, exchanges);
   await server.connect(transport);
   return exchanges.serveOn(transport);

@@ -2,7 +2,7 @@
 import {
   ACTION_PAGE_HEADERS,
   createBookingActions
-} from "./chunk-KPEOA63L.js";
+} from "./chunk-XS2HGU2L.js";
 import "./chunk-3LCM6Z6U.js";
 import "./chunk-6VQAGAEN.js";
 import "./chunk-YOOLGLYZ.js";

@@ -19,7 +19,7 @@ import {
 } from "./chunk-QLUX4TOG.js";
 import {
   CalendarUnavailableError
-} from "./chunk-EFDUOLUQ.js";
+} from "./chunk-SXKLGGFZ.js";
 import {
   STORE_CONTENTION_RETRY,
   retry

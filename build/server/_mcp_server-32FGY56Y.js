@@ -9,11 +9,11 @@ import {
 } from "./chunk-XZMHJLPB.js";
 import {
   createBooking
-} from "./chunk-V5QFQCAE.js";
+} from "./chunk-E5CK3HCF.js";
 import "./chunk-RSDKV7Q6.js";
 import {
   submitInquiry
-} from "./chunk-75BIY3KQ.js";
+} from "./chunk-2TE4XVET.js";
 import "./chunk-RSJOULFA.js";
 import {
   buildJsonSchema,
@@ -33,7 +33,7 @@ import {
   MONTHS_AHEAD,
   checkMonth,
   listSlots
-} from "./chunk-AHSCBSM3.js";
+} from "./chunk-6S5Q74MN.js";
 import "./chunk-C3YYENYY.js";
 import "./chunk-3LCM6Z6U.js";
 import "./chunk-GZ5HZGS5.js";
@@ -41,8 +41,8 @@ import {
   ApiError,
   INTERNAL_ERROR_MESSAGE
 } from "./chunk-QLUX4TOG.js";
-import "./chunk-EFDUOLUQ.js";
-import "./chunk-DDM2D5EB.js";
+import "./chunk-SXKLGGFZ.js";
+import "./chunk-W364QQYO.js";
 import "./chunk-7P32XLWN.js";
 import "./chunk-B7YPJIEQ.js";
 import "./chunk-6VQAGAEN.js";
@@ -222,6 +222,42 @@ var INFO_TOOL_OUTPUT_SCHEMA = {
     }
   }
 };
+
+// lib/mcp/create_known_json.ts
+var MIN_KNOWN_STRING_LENGTH = 256;
+var MAX_KNOWN_STRINGS = 16;
+function createKnownJson() {
+  const objects = /* @__PURE__ */ new WeakMap();
+  const strings = /* @__PURE__ */ new Map();
+  const placeholder = `known-json:${crypto.randomUUID()}`;
+  const quotedPlaceholder = JSON.stringify(placeholder);
+  function stringify(value) {
+    const parts = [];
+    const text = JSON.stringify(value, (_key, member) => {
+      const json = typeof member === "object" && member !== null ? objects.get(member) : typeof member === "string" && member.length >= MIN_KNOWN_STRING_LENGTH ? strings.get(member) : void 0;
+      if (json === void 0) return member;
+      parts.push(json);
+      return placeholder;
+    });
+    if (parts.length === 0) return text;
+    const pieces = text.split(quotedPlaceholder);
+    if (pieces.length !== parts.length + 1) return JSON.stringify(value);
+    let joined = pieces[0];
+    for (let index = 0; index < parts.length; index++) joined += parts[index] + pieces[index + 1];
+    return joined;
+  }
+  return {
+    remember(value, json) {
+      if (typeof value !== "string") {
+        objects.set(value, json);
+      } else if (value.length >= MIN_KNOWN_STRING_LENGTH) {
+        if (strings.size >= MAX_KNOWN_STRINGS) strings.clear();
+        strings.set(value, json);
+      }
+    },
+    stringify
+  };
+}
 
 // routes/_mcp_server.ts
 var RULES_OF_USE = "Only for genuine requests made by the person concerned, or at their request, with their own name and e-mail address; never for testing, never for bulk or automated messages.";
@@ -418,7 +454,7 @@ function isSameListing(listing, kept) {
   }
   return count === kept.days.length;
 }
-function createListingResults() {
+function createListingResults(knownJson) {
   const texts = /* @__PURE__ */ new Map();
   return (month, listing) => {
     let kept = texts.get(month);
@@ -430,6 +466,9 @@ function createListingResults() {
       };
       if (texts.size > MONTHS_AHEAD) texts.clear();
       texts.set(month, kept);
+      knownJson.remember(listing, kept.text);
+      knownJson.remember(listing.slots, JSON.stringify(listing.slots));
+      knownJson.remember(kept.text, JSON.stringify(kept.text));
     }
     return {
       content: [
@@ -442,7 +481,7 @@ function createListingResults() {
     };
   };
 }
-function buildSlotsTool(services, run) {
+function buildSlotsTool(services, run, knownJson) {
   const config = {
     title: "List free times for a conversation",
     description: "Lists the free 30-minute slots of one month for a conversation with the studio, in Lisbon time (Europe/Lisbon), as GET /api/v1/booking/slots does. Reading reserves nothing, and availability can change before booking. Counts against the API's read quota.",
@@ -453,7 +492,7 @@ function buildSlotsTool(services, run) {
       openWorldHint: false
     }
   };
-  const toListingResult = createListingResults();
+  const toListingResult = createListingResults(knownJson);
   const handler = ({ month }, context) => run(readCaller(context), [
     "read"
   ], async () => {
@@ -694,8 +733,9 @@ var MAX_IDLE_SERVERS = 64;
 function createMcpServers(sdk, services) {
   const { info, options } = buildServerIdentity(services);
   const run = createToolRunner(services);
+  const knownJson = createKnownJson();
   const registrations = [
-    buildSlotsTool(services, run),
+    buildSlotsTool(services, run, knownJson),
     buildBookingTool(services, run),
     buildInquiryTool(services, run),
     buildInfoTool(services),
@@ -731,7 +771,8 @@ function createMcpServers(sdk, services) {
       const instance = create(era);
       instance.reuse = false;
       return instance.server;
-    }
+    },
+    knownJson
   };
 }
 export {

@@ -7,9 +7,9 @@ import {
   isFeedSecret,
   readOrCreateFeedSecret,
   renewFeedSecret
-} from "./chunk-F2ONPFDB.js";
+} from "./chunk-RVE2CW2W.js";
 import "./chunk-R7ECKPC2.js";
-import "./chunk-V5QFQCAE.js";
+import "./chunk-E5CK3HCF.js";
 import "./chunk-RSDKV7Q6.js";
 import {
   CALENDAR_FEED_PATH
@@ -18,8 +18,8 @@ import "./chunk-C3YYENYY.js";
 import "./chunk-3LCM6Z6U.js";
 import "./chunk-GZ5HZGS5.js";
 import "./chunk-QLUX4TOG.js";
-import "./chunk-EFDUOLUQ.js";
-import "./chunk-DDM2D5EB.js";
+import "./chunk-SXKLGGFZ.js";
+import "./chunk-W364QQYO.js";
 import "./chunk-JJKHXINR.js";
 import "./chunk-7P32XLWN.js";
 import "./chunk-6VQAGAEN.js";

@@ -4,7 +4,7 @@ import {
   findRequestedSlot,
   hasLapsed,
   queueMails
-} from "./chunk-V5QFQCAE.js";
+} from "./chunk-E5CK3HCF.js";
 import "./chunk-RSDKV7Q6.js";
 import "./chunk-C3YYENYY.js";
 import {
@@ -15,8 +15,8 @@ import {
 } from "./chunk-3LCM6Z6U.js";
 import "./chunk-GZ5HZGS5.js";
 import "./chunk-QLUX4TOG.js";
-import "./chunk-EFDUOLUQ.js";
-import "./chunk-DDM2D5EB.js";
+import "./chunk-SXKLGGFZ.js";
+import "./chunk-W364QQYO.js";
 import {
   STORE_CONTENTION_RETRY,
   retry

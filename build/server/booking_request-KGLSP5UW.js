@@ -15,7 +15,7 @@ import {
   parseJsonMembers,
   readBody,
   readMediaType
-} from "./chunk-DDM2D5EB.js";
+} from "./chunk-W364QQYO.js";
 import "./chunk-B7YPJIEQ.js";
 import {
   BOOKING_FIELDS,

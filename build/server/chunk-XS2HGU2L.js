@@ -193,7 +193,7 @@ function createBookingActions(services) {
     services,
     // Loaded by the first action link rather than at start-up.
     loadBooking: loadOnce(() => Promise.all([
-      import("./bookings-2FT3WQQK.js"),
+      import("./bookings-362JWVXO.js"),
       import("./booking_mail-P47HH4QN.js")
     ])),
     async page(request, locale, status, title, body) {

@@ -4,10 +4,10 @@ import {
 } from "./chunk-QLUX4TOG.js";
 import {
   CalendarUnavailableError
-} from "./chunk-EFDUOLUQ.js";
+} from "./chunk-SXKLGGFZ.js";
 import {
   discardBody
-} from "./chunk-DDM2D5EB.js";
+} from "./chunk-W364QQYO.js";
 import {
   loadOnce
 } from "./chunk-HYVKJKIX.js";
@@ -120,8 +120,8 @@ async function listSlots(services, month) {
 function bookingRoutes(services) {
   const { schedule } = services;
   const loadBookings = loadOnce(() => Promise.all([
-    import("./bookings-2FT3WQQK.js"),
-    import("./booking_request-H43NBO4C.js")
+    import("./bookings-362JWVXO.js"),
+    import("./booking_request-KGLSP5UW.js")
   ]));
   const book = buildOperationRoutes("createBooking", async (request, context) => {
     const [{ createBooking }, { readBookingRequest }] = await loadBookings();

@@ -3,7 +3,7 @@ import {
   parseFormValues,
   readBodyPrefix,
   readFormValues
-} from "./chunk-S4RRVDTY.js";
+} from "./chunk-UNIKAJM5.js";
 import {
   BookingRequest,
   requireFields
@@ -12,13 +12,13 @@ import {
   MONTHS_AHEAD,
   checkMonth,
   listSlots
-} from "./chunk-AHSCBSM3.js";
+} from "./chunk-6S5Q74MN.js";
 import {
   ApiError
 } from "./chunk-QLUX4TOG.js";
 import {
   readMediaType
-} from "./chunk-DDM2D5EB.js";
+} from "./chunk-W364QQYO.js";
 import {
   buildNoticePage,
   fillNotice
@@ -347,7 +347,7 @@ function createBookingForm(services) {
     services,
     bookingPage: createBookingPage(services),
     // The booking engine and its mail are loaded by the form's first submission.
-    loadBookings: loadOnce(() => import("./bookings-2FT3WQQK.js")),
+    loadBookings: loadOnce(() => import("./bookings-362JWVXO.js")),
     typed: /* @__PURE__ */ new WeakMap()
   };
   return (path) => {

@@ -2,29 +2,29 @@
 import {
   pickMonth,
   readSlots
-} from "./chunk-I6NKRYEU.js";
-import "./chunk-S4RRVDTY.js";
+} from "./chunk-H5O5RGUV.js";
+import "./chunk-UNIKAJM5.js";
 import {
   ACTION_PAGE_HEADERS
-} from "./chunk-KPEOA63L.js";
+} from "./chunk-XS2HGU2L.js";
 import "./chunk-RSJOULFA.js";
 import "./chunk-53BEDBHK.js";
 import {
   RESCHEDULE_PATH
 } from "./chunk-56TKZUJU.js";
-import "./chunk-AHSCBSM3.js";
+import "./chunk-6S5Q74MN.js";
 import {
   BOOKING_PREFIX
 } from "./chunk-3LCM6Z6U.js";
 import {
   ApiError
 } from "./chunk-QLUX4TOG.js";
-import "./chunk-EFDUOLUQ.js";
+import "./chunk-SXKLGGFZ.js";
 import {
   discardBody,
   readBody,
   readMediaType
-} from "./chunk-DDM2D5EB.js";
+} from "./chunk-W364QQYO.js";
 import "./chunk-B7YPJIEQ.js";
 import {
   escapeHtml
@@ -379,7 +379,7 @@ function createReschedule(services) {
     services,
     // Loaded by the first reschedule link rather than at start-up.
     load: loadOnce(() => Promise.all([
-      import("./move_booking-J642P6QP.js"),
+      import("./move_booking-5FWGWWIH.js"),
       import("./booking_mail-P47HH4QN.js"),
       import("./render_booking_widget-UJ6OQHBW.js")
     ]))

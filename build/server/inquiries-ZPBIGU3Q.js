@@ -8,12 +8,12 @@ import {
   setInquiryState,
   submitInquiry,
   validateInquiry
-} from "./chunk-75BIY3KQ.js";
+} from "./chunk-2TE4XVET.js";
 import "./chunk-RSJOULFA.js";
 import "./chunk-53BEDBHK.js";
 import "./chunk-GZ5HZGS5.js";
 import "./chunk-QLUX4TOG.js";
-import "./chunk-DDM2D5EB.js";
+import "./chunk-W364QQYO.js";
 import "./chunk-7P32XLWN.js";
 import "./chunk-B7YPJIEQ.js";
 import "./chunk-6VQAGAEN.js";

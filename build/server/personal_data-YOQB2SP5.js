@@ -4,11 +4,11 @@ import {
   IDEMPOTENCY_MILLISECONDS,
   IDEMPOTENCY_PREFIX,
   applyBookingAction
-} from "./chunk-V5QFQCAE.js";
+} from "./chunk-E5CK3HCF.js";
 import "./chunk-RSDKV7Q6.js";
 import {
   INQUIRY_PREFIX
-} from "./chunk-75BIY3KQ.js";
+} from "./chunk-2TE4XVET.js";
 import "./chunk-RSJOULFA.js";
 import "./chunk-53BEDBHK.js";
 import {
@@ -35,8 +35,8 @@ import {
 import {
   ApiError
 } from "./chunk-QLUX4TOG.js";
-import "./chunk-EFDUOLUQ.js";
-import "./chunk-DDM2D5EB.js";
+import "./chunk-SXKLGGFZ.js";
+import "./chunk-W364QQYO.js";
 import {
   STORE_CONTENTION_RETRY,
   retry

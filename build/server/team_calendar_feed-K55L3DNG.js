@@ -2,9 +2,9 @@
 import {
   buildCalendarFeed,
   isFeedSecret
-} from "./chunk-F2ONPFDB.js";
+} from "./chunk-RVE2CW2W.js";
 import "./chunk-R7ECKPC2.js";
-import "./chunk-V5QFQCAE.js";
+import "./chunk-E5CK3HCF.js";
 import "./chunk-RSDKV7Q6.js";
 import {
   jsonResponse
@@ -17,8 +17,8 @@ import {
   ApiError,
   toErrorResponse
 } from "./chunk-QLUX4TOG.js";
-import "./chunk-EFDUOLUQ.js";
-import "./chunk-DDM2D5EB.js";
+import "./chunk-SXKLGGFZ.js";
+import "./chunk-W364QQYO.js";
 import "./chunk-JJKHXINR.js";
 import "./chunk-7P32XLWN.js";
 import "./chunk-6VQAGAEN.js";

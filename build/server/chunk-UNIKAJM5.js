@@ -3,7 +3,7 @@ import {
   BODY_TIMEOUT_MILLISECONDS,
   discardBody,
   readMediaType
-} from "./chunk-DDM2D5EB.js";
+} from "./chunk-W364QQYO.js";
 
 // lib/http/read_form_values.ts
 function concat(chunks, size) {

@@ -12,7 +12,7 @@ import {
   hasLapsed,
   isUncertainOutcome,
   queueMails
-} from "./chunk-V5QFQCAE.js";
+} from "./chunk-E5CK3HCF.js";
 import "./chunk-RSDKV7Q6.js";
 import "./chunk-C3YYENYY.js";
 import {
@@ -21,8 +21,8 @@ import {
 } from "./chunk-3LCM6Z6U.js";
 import "./chunk-GZ5HZGS5.js";
 import "./chunk-QLUX4TOG.js";
-import "./chunk-EFDUOLUQ.js";
-import "./chunk-DDM2D5EB.js";
+import "./chunk-SXKLGGFZ.js";
+import "./chunk-W364QQYO.js";
 import "./chunk-7P32XLWN.js";
 import "./chunk-6VQAGAEN.js";
 import "./chunk-HYVKJKIX.js";

@@ -3,8 +3,8 @@ import {
   CalendarUnavailableError,
   NO_BUSY_CALENDAR,
   createIcsCalendar
-} from "./chunk-EFDUOLUQ.js";
-import "./chunk-DDM2D5EB.js";
+} from "./chunk-SXKLGGFZ.js";
+import "./chunk-W364QQYO.js";
 import "./chunk-HYVKJKIX.js";
 export {
   CalendarUnavailableError,

@@ -19,7 +19,7 @@ import {
 import {
   INQUIRY_PREFIX,
   readInquiryState
-} from "./chunk-75BIY3KQ.js";
+} from "./chunk-2TE4XVET.js";
 import "./chunk-RSJOULFA.js";
 import "./chunk-53BEDBHK.js";
 import {
@@ -54,7 +54,7 @@ import {
   discardBody,
   readBody,
   readMediaType
-} from "./chunk-DDM2D5EB.js";
+} from "./chunk-W364QQYO.js";
 import {
   STORE_CONTENTION_RETRY,
   retry
@@ -1328,8 +1328,8 @@ function answerRefusal(pages, desk, error) {
 }
 function createDeskHandlers(pages, passkeys) {
   const loadModules = loadOnce(() => Promise.all([
-    import("./bookings-2FT3WQQK.js"),
-    import("./inquiries-KGOEEKKK.js")
+    import("./bookings-362JWVXO.js"),
+    import("./inquiries-ZPBIGU3Q.js")
   ]));
   const answer = async (route, desk) => {
     switch (route) {

@@ -12,7 +12,7 @@ import {
   discardBody,
   isUtf8,
   readMediaType
-} from "./chunk-DDM2D5EB.js";
+} from "./chunk-W364QQYO.js";
 import {
   loadOnce
 } from "./chunk-HYVKJKIX.js";
@@ -101,9 +101,8 @@ function refuseBody(problem) {
 async function readMcpText(request, readBody) {
   let bytes;
   try {
-    bytes = await readBody(request.body, {
-      maxBytes: MCP_MAX_BODY_BYTES,
-      declaredLength: request.headers.get("Content-Length")
+    bytes = await readBody(request, {
+      maxBytes: MCP_MAX_BODY_BYTES
     });
   } catch (error) {
     return refuseBody(error instanceof BodyError ? error.problem : "unreadable");
@@ -199,14 +198,17 @@ function toSharedModernCall(sdk, request, body) {
 async function createEndpoint(services, { sdk, server: { createMcpServers, toAuthInfo }, exchanges }) {
   const checkHost = createHostCheck(sdk, toAllowedHostnames(sdk, services));
   const servers = createMcpServers(sdk, services);
+  const { knownJson } = servers;
   const shared = {
     legacy: await exchanges.connectExchanges(servers.build("legacy"), {
       sdk,
-      era: "legacy"
+      era: "legacy",
+      knownJson
     }),
     modern: await exchanges.connectExchanges(servers.build("modern"), {
       sdk,
-      era: "modern"
+      era: "modern",
+      knownJson
     })
   };
   const readBody = createBodyReader({
@@ -283,8 +285,8 @@ function createMcpEndpoint(services) {
   const endpoint = loadOnce(async () => {
     const [sdk, server, exchanges] = await Promise.all([
       import("@modelcontextprotocol/server"),
-      import("./_mcp_server-P7AWOJDR.js"),
-      import("./_mcp_exchanges-2URFG6TG.js")
+      import("./_mcp_server-32FGY56Y.js"),
+      import("./_mcp_exchanges-PGZQDBWB.js")
     ]);
     return await createEndpoint(services, {
       sdk,

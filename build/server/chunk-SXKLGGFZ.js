@@ -2,7 +2,7 @@
 import {
   BodyError,
   readBounded
-} from "./chunk-DDM2D5EB.js";
+} from "./chunk-W364QQYO.js";
 import {
   loadOnce
 } from "./chunk-HYVKJKIX.js";

@@ -4,14 +4,14 @@ import {
   createBookingPage,
   pickMonth,
   readSlots
-} from "./chunk-I6NKRYEU.js";
-import "./chunk-S4RRVDTY.js";
+} from "./chunk-H5O5RGUV.js";
+import "./chunk-UNIKAJM5.js";
 import "./chunk-RSJOULFA.js";
 import "./chunk-53BEDBHK.js";
-import "./chunk-AHSCBSM3.js";
+import "./chunk-6S5Q74MN.js";
 import "./chunk-QLUX4TOG.js";
-import "./chunk-EFDUOLUQ.js";
-import "./chunk-DDM2D5EB.js";
+import "./chunk-SXKLGGFZ.js";
+import "./chunk-W364QQYO.js";
 import "./chunk-B7YPJIEQ.js";
 import "./chunk-YOOLGLYZ.js";
 import "./chunk-4KSFTSON.js";

@@ -143,7 +143,7 @@ function createContent(services) {
       const [firstTouch, contactForm, bookingForm] = await Promise.all([
         import("./first_touch-63XVTT3U.js"),
         import("./render_contact_form-RZJGLSHR.js"),
-        import("./booking_form-PONU7AMX.js")
+        import("./booking_form-3GQ5WCUF.js")
       ]);
       return {
         firstTouch: firstTouch.createFirstTouch(),
