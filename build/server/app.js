@@ -27,11 +27,11 @@ import {
   createRequestCounter,
   toRateLimitedError,
   toRetryAfterSeconds
-} from "./chunk-Y3Z3OURM.js";
+} from "./chunk-ZOIR63ZR.js";
 import {
   createRateLimiter,
   setRateLimitHeaders
-} from "./chunk-T3D5GLXI.js";
+} from "./chunk-X7S4CTSY.js";
 import {
   bookingRoutes,
   buildOperationRoutes,
@@ -59,11 +59,12 @@ import {
   buildVersionHeaders,
   checkDeprecationWindow,
   formatLink
-} from "./chunk-HSYFKWTX.js";
+} from "./chunk-GYIJAS6F.js";
 import {
   START_RETRY,
   readOrCreateSetting
 } from "./chunk-JJKHXINR.js";
+import "./chunk-5R75S4IA.js";
 import {
   retry
 } from "./chunk-7P32XLWN.js";
@@ -1041,7 +1042,7 @@ function resolveServices(options, defaults) {
   const loadContent = given ? () => Promise.resolve(given) : loadOnce(defaults.content.load);
   const site = loadOnce(async () => {
     const [{ buildSite }, content] = await Promise.all([
-      import("./build_site-QS2PVTP5.js"),
+      import("./build_site-GGY6RKRU.js"),
       loadContent()
     ]);
     return buildSite(content, baseUrl);
@@ -1683,7 +1684,7 @@ function createResources(services) {
     ...services,
     content: await services.loadContent()
   }));
-  const mcpModule = loadOnce(() => import("./mcp-ZAS5DGAZ.js"));
+  const mcpModule = loadOnce(() => import("./mcp-VHL56KDK.js"));
   const content = loadOnce(async () => (await import("./content-ERLWWOXS.js")).createContent(services));
   return {
     content,
@@ -1691,7 +1692,7 @@ function createResources(services) {
     mcp: loadOnce(async () => (await mcpModule()).createMcpEndpoint(await site())),
     bookingActions: loadOnce(async () => (await import("./booking_actions-AGQDABP5.js")).createBookingActions(await site())),
     reschedule: loadOnce(async () => (await import("./reschedule-FMJOE4FX.js")).createReschedule(await site())),
-    discovery: loadOnce(async () => (await import("./discovery-KLTZOMVK.js")).createDiscovery(services)),
+    discovery: loadOnce(async () => (await import("./discovery-IH444Z5H.js")).createDiscovery(services)),
     agents: loadOnce(async () => (await import("./agent_discovery-JDRMEWND.js")).createAgentDiscovery(await site(), async (request, context) => (await content()).fallback(request, context, ""))),
     reference: loadOnce(async () => (await import("./api_reference-TPCVIXQB.js")).createApiReference(await site())),
     contactForm: loadOnce(async () => (await import("./contact_form-AWCQNLLG.js")).createContactForm(await site())),
@@ -2206,7 +2207,7 @@ async function createApp(env, runtime) {
       clock,
       logger
     }) : void 0;
-    const rateLimiter = config.rateLimitStore === "kv" ? (await import("./kv_rate_limit-X6PY4JKA.js")).createKvRateLimiter({
+    const rateLimiter = config.rateLimitStore === "kv" ? (await import("./kv_rate_limit-BDJPIYHN.js")).createKvRateLimiter({
       store,
       logger
     }) : void 0;

@@ -5,10 +5,15 @@
  * than the same code as some sixty TypeScript modules, and a cold start pays for that before its
  * first answer (see the README's Benchmarks). `deno bundle` (built into Deno, so the build needs
  * no install) splits the code at every dynamic import, so a request still loads only what it
- * needs. `node:` modules and npm packages stay imports, resolved by `deno.json` at run time (a
- * bundled package would carry the path of the machine's npm cache into the output, which then
- * would differ from one clone to another), and so do the generated modules of `build/` (the
- * corpus, the prepared site, the tables), imported from beside the bundle instead of copied.
+ * needs. `node:` modules and npm packages stay imports, resolved by `deno.json` at run time, but
+ * for the one package start-up imports (the RateLimit fields' serializer), bundled at the version
+ * `deno.lock` holds: a start that imports no npm package spares Deno the resolution of npm
+ * packages before its first answer. The generated modules of `build/` (the corpus, the prepared
+ * site, the tables) stay imports too, from beside the bundle, instead of copies.
+ *
+ * `deno bundle` writes each module's path, relative to the root, into the output (and so into
+ * the chunks' names); the bundled package is read from a Deno cache of its own under `.cache/`,
+ * so that its path, and the bundle, are the same on every machine.
  *
  * Run it after changing any module the service runs (`app.ts`, `studio_handler.ts`, `adapters/`,
  * `lib/`, `routes/`); `deno task test` fails while `build/server/` is out of date.
@@ -52,10 +57,19 @@ async function listFiles(folder: string, prefix = ""): Promise<string[]> {
   return found.sort();
 }
 
-/** The run-time packages `deno.json` maps: the bundle leaves them to that map. */
-async function readPackageNames(): Promise<string[]> {
+/**
+ * The packages start-up imports, bundled (dev/tests/service_config_test.ts keeps every other
+ * package out of start-up).
+ */
+export const START_UP_PACKAGES: readonly string[] = ["structured-headers"];
+
+/** The Deno cache the bundled packages are read from: at the same place in every clone. */
+const BUNDLE_CACHE = ROOT + ".cache/deno-bundle/";
+
+/** The run-time packages `deno.json` maps but start-up does not import: left to that map. */
+async function readExternalPackages(): Promise<string[]> {
   const config = JSON.parse(await Deno.readTextFile(ROOT + "deno.json"));
-  return Object.keys(config.imports ?? {});
+  return Object.keys(config.imports ?? {}).filter((name) => !START_UP_PACKAGES.includes(name));
 }
 
 /**
@@ -68,7 +82,7 @@ async function readPackageNames(): Promise<string[]> {
 export async function bundleServer(): Promise<Map<string, string>> {
   const folder = await Deno.makeTempDir({ prefix: "studio-server-bundle-" });
   try {
-    const externals = (await readPackageNames()).flatMap((name) => [name, `${name}/*`]);
+    const externals = (await readExternalPackages()).flatMap((name) => [name, `${name}/*`]);
     const { success, stderr } = await new Deno.Command(Deno.execPath(), {
       args: [
         "bundle",
@@ -83,7 +97,7 @@ export async function bundleServer(): Promise<Map<string, string>> {
       cwd: ROOT,
       stdout: "null",
       stderr: "piped",
-      env: { NO_COLOR: "1" },
+      env: { NO_COLOR: "1", DENO_DIR: BUNDLE_CACHE },
     }).output();
     if (!success) throw new Error(`deno bundle failed: ${new TextDecoder().decode(stderr)}`);
     const files = new Map<string, string>();

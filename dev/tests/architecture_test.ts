@@ -39,6 +39,7 @@ const NOT_SOURCES = [
   "tools",
   "data",
   "test-artifacts",
+  ".cache",
   "dev/tests/fixtures",
 ];
 

@@ -27,8 +27,8 @@ import {
 } from "./chunk-UNR3VXFF.js";
 import {
   toRetryAfterSeconds
-} from "./chunk-Y3Z3OURM.js";
-import "./chunk-T3D5GLXI.js";
+} from "./chunk-ZOIR63ZR.js";
+import "./chunk-X7S4CTSY.js";
 import {
   MONTHS_AHEAD,
   checkMonth,
@@ -43,6 +43,7 @@ import {
 } from "./chunk-QLUX4TOG.js";
 import "./chunk-SXKLGGFZ.js";
 import "./chunk-W364QQYO.js";
+import "./chunk-5R75S4IA.js";
 import "./chunk-7P32XLWN.js";
 import "./chunk-B7YPJIEQ.js";
 import "./chunk-6VQAGAEN.js";

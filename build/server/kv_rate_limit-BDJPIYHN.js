@@ -2,7 +2,8 @@
 import {
   createRateLimiter,
   toPolicyState
-} from "./chunk-T3D5GLXI.js";
+} from "./chunk-X7S4CTSY.js";
+import "./chunk-5R75S4IA.js";
 import {
   isStoreContention,
   retry

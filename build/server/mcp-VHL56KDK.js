@@ -285,7 +285,7 @@ function createMcpEndpoint(services) {
   const endpoint = loadOnce(async () => {
     const [sdk, server, exchanges] = await Promise.all([
       import("@modelcontextprotocol/server"),
-      import("./_mcp_server-32FGY56Y.js"),
+      import("./_mcp_server-AVPEOLCG.js"),
       import("./_mcp_exchanges-PGZQDBWB.js")
     ]);
     return await createEndpoint(services, {

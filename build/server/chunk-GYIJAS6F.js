@@ -3,6 +3,9 @@ import {
   readOrCreateSetting
 } from "./chunk-JJKHXINR.js";
 import {
+  serializeItem
+} from "./chunk-5R75S4IA.js";
+import {
   isDateTime
 } from "./chunk-B7YPJIEQ.js";
 import {
@@ -11,7 +14,6 @@ import {
 } from "./chunk-PTWZ7FKM.js";
 
 // lib/http/versioning.ts
-import { serializeItem } from "structured-headers";
 function formatLink(target, rel) {
   return `<${target}>; rel="${rel}"`;
 }

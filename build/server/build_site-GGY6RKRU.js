@@ -5,8 +5,9 @@ import {
 } from "./chunk-VM6W2HEB.js";
 import {
   formatLink
-} from "./chunk-HSYFKWTX.js";
+} from "./chunk-GYIJAS6F.js";
 import "./chunk-JJKHXINR.js";
+import "./chunk-5R75S4IA.js";
 import "./chunk-7P32XLWN.js";
 import "./chunk-B7YPJIEQ.js";
 import {
