@@ -6,8 +6,8 @@
  * The mail of each inquiry is delivered after the answer, in the same process, so the first
  * figure holds whatever delivery ran during the round (under this load delivery falls behind and
  * part of it runs after). A second service with no SMTP server configured keeps the mail in its
- * outbox: its figure is the POST's own cost (read, validate, commit, answer), the one issue 15's
- * goal (≤ 10× a health check) is about.
+ * outbox: its figure is the POST's own cost (read, validate, commit, answer), the one the
+ * goal of a write at most 10× a health check's cost is about.
  *
  * Usage: `deno task bench:contact [--seconds 10] [--rounds 3] [--connections 50]`
  *

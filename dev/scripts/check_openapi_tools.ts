@@ -1,5 +1,5 @@
 /**
- * The API as other developers' tools meet it (issue 18): from the document the running service
+ * The API as other developers' tools meet it: from the document the running service
  * serves, orval and hey-api generate clients without error, and Stoplight Prism, as a validating
  * proxy in front of the real server, finds no request or response violation in a pass over every
  * operation (each 2xx, and each documented error a valid request can reach: 400 for a bad month,

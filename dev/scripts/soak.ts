@@ -248,8 +248,8 @@ await server.stop();
 
 // The flood, on a second server whose read quota is 1 per client: 100,000 distinct addresses each
 // exhaust their quota (a 200, then a 429), 50 at a time, while a first-time visitor arrives every
-// 500 flood addresses and must be served (issue 16, defect 2: a full client table must not hand
-// newcomers a counter the flood exhausted).
+// 500 flood addresses and must be served (a full client table must not hand newcomers a counter
+// the flood exhausted).
 const floodServer = await startServer({
   STUDIO_KV_PATH: `${folder}/flood.kv`,
   STUDIO_SMTP_URL: smtp.url,

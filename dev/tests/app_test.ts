@@ -65,7 +65,7 @@ function createRecordingHost(openStore: () => Promise<Store>) {
   return { host, exits, exit, served };
 }
 
-test("runApp() listens before it opens the store, which its first use opens (issue 15)", async () => {
+test("runApp() listens before it opens the store, which its first use opens", async () => {
   let opened = 0;
   const { host, served } = createRecordingHost(() => {
     opened++;

@@ -7,7 +7,7 @@ import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
 import { startServer } from "./_server.ts";
 
 test(
-  "in Chromium, /en/api-reference renders every operation under its CSP with no console error and no request off the origin, and a try-it call answers 200 (issue 18)",
+  "in Chromium, /en/api-reference renders every operation under its CSP with no console error and no request off the origin, and a try-it call answers 200",
   {
     skip: CHROMIUM_SKIP,
   },

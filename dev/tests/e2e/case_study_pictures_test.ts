@@ -20,7 +20,7 @@ interface Picture {
 }
 
 test(
-  "in Chromium, a case study's pictures load as AVIF at a width that fits their slot (390 px at 2×, 1440 px at 1×) and keep their proportions, filling the width on a phone and the wide column on a desktop (issue 19)",
+  "in Chromium, a case study's pictures load as AVIF at a width that fits their slot (390 px at 2×, 1440 px at 1×) and keep their proportions, filling the width on a phone and the wide column on a desktop",
   {
     skip: CHROMIUM_SKIP,
   },

@@ -21,7 +21,7 @@ async function startExplorer(): Promise<{ origin: string; server: Server }> {
 }
 
 test(
-  "in Chromium, a page on another origin reads the slots and /openapi.json and cannot POST a booking (issue 18)",
+  "in Chromium, a page on another origin reads the slots and /openapi.json and cannot POST a booking",
   {
     skip: CHROMIUM_SKIP,
   },

@@ -38,7 +38,7 @@ function holdHead(port: number, trickle: boolean, giveUpSeconds: number): Promis
 // Deno.serve has no timeout for request heads: a self-hosted Deno server belongs behind a proxy
 // that enforces one (README, Deploying; SECURITY.md). Node enforces both cases, Bun the silent one.
 test(
-  `the server closes a connection whose request head does not arrive in time (${RUNTIME}; issue 16)`,
+  `the server closes a connection whose request head does not arrive in time (${RUNTIME})`,
   {
     skip: RUNTIME === "deno" && "Deno.serve has no request-head timeout",
   },

@@ -44,7 +44,7 @@ async function listSlots(server: RunningServer): Promise<string[]> {
   return Object.values(body.slots).flat().map((slot) => slot.start);
 }
 
-test(`two processes on one KV file under mixed contact and booking load: every 200/201 stored and delivered, no 5xx, one quota for both (${RUNTIME}; issue 16, defect 3)`, async () => {
+test(`two processes on one KV file under mixed contact and booking load: every 200/201 stored and delivered, no 5xx, one quota for both (${RUNTIME})`, async () => {
   const folder = mkdtempSync(join(tmpdir(), "studio-two-"));
   const kvPath = join(folder, "studio.kv");
   const smtp = await startSmtpServer();

@@ -21,7 +21,7 @@ test("build/api_types.generated.ts is what openapi-typescript makes of /openapi.
   });
 });
 
-test(`a typed openapi-fetch client on the generated types reads health and slots and sends an inquiry (${RUNTIME}; issue 18)`, async () => {
+test(`a typed openapi-fetch client on the generated types reads health and slots and sends an inquiry (${RUNTIME})`, async () => {
   const folder = mkdtempSync(join(tmpdir(), "studio-typed-"));
   const smtp = await startSmtpServer();
   const server = await startServer({

@@ -13,7 +13,7 @@ interface ModelContext {
 }
 
 test(
-  "in Chromium with WebMCP, the booking page registers list_available_slots through document.modelContext, and the tool lists the month's slots (issue 14)",
+  "in Chromium with WebMCP, the booking page registers list_available_slots through document.modelContext, and the tool lists the month's slots",
   {
     skip: CHROMIUM_SKIP,
   },

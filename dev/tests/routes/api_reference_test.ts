@@ -15,7 +15,7 @@ function createClient() {
   );
 }
 
-test("the API reference pages load the vendored renderer from the origin, under a policy that relaxes styles only (issue 18)", async () => {
+test("the API reference pages load the vendored renderer from the origin, under a policy that relaxes styles only", async () => {
   const client = createClient();
   for (const [path, language] of [["/en/api-reference", "en"], ["/referencia-api", "pt-PT"]]) {
     const response = await client.get(path);

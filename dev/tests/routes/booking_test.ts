@@ -1354,7 +1354,7 @@ test("POST /booking/cancel answers 409 once the conversation has started", async
   await receiveMails(app, record.id, ["attendee-booked-0", "studio-new-0"]);
 });
 
-test("POST /api/v1/booking answers 429 once an attendee address had 3 bookings in the day, whoever books (issue 16)", async () => {
+test("POST /api/v1/booking answers 429 once an attendee address had 3 bookings in the day, whoever books", async () => {
   const app = createApp();
   const starts = [];
   for (let index = 0; index < 5; index++) starts.push(await takeSlot(app, "2026-12"));
@@ -1412,7 +1412,7 @@ test("POST /api/v1/booking keeps the per-address quota under simultaneous bookin
   await Promise.all(responses.map((response) => response.body?.cancel()));
 });
 
-test("a pending booking's hold lapses after 48 hours: the slot is free again, and its links can no longer confirm or decline (issue 16)", async () => {
+test("a pending booking's hold lapses after 48 hours: the slot is free again, and its links can no longer confirm or decline", async () => {
   const app = createApp({ confirmation: "manual" });
   const start = await takeSlot(app, "2026-12", "2026-12-22");
   const email = "unanswered@example.pt";
@@ -1456,7 +1456,7 @@ test("a pending booking's hold lapses after 48 hours: the slot is free again, an
   ]);
 });
 
-test("a confirm link opened after the start answers 409 and sends nothing (issue 16, defect 9)", async () => {
+test("a confirm link opened after the start answers 409 and sends nothing", async () => {
   const app = createApp({ confirmation: "manual" });
   const start = await takeSlot(app, "2026-11", "2026-11-23");
   const email = "too.late.to.confirm@example.pt";

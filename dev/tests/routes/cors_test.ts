@@ -10,7 +10,7 @@ function createClient(rateLimits?: { read?: number; write?: number }) {
   return { handler, client: createTestClient(handler) };
 }
 
-/** The public reads and documents (issue 18): the read operations, their aliases, the documents. */
+/** The public reads and documents: the read operations, their aliases, the documents. */
 const PUBLIC_READS = [
   "/api",
   "/api/v1",
@@ -26,7 +26,7 @@ const PUBLIC_READS = [
   "/mcp/server-card",
 ];
 
-test("the public reads answer every origin with Access-Control-Allow-Origin: * and expose the rate-limit and version fields (issue 18)", async () => {
+test("the public reads answer every origin with Access-Control-Allow-Origin: * and expose the rate-limit and version fields", async () => {
   const { client } = createClient();
   for (const path of PUBLIC_READS) {
     const response = await client.get(path, { Origin: "https://explorer.example" });
@@ -103,7 +103,7 @@ test("a preflight for a public read answers 204 for a day and counts against no 
   assert.equal(read.status, 200, "the quota of one read is still whole");
 });
 
-test("/openapi.json and /.well-known/api-catalog are cached like every document: ETag, 304, Cache-Control, nosniff, HEAD (issue 18)", async () => {
+test("/openapi.json and /.well-known/api-catalog are cached like every document: ETag, 304, Cache-Control, nosniff, HEAD", async () => {
   const { client } = createClient();
   for (const path of ["/openapi.json", "/.well-known/api-catalog"]) {
     const response = await client.get(path);

@@ -69,7 +69,7 @@ test("GET /openapi.json is a valid OpenAPI 3.1 document, version 1.1.0", async (
   assert.match(document.info.description, /check the attendee's mailbox/);
 });
 
-test("GET /openapi.json reads alike in every tool: no jsonSchemaDialect, a type beside every const and enum, an ErrorResponse for 500 and every other status, bounded arrays, a contact (issue 18)", async () => {
+test("GET /openapi.json reads alike in every tool: no jsonSchemaDialect, a type beside every const and enum, an ErrorResponse for 500 and every other status, bounded arrays, a contact", async () => {
   const document = await readOpenApi();
   assert.equal("jsonSchemaDialect" in document, false, "the 3.1 default, left implicit");
   const untyped: string[] = [];

@@ -14,7 +14,7 @@ function readJsonLd(
   return JSON.parse(blocks[0][1]);
 }
 
-test("every page carries JSON-LD: the studio as a ProfessionalService with its ContactPoint, the page as a WebPage in its language (issue 14)", async () => {
+test("every page carries JSON-LD: the studio as a ProfessionalService with its ContactPoint, the page as a WebPage in its language", async () => {
   const client = createTestClient(
     createHandler({ baseUrl: BASE_URL, logger: createRecordingLogger() }),
   );
@@ -62,7 +62,7 @@ test("a page's JSON-LD cannot close its element, whatever the content says", asy
   assert.equal(data["@graph"][1].name, "</script><script>alert(1)</script>");
 });
 
-test("a page asked for text/plain answers its Markdown as plain text; the home pages' Link names the MCP card, the API reference and the health (issue 14)", async () => {
+test("a page asked for text/plain answers its Markdown as plain text; the home pages' Link names the MCP card, the API reference and the health", async () => {
   const client = createTestClient(
     createHandler({ baseUrl: BASE_URL, logger: createRecordingLogger() }),
   );

@@ -39,7 +39,7 @@ function createApp() {
   return { mailer, store, client: createTestClient(handler) };
 }
 
-test("every POST route answers 403 to a foreign or null Origin before reading the body (issue 16, defect 6)", async () => {
+test("every POST route answers 403 to a foreign or null Origin before reading the body", async () => {
   const paths = listPostPaths();
   // Contact, its alias, booking, both contact forms and the three booking actions, at least.
   assert.ok(paths.length >= 8, paths.join(" "));

@@ -13,7 +13,7 @@ function readForm(html: string, toolName: string): string {
   return form[0];
 }
 
-test("the contact forms are the send_inquiry tool of WebMCP, submitted by the agent; each control describes its field as the contract does (issue 14)", async () => {
+test("the contact forms are the send_inquiry tool of WebMCP, submitted by the agent; each control describes its field as the contract does", async () => {
   for (const path of ["/contacto", "/en/contact"]) {
     const form = readForm(await (await client.get(path)).text(), "send_inquiry");
     const opening = form.slice(0, form.indexOf(">") + 1);

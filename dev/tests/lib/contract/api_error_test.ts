@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { ApiError } from "../../../../lib/contract/api_error.ts";
 import { ERROR_STATUS_CODES } from "../../../../lib/contract/contract.ts";
 
-test("ApiError takes only the status/code pairs of the contract's table (issue 13): another pair does not compile", () => {
+test("ApiError takes only the status/code pairs of the contract's table: another pair does not compile", () => {
   const refused = new ApiError("rate-limited", { status: 429, message: "Slow down", hint: "Wait" });
   assert.equal(refused.status, 429);
   // `deno check` (deno task check, in CI) fails if either line below compiles: the pairs are not

@@ -173,7 +173,7 @@ test("createKvRateLimiter() counts in the process and warns once a minute when t
   close();
 });
 
-test("createKvRateLimiter() resumes from this instance's count when the store fails mid-window (issue 16, defect 3)", async () => {
+test("createKvRateLimiter() resumes from this instance's count when the store fails mid-window", async () => {
   const clock = createClock();
   const { store, failing, close } = createFailingStore(new Error("disk I/O error"));
   failing.now = false;
@@ -190,7 +190,7 @@ test("createKvRateLimiter() resumes from this instance's count when the store fa
   close();
 });
 
-test("createKvRateLimiter() retries a locked file and counts once the lock clears (issue 16, defect 3)", async () => {
+test("createKvRateLimiter() retries a locked file and counts once the lock clears", async () => {
   const clock = createClock();
   const { store, failing, close } = createFailingStore(new Error("database is locked"));
   const logger = createRecordingLogger();

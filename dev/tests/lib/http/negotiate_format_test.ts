@@ -25,7 +25,7 @@ test("negotiateFormat() chooses Markdown when its q-value or specificity wins", 
   assert.equal(await negotiateFormat("text/html;q=0, */*"), "markdown");
 });
 
-test("negotiateFormat() chooses the Markdown as plain text when text/plain wins (issue 14)", async () => {
+test("negotiateFormat() chooses the Markdown as plain text when text/plain wins", async () => {
   assert.equal(await negotiateFormat("text/plain"), "text");
   assert.equal(await negotiateFormat("text/plain, text/markdown;q=0.5, */*;q=0.1"), "text");
   assert.equal(await negotiateFormat("text/plain;q=0.5, text/html"), "html");

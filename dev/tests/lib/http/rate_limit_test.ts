@@ -226,7 +226,7 @@ test("createRateLimiter() keeps the client seen last as the most recent when it 
   assert.deepEqual(limiter.consume("192.0.2.2", [WRITE]).states, [state(WRITE, 9, 60)]);
 });
 
-test("createRateLimiter() keeps serving new clients through a flood of distinct addresses (issue 16, defect 2)", () => {
+test("createRateLimiter() keeps serving new clients through a flood of distinct addresses", () => {
   const { limiter } = createFakeClockLimiter(1_000);
   // An active abuser exhausts its quota and keeps sending between the flood's requests.
   const abuser = "2001:db8:ffff::/64";

@@ -45,7 +45,7 @@ async function send(baseUrl: string) {
   return answers;
 }
 
-test("every HTML answer carries a Content-Security-Policy with frame-ancestors 'none', every answer nosniff (issue 16)", async () => {
+test("every HTML answer carries a Content-Security-Policy with frame-ancestors 'none', every answer nosniff", async () => {
   const answers = await send("http://localhost:8000");
   const html = answers.filter((answer) =>
     answer.headers.get("Content-Type")?.startsWith("text/html")
@@ -64,7 +64,7 @@ test("every HTML answer carries a Content-Security-Policy with frame-ancestors '
   assert.match(CONTENT_SECURITY_POLICY, /frame-ancestors 'none'/);
 });
 
-test("with an https base URL every answer carries Strict-Transport-Security (issue 16)", async () => {
+test("with an https base URL every answer carries Strict-Transport-Security", async () => {
   for (const { label, headers } of await send("https://studio.example")) {
     assert.equal(headers.get("Strict-Transport-Security"), "max-age=31536000", label);
   }
