@@ -27,16 +27,16 @@ import {
   createRequestCounter,
   toRateLimitedError,
   toRetryAfterSeconds
-} from "./chunk-ZOIR63ZR.js";
+} from "./chunk-3XYUYCRE.js";
 import {
   createRateLimiter,
   setRateLimitHeaders
-} from "./chunk-X7S4CTSY.js";
+} from "./chunk-FQ67R4JW.js";
 import {
   bookingRoutes,
   buildOperationRoutes,
   readPathname
-} from "./chunk-6S5Q74MN.js";
+} from "./chunk-UJSGZWVV.js";
 import {
   toHex
 } from "./chunk-C3YYENYY.js";
@@ -59,7 +59,7 @@ import {
   buildVersionHeaders,
   checkDeprecationWindow,
   formatLink
-} from "./chunk-GYIJAS6F.js";
+} from "./chunk-DNB7VEBV.js";
 import {
   START_RETRY,
   readOrCreateSetting
@@ -105,7 +105,7 @@ import {
   SERVICE_NAME,
   WELL_KNOWN_LLMS_PATH,
   toLlmsPath
-} from "./chunk-PTWZ7FKM.js";
+} from "./chunk-FADX5AZD.js";
 
 // lib/http/client_address.ts
 var TRUSTED_PROXY_HEADERS = [
@@ -1042,7 +1042,7 @@ function resolveServices(options, defaults) {
   const loadContent = given ? () => Promise.resolve(given) : loadOnce(defaults.content.load);
   const site = loadOnce(async () => {
     const [{ buildSite }, content] = await Promise.all([
-      import("./build_site-GGY6RKRU.js"),
+      import("./build_site-BZTY4QRI.js"),
       loadContent()
     ]);
     return buildSite(content, baseUrl);
@@ -1098,11 +1098,11 @@ function resolveServices(options, defaults) {
     policies: Object.freeze(resolvePolicies(options.rateLimits)),
     trustProxy: options.trustProxy,
     versionHeaders: Object.freeze(buildVersionHeaders(options.deprecation)),
-    loadInvites: loadOnce(() => import("./invites-RG24F37L.js")),
+    loadInvites: loadOnce(() => import("./invites-GPUSKAQB.js")),
     siteIndex: given ? buildSiteIndex(given) : defaults.content.index,
     site,
     documents: loadOnce(async () => {
-      const prepared = await import("./site_documents-Z7NLHUS5.js");
+      const prepared = await import("./site_documents-LY6OI7CU.js");
       return loadPrebuilt ? prepared.createPrebuiltDocuments(loadPrebuilt, baseUrl) : prepared.createSiteDocuments(site);
     }),
     loadContent,
@@ -1634,7 +1634,7 @@ function apiIndexRoutes(services, table) {
 // routes/contact.ts
 var CONTACT_SUCCESS = '{"ok":true}';
 function contactRoutes(services) {
-  const loadInquiries = loadOnce(() => import("./inquiries-ZPBIGU3Q.js"));
+  const loadInquiries = loadOnce(() => import("./inquiries-YT7WJ47I.js"));
   return buildOperationRoutes("createContactInquiry", async (request, context) => {
     const { readInquiryBody, submitInquiry, validateInquiry } = await loadInquiries();
     const fields = validateInquiry(await readInquiryBody(request));
@@ -1684,28 +1684,28 @@ function createResources(services) {
     ...services,
     content: await services.loadContent()
   }));
-  const mcpModule = loadOnce(() => import("./mcp-VHL56KDK.js"));
-  const content = loadOnce(async () => (await import("./content-ERLWWOXS.js")).createContent(services));
+  const mcpModule = loadOnce(() => import("./mcp-5VN7PNY6.js"));
+  const content = loadOnce(async () => (await import("./content-F4VLNBPB.js")).createContent(services));
   return {
     content,
     mcpModule,
     mcp: loadOnce(async () => (await mcpModule()).createMcpEndpoint(await site())),
-    bookingActions: loadOnce(async () => (await import("./booking_actions-AGQDABP5.js")).createBookingActions(await site())),
-    reschedule: loadOnce(async () => (await import("./reschedule-FMJOE4FX.js")).createReschedule(await site())),
-    discovery: loadOnce(async () => (await import("./discovery-IH444Z5H.js")).createDiscovery(services)),
-    agents: loadOnce(async () => (await import("./agent_discovery-JDRMEWND.js")).createAgentDiscovery(await site(), async (request, context) => (await content()).fallback(request, context, ""))),
-    reference: loadOnce(async () => (await import("./api_reference-TPCVIXQB.js")).createApiReference(await site())),
-    contactForm: loadOnce(async () => (await import("./contact_form-AWCQNLLG.js")).createContactForm(await site())),
-    bookingForm: loadOnce(async () => (await import("./booking_form-3GQ5WCUF.js")).createBookingForm(await site())),
+    bookingActions: loadOnce(async () => (await import("./booking_actions-OOPHTYTD.js")).createBookingActions(await site())),
+    reschedule: loadOnce(async () => (await import("./reschedule-ZUO4LR35.js")).createReschedule(await site())),
+    discovery: loadOnce(async () => (await import("./discovery-IL67PMC4.js")).createDiscovery(services)),
+    agents: loadOnce(async () => (await import("./agent_discovery-V7UNQMB2.js")).createAgentDiscovery(await site(), async (request, context) => (await content()).fallback(request, context, ""))),
+    reference: loadOnce(async () => (await import("./api_reference-6AUWZSEN.js")).createApiReference(await site())),
+    contactForm: loadOnce(async () => (await import("./contact_form-OHPNUAYV.js")).createContactForm(await site())),
+    bookingForm: loadOnce(async () => (await import("./booking_form-TJYE2A73.js")).createBookingForm(await site())),
     team: loadOnce(async () => {
       const [{ createTeamDesk }, { loadTeamDeskActions }, siteServices] = await Promise.all([
-        import("./team-VOG4P6I3.js"),
-        import("./team_desk_actions-DDEBLXF7.js"),
+        import("./team-AKCGSLQ6.js"),
+        import("./team_desk_actions-WHWDGIZS.js"),
         site()
       ]);
       return createTeamDesk(siteServices, loadOnce(() => loadTeamDeskActions(siteServices)));
     }),
-    calendarFeed: loadOnce(async () => (await import("./team_calendar_feed-K55L3DNG.js")).createTeamCalendarFeed(services, async (request, context) => (await content()).fallback(request, context, "")))
+    calendarFeed: loadOnce(async () => (await import("./team_calendar_feed-KQAHFJWI.js")).createTeamCalendarFeed(services, async (request, context) => (await content()).fallback(request, context, "")))
   };
 }
 function get(path, load, entry = {}) {
@@ -2207,7 +2207,7 @@ async function createApp(env, runtime) {
       clock,
       logger
     }) : void 0;
-    const rateLimiter = config.rateLimitStore === "kv" ? (await import("./kv_rate_limit-BDJPIYHN.js")).createKvRateLimiter({
+    const rateLimiter = config.rateLimitStore === "kv" ? (await import("./kv_rate_limit-BBIOPIDO.js")).createKvRateLimiter({
       store,
       logger
     }) : void 0;

@@ -121,6 +121,16 @@
       show(result, fill(text.conflict, values), "bad");
       submit.disabled = false;
       await refreshTimes();
+    } else if (response.status === 503 && response.headers.has("Retry-After")) {
+      // Nothing was booked (the service says when to try again): the details stay for a retry.
+      show(result, fill(text.unavailable, values), "bad");
+      submit.disabled = false;
+    } else if (
+      response.status === 503 && answer.error && answer.error.hint === config.nothingBookedHint
+    ) {
+      // The service knows nothing was booked: the details stay for a retry.
+      show(result, fill(text.unavailable, values), "bad");
+      submit.disabled = false;
     } else if (response.status === 503) {
       // Never invite a blind retry: the booking may exist.
       show(result, fill(text.uncertain, values), "bad");

@@ -26,7 +26,11 @@ import {
 
 export { BOOKING_PREFIX, DEFAULT_BOOKINGS_PER_ATTENDEE } from "./booking_store.ts";
 import { CalendarUnavailableError } from "../availability/busy_calendar.ts";
-import { type BookingRequest, RETENTION_DAYS } from "../contract/contract.ts";
+import {
+  BOOKING_NOTHING_BOOKED_HINT,
+  type BookingRequest,
+  RETENTION_DAYS,
+} from "../contract/contract.ts";
 import type { SlotFinder } from "../availability/slots.ts";
 import type { CandidateSlot } from "../availability/availability.ts";
 import type { ScheduleSettings } from "../availability/schedule.ts";
@@ -225,7 +229,7 @@ export async function queueMails(
 }
 
 function storeUnavailable(): ApiError {
-  return unavailable("The booking store is unavailable", "Retry in a minute; nothing was booked");
+  return unavailable("The booking store is unavailable", BOOKING_NOTHING_BOOKED_HINT);
 }
 
 function describe(error: unknown): string {
@@ -315,7 +319,7 @@ export async function findRequestedSlot(
     if (error instanceof CalendarUnavailableError) {
       throw unavailable(
         "The studio's calendar is temporarily unavailable",
-        "Retry in a minute; nothing was booked",
+        BOOKING_NOTHING_BOOKED_HINT,
       );
     }
     services.logger.error("Booking check could not read the store", { error: describe(error) });

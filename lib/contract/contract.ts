@@ -76,6 +76,14 @@ const CONTACT_MAX_BODY_BYTES = 64 * 1024;
 const BOOKING_MAX_BODY_BYTES = 32 * 1024;
 
 /**
+ * The hint of a booking's 503 `no-backend` when the service knows nothing was booked (a calendar
+ * or the store could not be read before any commit): the one 503 a client may retry without
+ * checking the attendee's mailbox first. Every other 503 of the booking operation may hide a
+ * booking (spec, Errors: "the client must not retry without checking the attendee's mailbox").
+ */
+export const BOOKING_NOTHING_BOOKED_HINT = "Retry in a minute; nothing was booked";
+
+/**
  * The MCP endpoint (Model Context Protocol, Streamable HTTP transport, stateless): the same
  * operations as the API, as tools. Described by the API catalog and the agents page; the OpenAPI
  * document stays the REST contract.

@@ -9,7 +9,7 @@
  * @module
  */
 import { paramAttribute, toolAttributes } from "./webmcp.ts";
-import { BOOKING_FIELDS, getOperation } from "../contract/contract.ts";
+import { BOOKING_FIELDS, BOOKING_NOTHING_BOOKED_HINT, getOperation } from "../contract/contract.ts";
 import type { FieldProblem } from "../contract/fields.ts";
 import type { BookingText, Corpus, Language } from "./corpus.ts";
 import { escapeHtml } from "../mail/mail.ts";
@@ -300,7 +300,11 @@ export function renderBookingWidget(
     description: getOperation("listBookingSlots").description,
     path: getOperation("listBookingSlots").path,
   };
-  const config = JSON.stringify({ tag, locale: language, text, tool }).replace(/</g, "\\u003c");
+  // The script tells a 503 that booked nothing (a retry is safe) from one that may hide a booking
+  // by its hint, as the page without JavaScript does.
+  const nothingBookedHint = BOOKING_NOTHING_BOOKED_HINT;
+  const config = JSON.stringify({ tag, locale: language, text, tool, nothingBookedHint })
+    .replace(/</g, "\\u003c");
   return [
     '<section class="booking" id="booking" aria-labelledby="booking-title">',
     `<h2 id="booking-title">${escapeHtml(text.chooseTime)}</h2>`,

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { findFreePort, startServer } from "./_server.ts";
 import { startSmtpServer } from "../_smtp.ts";
+import { BOOKING_NOTHING_BOOKED_HINT } from "../../../lib/contract/contract.ts";
 import { CORPUS } from "../../../build/corpus.generated.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -325,6 +326,53 @@ test(
         messages.slice(before).some((mail) => mail.envelopeTo.includes("ana@example.org")),
         "the attendee was invited",
       );
+    } finally {
+      await context.close();
+    }
+  },
+);
+
+test(
+  "GET /en/book tells a 503 that booked nothing from an uncertain one, and keeps the details for a retry",
+  { skip: SKIP },
+  async () => {
+    const context = await (await openBrowser()).newContext({
+      viewport: { width: 1024, height: 900 },
+    });
+    const page = await context.newPage();
+    let posted = 0;
+    // The studio's calendar could not be read: the service booked nothing and says when to retry.
+    await page.route("**/api/v1/booking", (route) => {
+      posted++;
+      return route.fulfill({
+        status: 503,
+        contentType: "application/json",
+        body: JSON.stringify({
+          ok: false,
+          error: {
+            code: "no-backend",
+            message: "The studio's calendar is temporarily unavailable",
+            hint: BOOKING_NOTHING_BOOKED_HINT,
+            docs: `${origin}/openapi.json`,
+          },
+        }),
+      });
+    });
+    try {
+      await openMonthWithSlots(page, "/en/book");
+      const slots = page.locator('.days input[name="start"]');
+      await slots.first().check({ force: true });
+      await page.fill("#b-name", "Joana Pires");
+      await page.fill("#b-email", "joana@example.pt");
+      await page.fill("#b-topic", "An online shop for our bookshop");
+      await page.click('#booking button[type="submit"]');
+      const result = page.locator(".booking-result");
+      await result.filter({ hasText: "nothing was booked" }).waitFor();
+      const text = await result.textContent() ?? "";
+      assert.doesNotMatch(text, /could not confirm/i);
+      assert.equal(await page.isDisabled('#booking button[type="submit"]'), false, "retry");
+      assert.equal(await page.inputValue("#b-name"), "Joana Pires");
+      assert.equal(posted, 1);
     } finally {
       await context.close();
     }
