@@ -73,7 +73,7 @@ async function readExternalPackages(): Promise<string[]> {
 }
 
 /**
- * Bundles the Deno host into a new temporary folder.
+ * Bundles the composition (`app.ts`) and the Deno host into a new temporary folder.
  *
  * @returns The files of the bundle: name → text, with their header and imports of `build/`
  * rewritten.
