@@ -332,50 +332,67 @@ test(
   },
 );
 
+/**
+ * Books the first free time of `path` in a browser whose booking POST the service answers 503
+ * with `error` (faked: a 503 cannot be provoked on demand), then hands the page to `check`.
+ * Asserts that the script posted once.
+ */
+async function bookAgainst503(
+  path: string,
+  details: { topic: string; error: { message: string; hint: string } },
+  check: (page: Page) => Promise<void>,
+): Promise<void> {
+  const context = await (await openBrowser()).newContext({
+    viewport: { width: 1024, height: 900 },
+  });
+  const page = await context.newPage();
+  let posted = 0;
+  await page.route("**/api/v1/booking", (route) => {
+    posted++;
+    return route.fulfill({
+      status: 503,
+      contentType: "application/json",
+      body: JSON.stringify({
+        ok: false,
+        error: { code: "no-backend", ...details.error, docs: `${origin}/openapi.json` },
+      }),
+    });
+  });
+  try {
+    await openMonthWithSlots(page, path);
+    const slots = page.locator('.days input[name="start"]');
+    await slots.first().check({ force: true });
+    await page.fill("#b-name", "Joana Pires");
+    await page.fill("#b-email", "joana@example.pt");
+    await page.fill("#b-topic", details.topic);
+    await page.click('#booking button[type="submit"]');
+    await check(page);
+    assert.equal(posted, 1);
+  } finally {
+    await context.close();
+  }
+}
+
 test(
   "GET /en/book tells a 503 that booked nothing from an uncertain one, and keeps the details for a retry",
   { skip: SKIP },
   async () => {
-    const context = await (await openBrowser()).newContext({
-      viewport: { width: 1024, height: 900 },
-    });
-    const page = await context.newPage();
-    let posted = 0;
-    // The studio's calendar could not be read: the service booked nothing and says when to retry.
-    await page.route("**/api/v1/booking", (route) => {
-      posted++;
-      return route.fulfill({
-        status: 503,
-        contentType: "application/json",
-        body: JSON.stringify({
-          ok: false,
-          error: {
-            code: "no-backend",
-            message: "The studio's calendar is temporarily unavailable",
-            hint: BOOKING_NOTHING_BOOKED_HINT,
-            docs: `${origin}/openapi.json`,
-          },
-        }),
-      });
-    });
-    try {
-      await openMonthWithSlots(page, "/en/book");
-      const slots = page.locator('.days input[name="start"]');
-      await slots.first().check({ force: true });
-      await page.fill("#b-name", "Joana Pires");
-      await page.fill("#b-email", "joana@example.pt");
-      await page.fill("#b-topic", "An online shop for our bookshop");
-      await page.click('#booking button[type="submit"]');
-      const result = page.locator(".booking-result");
-      await result.filter({ hasText: "nothing was booked" }).waitFor();
-      const text = await result.textContent() ?? "";
-      assert.doesNotMatch(text, /could not confirm/i);
-      assert.equal(await page.isDisabled('#booking button[type="submit"]'), false, "retry");
-      assert.equal(await page.inputValue("#b-name"), "Joana Pires");
-      assert.equal(posted, 1);
-    } finally {
-      await context.close();
-    }
+    // The studio's calendar could not be read: the service booked nothing.
+    const error = {
+      message: "The studio's calendar is temporarily unavailable",
+      hint: BOOKING_NOTHING_BOOKED_HINT,
+    };
+    await bookAgainst503(
+      "/en/book",
+      { topic: "An online shop for our bookshop", error },
+      async (page) => {
+        const result = page.locator(".booking-result");
+        await result.filter({ hasText: "nothing was booked" }).waitFor();
+        assert.doesNotMatch(await result.textContent() ?? "", /could not confirm/i);
+        assert.equal(await page.isDisabled('#booking button[type="submit"]'), false, "retry");
+        assert.equal(await page.inputValue("#b-name"), "Joana Pires");
+      },
+    );
   },
 );
 
@@ -383,36 +400,13 @@ test(
   "GET /marcar-conversa explains a 503 in plain words and does not invite a retry",
   { skip: SKIP },
   async () => {
-    const context = await (await openBrowser()).newContext({
-      viewport: { width: 1024, height: 900 },
-    });
-    const page = await context.newPage();
-    let posted = 0;
-    // The calendar provider fails after the request was sent: the service answers 503.
-    await page.route("**/api/v1/booking", (route) => {
-      posted++;
-      return route.fulfill({
-        status: 503,
-        contentType: "application/json",
-        body: JSON.stringify({
-          ok: false,
-          error: {
-            code: "no-backend",
-            message: "The booking outcome is uncertain",
-            hint: "Check the attendee's mailbox before any retry",
-            docs: `${origin}/openapi.json`,
-          },
-        }),
-      });
-    });
-    try {
-      await openMonthWithSlots(page, "/marcar-conversa");
-      const slots = page.locator('.days input[name="start"]');
-      await slots.first().check({ force: true });
-      await page.fill("#b-name", "Joana Pires");
-      await page.fill("#b-email", "joana@example.pt");
-      await page.fill("#b-topic", "Uma loja online para a nossa livraria");
-      await page.click('#booking button[type="submit"]');
+    // The calendar provider fails after the request was sent: the outcome is uncertain.
+    const error = {
+      message: "The booking outcome is uncertain",
+      hint: "Check the attendee's mailbox before any retry",
+    };
+    const topic = "Uma loja online para a nossa livraria";
+    await bookAgainst503("/marcar-conversa", { topic, error }, async (page) => {
       const result = page.locator(".booking-result");
       await result.filter({ hasText: "Não conseguimos confirmar" }).waitFor();
       const text = await result.textContent() ?? "";
@@ -423,11 +417,8 @@ test(
         true,
         "no retry button",
       );
-      assert.equal(posted, 1);
       await screenshot(page, "booking-pt-uncertain.png");
-    } finally {
-      await context.close();
-    }
+    });
   },
 );
 
