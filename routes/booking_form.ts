@@ -14,6 +14,7 @@
 import { ApiError } from "../lib/contract/api_error.ts";
 import {
   BOOKING_FIELDS,
+  BOOKING_NOTHING_BOOKED_HINT,
   IDEMPOTENCY_KEY_PATTERN,
   MAX_BODY_BYTES,
 } from "../lib/contract/contract.ts";
@@ -335,11 +336,7 @@ function answerInvalid(submission: BookingSubmission, error: ApiError): Promise<
  * Answers a booking the service refused: taken (409), the attendee's day full (429), unavailable
  * or uncertain (503), or another refusal.
  */
-function answerRefused(
-  submission: BookingSubmission,
-  bookings: Bookings,
-  error: ApiError,
-): Promise<Response> {
+function answerRefused(submission: BookingSubmission, error: ApiError): Promise<Response> {
   const { site, entry } = submission;
   const text = site.corpus.languages[entry.page.language].booking;
   if (error.status === 409) {
@@ -356,8 +353,9 @@ function answerRefused(
     });
   }
   if (error.status === 503) {
-    // An uncertain outcome never invites a blind retry: the booking may exist.
-    const uncertain = bookings.isUncertainOutcome(error);
+    // Only a 503 that says nothing was booked invites a retry (as the page's script decides):
+    // any other may hide a booking.
+    const uncertain = error.hint !== BOOKING_NOTHING_BOOKED_HINT;
     return answerWithForm(submission, uncertain ? text.uncertain : text.unavailable, {
       status: 503,
     });
@@ -419,7 +417,7 @@ async function submitBookingForm(
     );
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return answerRefused(submission, bookings, error);
+    return answerRefused(submission, error);
   }
 }
 

@@ -121,10 +121,6 @@
       show(result, fill(text.conflict, values), "bad");
       submit.disabled = false;
       await refreshTimes();
-    } else if (response.status === 503 && response.headers.has("Retry-After")) {
-      // Nothing was booked (the service says when to try again): the details stay for a retry.
-      show(result, fill(text.unavailable, values), "bad");
-      submit.disabled = false;
     } else if (
       response.status === 503 && answer.error && answer.error.hint === config.nothingBookedHint
     ) {

@@ -132,16 +132,6 @@ const UNCERTAIN_HINT =
   "The booking may or may not have been made: check the attendee's mailbox for a confirmation before any retry";
 
 /**
- * Whether a refusal of {@linkcode createBooking} leaves the booking's outcome uncertain (a 503
- * whose commit may have landed), rather than certain that nothing was booked.
- *
- * @param error What `createBooking` threw.
- */
-export function isUncertainOutcome(error: ApiError): boolean {
-  return error.status === 503 && error.hint === UNCERTAIN_HINT;
-}
-
-/**
  * What bookings use: narrow ports and settings, not the whole set of services (the handler's
  * resolved services satisfy it).
  */

@@ -339,7 +339,11 @@ test(
  */
 async function bookAgainst503(
   path: string,
-  details: { topic: string; error: { message: string; hint: string } },
+  details: {
+    topic: string;
+    error: { message: string; hint: string };
+    headers?: Record<string, string>;
+  },
   check: (page: Page) => Promise<void>,
 ): Promise<void> {
   const context = await (await openBrowser()).newContext({
@@ -352,6 +356,7 @@ async function bookAgainst503(
     return route.fulfill({
       status: 503,
       contentType: "application/json",
+      headers: details.headers,
       body: JSON.stringify({
         ok: false,
         error: { code: "no-backend", ...details.error, docs: `${origin}/openapi.json` },
@@ -400,13 +405,15 @@ test(
   "GET /marcar-conversa explains a 503 in plain words and does not invite a retry",
   { skip: SKIP },
   async () => {
-    // The calendar provider fails after the request was sent: the outcome is uncertain.
+    // The calendar provider fails after the request was sent: the outcome is uncertain. A
+    // `Retry-After` (from a proxy, say) does not make a retry safe: only the service's hint does.
     const error = {
       message: "The booking outcome is uncertain",
       hint: "Check the attendee's mailbox before any retry",
     };
     const topic = "Uma loja online para a nossa livraria";
-    await bookAgainst503("/marcar-conversa", { topic, error }, async (page) => {
+    const headers = { "Retry-After": "30" };
+    await bookAgainst503("/marcar-conversa", { topic, error, headers }, async (page) => {
       const result = page.locator(".booking-result");
       await result.filter({ hasText: "Não conseguimos confirmar" }).waitFor();
       const text = await result.textContent() ?? "";
@@ -572,7 +579,7 @@ test(
           assert.equal(await page.isChecked(`.days input[value="${start}"]`), true, path);
           assert.ok(await page.isVisible(".booking-result.notice"), path);
           found.push(...(await runAxe(page)).map((violation) => `${path}: ${violation}`));
-          await screenshot(page, `booking-${colorScheme}-refused.png`);
+          await screenshot(page, `booking${path.replaceAll("/", "-")}-${colorScheme}-refused.png`);
         }
       } finally {
         await context.close();
