@@ -42,16 +42,15 @@ function announce(): void {
 
 function start(environment: Environment): void {
   createApp(environment, host).then((app: App) => {
-    for (const signal of ["SIGINT", "SIGTERM"] as const) {
-      // The outbox's timer would keep the process alive: release the app (which writes the log's
-      // buffered lines), log "Stopped" last, then leave.
-      Deno.addSignalListener(signal, () =>
-        void app.close().finally(async () => {
-          // The log's last line: a request answered after it would not be logged, so none is.
-          await app.log.end(buildStoppedLine(started.address?.port ?? 0));
-          Deno.exit(0);
-        }));
-    }
+    // The outbox's timer would keep the process alive: release the app (which writes the log's
+    // buffered lines), log "Stopped" last, then leave.
+    host.onSignal(() =>
+      void app.close().finally(async () => {
+        // The log's last line: a request answered after it would not be logged, so none is.
+        await app.log.end(buildStoppedLine(started.address?.port ?? 0));
+        host.exit(0);
+      })
+    );
     started.handler = app.handler;
     started.app = app;
     announce();

@@ -432,12 +432,10 @@ async function createEndpoint(
  * a JSON-RPC error with the same status: an `ApiError`'s message and hint, a fixed message for
  * anything else (the pipeline has logged it).
  *
- * @param request The request; its body, if any, is discarded.
- * @param error What the pipeline caught.
+ * @param error What the pipeline caught (the pipeline discards the request's body).
  * @returns The JSON-RPC error.
  */
-export function answerMcpRefused(request: Request, error: unknown): Response {
-  discardBody(request);
+function answerMcpRefused(error: unknown): Response {
   if (!(error instanceof ApiError)) {
     return buildJsonRpcError(500, "Internal server error", { code: -32603 });
   }
@@ -462,7 +460,7 @@ export function createMcpEndpoint(services: SiteServices): RouteHandlers {
     return await createEndpoint(services, { sdk, server, exchanges });
   });
   return {
-    answerRefused: (request, _context, error) => answerMcpRefused(request, error),
+    answerRefused: (_request, _context, error) => answerMcpRefused(error),
     answerRateLimited(request, _context, retryAfterSeconds) {
       discardBody(request);
       return buildJsonRpcError(

@@ -123,7 +123,7 @@ export function buildWellKnownCard(card: ServerCard): Record<string, unknown> {
  * What people ask for that the MCP server answers: the catalog entry's `representativeQueries`,
  * which registries embed to find it (the ARD specification recommends two to five).
  */
-export const MCP_REPRESENTATIVE_QUERIES = [
+const MCP_REPRESENTATIVE_QUERIES = [
   "Book a free 30-minute conversation with a design studio in Lisbon",
   "Which times are free for a conversation with the studio next month?",
   "Send a design studio an inquiry about a new website or brand identity",

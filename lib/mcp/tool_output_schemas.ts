@@ -18,7 +18,7 @@ import {
 export type ToolJsonSchema = Record<string, unknown>;
 
 /** The structured content of a tool error: the API's error, as code, status, message and hint. */
-export const TOOL_ERROR_SCHEMA = {
+const TOOL_ERROR_SCHEMA = {
   type: "object",
   required: ["ok", "error"],
   additionalProperties: false,

@@ -4,8 +4,8 @@
  * attendee's `email`), the e-mail those records caused or that is addressed to it (the outbox's
  * `["outbox", id]` and its due index `["outbox_due", ms, id]`, the delivery records
  * `["outbox_sent", id]`), the bookings counted per address (`["attendee_quota", sha256, day]`),
- * the sign-in links asked for it at the team's sign-in form (`["team_sign_in_quota", sha256,
- * window]`, counted for any address typed there), the idempotency records of its bookings
+ * the sign-in links asked for it at the team's sign-in form (`["team_sign_in_quota",
+ * sha256(address), sha256(client), window]`, counted for any address typed there), the idempotency records of its bookings
  * (`["idempotency", key]`) and their slot holds (`["slot", start]`). Export and erasure both start
  * here, so that they cannot disagree on what is held.
  *

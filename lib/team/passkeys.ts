@@ -36,25 +36,17 @@ import {
   PASSKEY_PREFIX,
   type PasskeyRecord,
 } from "./passkey_records.ts";
-
-export {
-  isCredentialId,
-  listPasskeys,
-  PASSKEY_PREFIX,
-  type PasskeyRecord,
-} from "./passkey_records.ts";
+import { createSession, type SessionRecord, type TeamSession } from "./sessions.ts";
+import { type MemberRecord, TEAM_MEMBER_PREFIX, type TeamServices } from "./team.ts";
 
 /** Key prefix of ceremonies' challenges: `["team_passkey_challenge", challenge]`. */
-export const PASSKEY_CHALLENGE_PREFIX = ["team_passkey_challenge"] as const;
+const PASSKEY_CHALLENGE_PREFIX = ["team_passkey_challenge"] as const;
 
 /** How long a ceremony's challenge can be answered, in milliseconds: 5 minutes. */
 export const PASSKEY_CHALLENGE_MILLISECONDS = 5 * 60_000;
 
 /** The most passkeys one member may register. */
-export const PASSKEYS_PER_MEMBER = 10;
-
-import { createSession, type SessionRecord, type TeamSession } from "./sessions.ts";
-import { type MemberRecord, TEAM_MEMBER_PREFIX, type TeamServices } from "./team.ts";
+const PASSKEYS_PER_MEMBER = 10;
 
 /** A ceremony's challenge as stored. */
 interface ChallengeRecord {

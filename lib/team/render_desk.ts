@@ -64,13 +64,9 @@ function hidden(name: string, value: string): string {
   return `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 }
 
-/**
- * A form that POSTs to one of the desk's paths with the session's token.
- *
- * @param extra Attributes of the form element, e.g. ``.
- */
-function postForm(view: DeskView, path: string, fields: string, extra = ""): string {
-  return `<form method="post" action="${path}"${extra}>${
+/** A form that POSTs to one of the desk's paths with the session's token. */
+function postForm(view: DeskView, path: string, fields: string): string {
+  return `<form method="post" action="${path}">${
     hidden("form_token", view.formToken)
   }${fields}</form>`;
 }
@@ -331,7 +327,6 @@ function renderPasskeys(view: DeskView): string {
         `${hidden("action", "remove")}${
           hidden("id", passkey.id)
         }<button type="submit" class="secondary">${words.removePasskey}</button>`,
-        "",
       )
     }</li>`
   );
