@@ -18,10 +18,10 @@
 import { WEBMCP_NU_FILTER } from "../../lib/site/webmcp.ts";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
+import { findFreePort } from "../tests/e2e/_server.ts";
 import { CORPUS } from "../../build/corpus.generated.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -69,16 +69,8 @@ function readScoredAudits(
     ),
   };
 }
-const skip = (name: string) => Deno.args.includes(`--no-${name}`);
 
-async function findFreePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address !== "object") throw new Error("No port");
-  return address.port;
-}
+const skip = (name: string) => Deno.args.includes(`--no-${name}`);
 
 const folder = await mkdtemp(join(tmpdir(), "studio-audit-"));
 const port = await findFreePort();

@@ -633,7 +633,9 @@ function isJsonRpcResponse(value: unknown): boolean {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const message = value as Record<string, unknown>;
   if (message.jsonrpc !== "2.0" || !("id" in message)) return false;
-  if ("result" in message) return typeof message.result === "object" && !("error" in message);
+  if ("result" in message) {
+    return typeof message.result === "object" && message.result !== null && !("error" in message);
+  }
   const error = message.error as { code?: unknown; message?: unknown } | undefined;
   return typeof error?.code === "number" && typeof error.message === "string";
 }

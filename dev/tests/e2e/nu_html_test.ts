@@ -50,6 +50,8 @@ test(
           headers: { Origin: origin },
           body,
         });
+        // Checked, so that a post that went through never passes another page off as this one.
+        assert.equal(response.status, origin === server?.origin ? 400 : 403, `${path} ${origin}`);
         pages.push({ name: `POST ${path} (${response.status})`, html: await response.text() });
       }
     }

@@ -110,8 +110,9 @@ test("connections kept alive after the answers a SIGTERM waited for do not hold 
   const feed = await startIcsFeedServer();
   const held: ServerResponse[] = [];
   feed.setResponder((_request, response) => void held.push(response));
+  let running: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
-    const server = await startServer({
+    const server = running = await startServer({
       STUDIO_KV_PATH: join(folder, "studio.kv"),
       STUDIO_BUSY_CALENDARS: feed.url,
     });
@@ -134,7 +135,11 @@ test("connections kept alive after the answers a SIGTERM waited for do not hold 
         refused++;
       }
     });
-    while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const heldBy = performance.now() + 10_000;
+    while (held.length === 0) {
+      if (performance.now() > heldBy) assert.fail("no listing reached the busy feed in 10 s");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     const signalledAt = performance.now();
     server.process.kill("SIGTERM");
     // Once the service has begun to stop, the feed answers, and so do the listings.
@@ -153,6 +158,10 @@ test("connections kept alive after the answers a SIGTERM waited for do not hold 
     assert.ok(exitMilliseconds < graceMilliseconds * 0.6, `exited ${exitMilliseconds} ms after`);
     assertLogged(stdout, answered);
   } finally {
+    // Already gone when the test passed; killed when it failed before the stop.
+    if (running?.process.exitCode === null && running.process.signalCode === null) {
+      await running.stop({ kill: true });
+    }
     await feed.stop();
     rmSync(folder, { recursive: true, force: true });
   }

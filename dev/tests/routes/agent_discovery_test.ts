@@ -62,7 +62,8 @@ test("GET /mcp/server-card is a server card valid against the SEP-2127 v1 schema
 
 test("the server card's handshake revisions are those the SDK implements", () => {
   assert.deepEqual([...MCP_HANDSHAKE_PROTOCOL_VERSIONS], SUPPORTED_PROTOCOL_VERSIONS);
-  assert.deepEqual(MCP_PROTOCOL_VERSIONS.slice(1), [...MCP_HANDSHAKE_PROTOCOL_VERSIONS]);
+  // The card lists the revision without a handshake first, then the SDK's, none twice.
+  assert.deepEqual([...MCP_PROTOCOL_VERSIONS], ["2026-07-28", ...SUPPORTED_PROTOCOL_VERSIONS]);
 });
 
 test("GET /mcp/server-card answers 304 to its own ETag", async () => {

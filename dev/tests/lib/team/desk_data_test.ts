@@ -65,7 +65,7 @@ test("readDesk() searches every inquiry and booking kept, not only the newest it
     [...found.pending, ...found.upcoming, ...found.past].map((record) => record.id),
     [booked.id],
   );
-  const newest = await readDesk(store, { nowEpochMs, search: "newer2009@" });
+  const newest = await readDesk(store, { nowEpochMs, search: `newer${DESK_SCAN_LIMIT + 9}@` });
   assert.equal(newest.inquiries.length, 1);
   const listed = await readDesk(store, { nowEpochMs });
   assert.equal(listed.inquiries.length, 50);
