@@ -36,7 +36,7 @@ import {
   bookingRoutes,
   buildOperationRoutes,
   readPathname
-} from "./chunk-UJSGZWVV.js";
+} from "./chunk-4CZWJSXZ.js";
 import {
   toHex
 } from "./chunk-C3YYENYY.js";
@@ -1684,28 +1684,28 @@ function createResources(services) {
     ...services,
     content: await services.loadContent()
   }));
-  const mcpModule = loadOnce(() => import("./mcp-5VN7PNY6.js"));
-  const content = loadOnce(async () => (await import("./content-F4VLNBPB.js")).createContent(services));
+  const mcpModule = loadOnce(() => import("./mcp-V2YAQ7Q2.js"));
+  const content = loadOnce(async () => (await import("./content-7WQUNA2J.js")).createContent(services));
   return {
     content,
     mcpModule,
     mcp: loadOnce(async () => (await mcpModule()).createMcpEndpoint(await site())),
-    bookingActions: loadOnce(async () => (await import("./booking_actions-OOPHTYTD.js")).createBookingActions(await site())),
-    reschedule: loadOnce(async () => (await import("./reschedule-ZUO4LR35.js")).createReschedule(await site())),
+    bookingActions: loadOnce(async () => (await import("./booking_actions-LFIJWMP7.js")).createBookingActions(await site())),
+    reschedule: loadOnce(async () => (await import("./reschedule-5GO3PVTU.js")).createReschedule(await site())),
     discovery: loadOnce(async () => (await import("./discovery-IL67PMC4.js")).createDiscovery(services)),
     agents: loadOnce(async () => (await import("./agent_discovery-V7UNQMB2.js")).createAgentDiscovery(await site(), async (request, context) => (await content()).fallback(request, context, ""))),
     reference: loadOnce(async () => (await import("./api_reference-6AUWZSEN.js")).createApiReference(await site())),
     contactForm: loadOnce(async () => (await import("./contact_form-OHPNUAYV.js")).createContactForm(await site())),
-    bookingForm: loadOnce(async () => (await import("./booking_form-TJYE2A73.js")).createBookingForm(await site())),
+    bookingForm: loadOnce(async () => (await import("./booking_form-WVQUM6F4.js")).createBookingForm(await site())),
     team: loadOnce(async () => {
       const [{ createTeamDesk }, { loadTeamDeskActions }, siteServices] = await Promise.all([
-        import("./team-AKCGSLQ6.js"),
-        import("./team_desk_actions-WHWDGIZS.js"),
+        import("./team-BIQ6E4D2.js"),
+        import("./team_desk_actions-KJFICK27.js"),
         site()
       ]);
       return createTeamDesk(siteServices, loadOnce(() => loadTeamDeskActions(siteServices)));
     }),
-    calendarFeed: loadOnce(async () => (await import("./team_calendar_feed-KQAHFJWI.js")).createTeamCalendarFeed(services, async (request, context) => (await content()).fallback(request, context, "")))
+    calendarFeed: loadOnce(async () => (await import("./team_calendar_feed-UDMQS4QL.js")).createTeamCalendarFeed(services, async (request, context) => (await content()).fallback(request, context, "")))
   };
 }
 function get(path, load, entry = {}) {

@@ -2,7 +2,7 @@
 import {
   ACTION_PAGE_HEADERS,
   createBookingActions
-} from "./chunk-EVMB5HMO.js";
+} from "./chunk-YRVK23VZ.js";
 import "./chunk-3LCM6Z6U.js";
 import "./chunk-6VQAGAEN.js";
 import "./chunk-2CHDTCL5.js";

@@ -4,7 +4,7 @@ import {
   IDEMPOTENCY_MILLISECONDS,
   IDEMPOTENCY_PREFIX,
   applyBookingAction
-} from "./chunk-7WEV7LJV.js";
+} from "./chunk-42JFUSFL.js";
 import "./chunk-RSDKV7Q6.js";
 import {
   INQUIRY_PREFIX

@@ -382,8 +382,8 @@ function toLines(text) {
 function hidden(name, value) {
   return `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 }
-function postForm(view, path, fields, extra = "") {
-  return `<form method="post" action="${path}"${extra}>${hidden("form_token", view.formToken)}${fields}</form>`;
+function postForm(view, path, fields) {
+  return `<form method="post" action="${path}">${hidden("form_token", view.formToken)}${fields}</form>`;
 }
 function renderSignInForm(locale, state = {}) {
   const words = DESK_WORDS[locale];
@@ -543,7 +543,7 @@ function renderPasskeys(view) {
   const words = DESK_WORDS[view.locale];
   const path = TEAM_PATHS[view.locale].passkey;
   const at = (iso) => escapeHtml(formatTime(Date.parse(iso), view.locale, view.timeZone));
-  const items = view.passkeys.map((passkey) => `<li>${words.passkeyCreated(at(passkey.createdAt))}${passkey.lastUsedAt ? `, ${words.passkeyUsed(at(passkey.lastUsedAt))}` : ""} ${postForm(view, path, `${hidden("action", "remove")}${hidden("id", passkey.id)}<button type="submit" class="secondary">${words.removePasskey}</button>`, "")}</li>`);
+  const items = view.passkeys.map((passkey) => `<li>${words.passkeyCreated(at(passkey.createdAt))}${passkey.lastUsedAt ? `, ${words.passkeyUsed(at(passkey.lastUsedAt))}` : ""} ${postForm(view, path, `${hidden("action", "remove")}${hidden("id", passkey.id)}<button type="submit" class="secondary">${words.removePasskey}</button>`)}</li>`);
   return [
     '<section aria-labelledby="passkeys">',
     `<h2 id="passkeys">${words.passkeys}</h2>`,
@@ -1328,7 +1328,7 @@ function answerRefusal(pages, desk, error) {
 }
 function createDeskHandlers(pages, passkeys) {
   const loadModules = loadOnce(() => Promise.all([
-    import("./bookings-CIX64TD7.js"),
+    import("./bookings-CPDSEU4I.js"),
     import("./inquiries-YT7WJ47I.js")
   ]));
   const answer = async (route, desk) => {
@@ -1404,7 +1404,7 @@ function redirectToPasskeys(locale, notice) {
 }
 function createPasskeyHandlers(pages) {
   const { services } = pages;
-  const loadPasskeys = loadOnce(() => import("./passkeys-XAHIINNX.js"));
+  const loadPasskeys = loadOnce(() => import("./passkeys-DS6GMXPW.js"));
   const readParty = async () => ({
     baseUrl: services.baseUrl,
     name: (await services.site()).corpus.name

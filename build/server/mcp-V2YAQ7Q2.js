@@ -270,8 +270,7 @@ async function createEndpoint(services, { sdk, server: { createMcpServers, toAut
     }
   };
 }
-function answerMcpRefused(request, error) {
-  discardBody(request);
+function answerMcpRefused(error) {
   if (!(error instanceof ApiError)) {
     return buildJsonRpcError(500, "Internal server error", {
       code: -32603
@@ -285,7 +284,7 @@ function createMcpEndpoint(services) {
   const endpoint = loadOnce(async () => {
     const [sdk, server, exchanges] = await Promise.all([
       import("@modelcontextprotocol/server"),
-      import("./_mcp_server-P6R2CXPN.js"),
+      import("./_mcp_server-RGDR2M5M.js"),
       import("./_mcp_exchanges-5VDQ7I2B.js")
     ]);
     return await createEndpoint(services, {
@@ -295,7 +294,7 @@ function createMcpEndpoint(services) {
     });
   });
   return {
-    answerRefused: (request, _context, error) => answerMcpRefused(request, error),
+    answerRefused: (_request, _context, error) => answerMcpRefused(error),
     answerRateLimited(request, _context, retryAfterSeconds) {
       discardBody(request);
       return buildJsonRpcError(429, `Too many requests from this client: retry in ${retryAfterSeconds} seconds`, {
@@ -311,7 +310,6 @@ function createMcpEndpoint(services) {
 }
 export {
   answerMcpMethodNotAllowed,
-  answerMcpRefused,
   buildJsonRpcError,
   createMcpEndpoint,
   toLegByShape

@@ -12,7 +12,7 @@ import {
   MONTHS_AHEAD,
   checkMonth,
   listSlots
-} from "./chunk-UJSGZWVV.js";
+} from "./chunk-4CZWJSXZ.js";
 import {
   ApiError
 } from "./chunk-QLUX4TOG.js";
@@ -32,6 +32,7 @@ import {
 } from "./chunk-HYVKJKIX.js";
 import {
   BOOKING_FIELDS,
+  BOOKING_NOTHING_BOOKED_HINT,
   IDEMPOTENCY_KEY_PATTERN,
   MAX_BODY_BYTES
 } from "./chunk-FADX5AZD.js";
@@ -234,7 +235,7 @@ function answerInvalid(submission, error) {
     idempotencyKey: submission.idempotencyKey
   });
 }
-function answerRefused(submission, bookings, error) {
+function answerRefused(submission, error) {
   const { site, entry } = submission;
   const text = site.corpus.languages[entry.page.language].booking;
   if (error.status === 409) {
@@ -259,7 +260,7 @@ function answerRefused(submission, bookings, error) {
     });
   }
   if (error.status === 503) {
-    const uncertain = bookings.isUncertainOutcome(error);
+    const uncertain = error.hint !== BOOKING_NOTHING_BOOKED_HINT;
     return answerWithForm(submission, uncertain ? text.uncertain : text.unavailable, {
       status: 503
     });
@@ -325,7 +326,7 @@ async function submitBookingForm(form, page, context) {
     }));
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return answerRefused(submission, bookings, error);
+    return answerRefused(submission, error);
   }
 }
 var FORM_KEY_PREFIX = "form:";
@@ -347,7 +348,7 @@ function createBookingForm(services) {
     services,
     bookingPage: createBookingPage(services),
     // The booking engine and its mail are loaded by the form's first submission.
-    loadBookings: loadOnce(() => import("./bookings-CIX64TD7.js")),
+    loadBookings: loadOnce(() => import("./bookings-CPDSEU4I.js")),
     typed: /* @__PURE__ */ new WeakMap()
   };
   return (path) => {

@@ -4,11 +4,11 @@ import {
   createBookingPage,
   pickMonth,
   readSlots
-} from "./chunk-W2ETQZBS.js";
+} from "./chunk-IIVQOOIF.js";
 import "./chunk-UNIKAJM5.js";
 import "./chunk-Q32U7CHN.js";
 import "./chunk-53BEDBHK.js";
-import "./chunk-UJSGZWVV.js";
+import "./chunk-4CZWJSXZ.js";
 import "./chunk-QLUX4TOG.js";
 import "./chunk-SXKLGGFZ.js";
 import "./chunk-W364QQYO.js";

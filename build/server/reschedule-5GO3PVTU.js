@@ -2,17 +2,17 @@
 import {
   pickMonth,
   readSlots
-} from "./chunk-W2ETQZBS.js";
+} from "./chunk-IIVQOOIF.js";
 import "./chunk-UNIKAJM5.js";
 import {
   ACTION_PAGE_HEADERS
-} from "./chunk-EVMB5HMO.js";
+} from "./chunk-YRVK23VZ.js";
 import "./chunk-Q32U7CHN.js";
 import "./chunk-53BEDBHK.js";
 import {
   RESCHEDULE_PATH
 } from "./chunk-56TKZUJU.js";
-import "./chunk-UJSGZWVV.js";
+import "./chunk-4CZWJSXZ.js";
 import {
   BOOKING_PREFIX
 } from "./chunk-3LCM6Z6U.js";
@@ -379,7 +379,7 @@ function createReschedule(services) {
     services,
     // Loaded by the first reschedule link rather than at start-up.
     load: loadOnce(() => Promise.all([
-      import("./move_booking-SQFT67HU.js"),
+      import("./move_booking-JATYCW6V.js"),
       import("./booking_mail-P47HH4QN.js"),
       import("./render_booking_widget-MHKIZW7K.js")
     ]))

@@ -9,8 +9,8 @@ function toExportFilename(address, exportedAt) {
   return `personal-data-${safe}-${exportedAt.slice(0, 10)}.json`;
 }
 function createTeamDeskActions(services) {
-  const privacy = loadOnce(() => import("./personal_data-7K7IJ2E5.js"));
-  const feed = loadOnce(() => import("./calendar_feed-WSNYBL3E.js"));
+  const privacy = loadOnce(() => import("./personal_data-HN4QJRD5.js"));
+  const feed = loadOnce(() => import("./calendar_feed-4UKMLJUQ.js"));
   return {
     async exportPersonalData(email) {
       const document = await (await privacy()).exportPersonalData(services, email);

@@ -291,14 +291,9 @@ async function removePasskey(services, session, id) {
   return (await retry(() => operation.commit(), STORE_CONTENTION_RETRY)).ok;
 }
 export {
-  PASSKEYS_PER_MEMBER,
   PASSKEY_CHALLENGE_MILLISECONDS,
-  PASSKEY_CHALLENGE_PREFIX,
-  PASSKEY_PREFIX,
   createRegistrationOptions,
   createSignInOptions,
-  isCredentialId,
-  listPasskeys,
   registerPasskey,
   removePasskey,
   signInWithPasskey

@@ -4,7 +4,7 @@ import {
   findRequestedSlot,
   hasLapsed,
   queueMails
-} from "./chunk-7WEV7LJV.js";
+} from "./chunk-42JFUSFL.js";
 import "./chunk-RSDKV7Q6.js";
 import "./chunk-C3YYENYY.js";
 import {

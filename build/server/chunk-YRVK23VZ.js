@@ -193,7 +193,7 @@ function createBookingActions(services) {
     services,
     // Loaded by the first action link rather than at start-up.
     loadBooking: loadOnce(() => Promise.all([
-      import("./bookings-CIX64TD7.js"),
+      import("./bookings-CPDSEU4I.js"),
       import("./booking_mail-P47HH4QN.js")
     ])),
     async page(request, locale, status, title, body) {

@@ -120,7 +120,7 @@ async function listSlots(services, month) {
 function bookingRoutes(services) {
   const { schedule } = services;
   const loadBookings = loadOnce(() => Promise.all([
-    import("./bookings-CIX64TD7.js"),
+    import("./bookings-CPDSEU4I.js"),
     import("./booking_request-R76DHAPA.js")
   ]));
   const book = buildOperationRoutes("createBooking", async (request, context) => {

@@ -4,7 +4,7 @@ import {
 } from "./chunk-R7ECKPC2.js";
 import {
   hasLapsed
-} from "./chunk-7WEV7LJV.js";
+} from "./chunk-42JFUSFL.js";
 import {
   CALENDAR_FEED_PATH
 } from "./chunk-NV3ISHKZ.js";

@@ -9,7 +9,7 @@ import {
 } from "./chunk-4SXDIJDS.js";
 import {
   createBooking
-} from "./chunk-7WEV7LJV.js";
+} from "./chunk-42JFUSFL.js";
 import "./chunk-RSDKV7Q6.js";
 import {
   submitInquiry
@@ -33,7 +33,7 @@ import {
   MONTHS_AHEAD,
   checkMonth,
   listSlots
-} from "./chunk-UJSGZWVV.js";
+} from "./chunk-4CZWJSXZ.js";
 import "./chunk-C3YYENYY.js";
 import "./chunk-3LCM6Z6U.js";
 import "./chunk-GZ5HZGS5.js";

@@ -10,9 +10,8 @@ import {
   createBooking,
   findRequestedSlot,
   hasLapsed,
-  isUncertainOutcome,
   queueMails
-} from "./chunk-7WEV7LJV.js";
+} from "./chunk-42JFUSFL.js";
 import "./chunk-RSDKV7Q6.js";
 import "./chunk-C3YYENYY.js";
 import {
@@ -40,6 +39,5 @@ export {
   createBooking,
   findRequestedSlot,
   hasLapsed,
-  isUncertainOutcome,
   queueMails
 };

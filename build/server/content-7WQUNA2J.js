@@ -143,7 +143,7 @@ function createContent(services) {
       const [firstTouch, contactForm, bookingForm] = await Promise.all([
         import("./first_touch-7PAJ67BU.js"),
         import("./render_contact_form-NJW6KVOD.js"),
-        import("./booking_form-TJYE2A73.js")
+        import("./booking_form-WVQUM6F4.js")
       ]);
       return {
         firstTouch: firstTouch.createFirstTouch(),

@@ -75,9 +75,6 @@ function attendeeLimited(limit, resetMilliseconds) {
   });
 }
 var UNCERTAIN_HINT = "The booking may or may not have been made: check the attendee's mailbox for a confirmation before any retry";
-function isUncertainOutcome(error) {
-  return error.status === 503 && error.hint === UNCERTAIN_HINT;
-}
 function mailContext(services, invites) {
   return {
     from: services.mail.from,
@@ -448,7 +445,6 @@ export {
   hasLapsed,
   ATTENDEE_QUOTA_PREFIX,
   ATTENDEE_WINDOW_MILLISECONDS,
-  isUncertainOutcome,
   queueMails,
   findRequestedSlot,
   createBooking,

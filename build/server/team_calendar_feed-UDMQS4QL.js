@@ -2,9 +2,9 @@
 import {
   buildCalendarFeed,
   isFeedSecret
-} from "./chunk-3HWM3F5Z.js";
+} from "./chunk-NDSDHHOP.js";
 import "./chunk-R7ECKPC2.js";
-import "./chunk-7WEV7LJV.js";
+import "./chunk-42JFUSFL.js";
 import "./chunk-RSDKV7Q6.js";
 import {
   jsonResponse
