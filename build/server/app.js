@@ -1358,7 +1358,8 @@ function createRouteMatcher(routes) {
     index,
     prefix: toLiteralPrefix(route)
   }));
-  const mayMatchPattern = (pathname, before) => prefixes.some(({ index, prefix }) => index < before && pathname.startsWith(prefix));
+  const firstPattern = prefixes.length ? prefixes[0].index : Number.POSITIVE_INFINITY;
+  const mayMatchPattern = (pathname, before) => before > firstPattern && prefixes.some(({ index, prefix }) => index < before && pathname.startsWith(prefix));
   let compiled;
   const compile = loadOnce(async () => {
     compiled = compilePatterns(await import("itty-router"), patterned);

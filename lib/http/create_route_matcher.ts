@@ -75,7 +75,10 @@ export function createRouteMatcher<R extends RoutePattern>(
   // What every path a pattern matches begins with: a path that begins with none of them, before
   // the plain route it matches, is answered without the router.
   const prefixes = patterned.map(({ index, route }) => ({ index, prefix: toLiteralPrefix(route) }));
+  // A plain route ahead of every pattern (a health check) is answered without looking further.
+  const firstPattern = prefixes.length ? prefixes[0].index : Number.POSITIVE_INFINITY;
   const mayMatchPattern = (pathname: string, before: number) =>
+    before > firstPattern &&
     prefixes.some(({ index, prefix }) => index < before && pathname.startsWith(prefix));
   let compiled: CompiledPattern<R>[] | undefined;
   const compile = loadOnce(async () => {
