@@ -1,15 +1,16 @@
 /**
- * The Deno entry: `deno task start` (`deno run … main.ts`) and Deno Deploy. The runtime-neutral
- * composition of `app.ts` on the Deno host (`adapters/deno_host.ts`: Deno KV, `Deno.serve`),
- * both run from their bundle in `build/server/` (`deno task build:server`), which Deno starts
- * sooner than the sources. For `deno serve`, see `serve.ts`.
+ * The Deno entry: `deno run -A main.ts`, `deno task start` and Deno Deploy. It runs the sources:
+ * the runtime-neutral composition (`compose/create_app.ts`) on the Deno host
+ * (`adapters/deno/deno_host.ts`: Deno KV, `Deno.serve`), so an edit of `lib/` or `routes/` shows
+ * at the next start. What `deno task build` generates from `content/` (`build/`, not in git) is
+ * built first when it is missing, as on a fresh clone. For `deno serve`, see
+ * `adapters/deno/serve.ts`.
  *
  * @module
  */
-// @ts-types="./app.ts"
-import { type App, runApp } from "./build/server/app.js";
-// @ts-types="./adapters/deno_host.ts"
-import { createDenoHost } from "./build/server/adapters/deno_host.js";
+import type { App } from "./compose/create_app.ts";
+import { createDenoHost } from "./adapters/deno/deno_host.ts";
+import { buildIfMissing } from "./adapters/deno/build_if_missing.ts";
 
 if (import.meta.main) {
   const host = createDenoHost();
@@ -21,5 +22,8 @@ if (import.meta.main) {
       await started.app?.outbox.deliverDue();
     });
   }
+  await buildIfMissing({ log: console.log, onDenoDeploy: host.onDenoDeploy });
+  // Imported once the build exists: the composition imports its modules.
+  const { runApp } = await import("./compose/create_app.ts");
   started.app = await runApp(host);
 }

@@ -23,7 +23,7 @@ export {
   type HandlerInfo,
   type HandlerOptions,
   type ResponsePromise,
-} from "./create_handler.ts";
+} from "./compose/create_handler.ts";
 export type { Clock, Logger } from "./lib/ports.ts";
 export type {
   AtomicCheck,

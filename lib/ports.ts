@@ -1,7 +1,7 @@
 /**
  * The ports for time and logs: the two side effects every part of the service may need, as
  * interfaces that import nothing, so that a domain module can take exactly the ports it uses
- * (STYLE.md, "Ports"). Implementations are injected through `createHandler`'s options.
+ * (docs/style.md, "Ports"). Implementations are injected through `createHandler`'s options.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * The API reference for people: `/en/api-reference` and `/referencia-api` render
  * `/openapi.json` in the browser with Scalar's API reference (`@scalar/api-reference`, vendored
- * by dev/scripts/build_api_reference.ts, handed in as `Services.loadApiReference` and served from
+ * by scripts/build_api_reference.ts, handed in as `Services.loadApiReference` and served from
  * this origin), with no web fonts, telemetry or agent, and "try it" calls to this origin only. Its
  * page relaxes the site's Content-Security-Policy for styles alone (the renderer sets inline
  * styles); scripts stay `'self'`, requests stay on the origin (`connect-src 'self'`).

@@ -10,7 +10,7 @@ import { loadOnce } from "../load_once.ts";
 
 /**
  * National public holidays computed ahead of time, by country (ISO 3166-1 alpha-2) and year, as
- * `YYYY-MM-DD` dates: the studio's is built by `deno task build:holidays`.
+ * `YYYY-MM-DD` dates: the studio's is built by `deno task build`.
  */
 export type HolidayTable = Readonly<Record<string, Readonly<Record<number, readonly string[]>>>>;
 

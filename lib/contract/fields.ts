@@ -1,7 +1,7 @@
 /**
  * Field descriptors: the single source of each request field's bounds, from which both the
  * superstruct validator and the OpenAPI (JSON Schema 2020-12) schema are built, so the two cannot
- * disagree (STYLE.md, "One place for each fact").
+ * disagree (docs/style.md, "One place for each fact").
  *
  * @module
  */

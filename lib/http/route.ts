@@ -1,5 +1,5 @@
 /**
- * The shape of a route: the route table is data (STYLE.md), and one array of these drives
+ * The shape of a route: the route table is data (docs/style.md), and one array of these drives
  * registration, rate limiting, the API index, `Allow` on 405 and the OpenAPI coverage test.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
  * The site's content as data: the Markdown pages of both languages, the studio's facts and the
- * interface text, as `dev/scripts/build_content.ts` compiles them from `content/` into
+ * interface text, as `scripts/build_content.ts` compiles them from `content/` into
  * `build/corpus.generated.ts`. A library user may pass a corpus of their own to
  * `createHandler({ content })`; `checkCorpus` (`check_corpus.ts`) checks it once, when the handler
  * is created.

@@ -1,0 +1,94 @@
+// Adapter with side effects: serves on Node's HTTP server (@hono/node-server), hears node:process
+// signals and exits the process. Used by adapters/node/main.ts and by adapters/npm/cli.ts on Node.
+/**
+ * The Node host (Node 20 and later) of the runtime-neutral composition.
+ *
+ * @module
+ */
+import process from "node:process";
+import type { Server, ServerResponse } from "node:http";
+import { serve } from "@hono/node-server";
+import { type AppHost, CONNECTION_TIMEOUTS } from "../../lib/host.ts";
+import { openNodeKv } from "./node_kv.ts";
+import { createProcessLogOutput } from "./process_log_output.ts";
+
+/**
+ * The Node host of `runApp`: the process environment, Deno KV through `@deno/kv`, the handler on
+ * `@hono/node-server` with the client address of each connection, and SIGINT/SIGTERM.
+ *
+ * @returns The host.
+ */
+export function createNodeHost(): AppHost {
+  return {
+    env: process.env,
+    openStore: openNodeKv,
+    logOutput: createProcessLogOutput(),
+    serve: (handler, { port, hostname }) =>
+      new Promise((resolve) => {
+        const server = serve({
+          port,
+          hostname,
+          serverOptions: {
+            headersTimeout: CONNECTION_TIMEOUTS.headersSeconds * 1000,
+            requestTimeout: CONNECTION_TIMEOUTS.requestSeconds * 1000,
+            keepAliveTimeout: CONNECTION_TIMEOUTS.idleSeconds * 1000,
+            // How often Node checks the two timeouts above (by default every 30 s).
+            connectionsCheckingInterval: 1000,
+          },
+          fetch(request, { incoming }) {
+            const answer = handler(request, {
+              remoteAddr: { hostname: incoming.socket.remoteAddress },
+            });
+            // A response that is ready goes out at once: for a promise, @hono/node-server takes
+            // its slower path (a close listener and three awaits), which cost a health check on
+            // Node about a tenth of its time.
+            return answer.response ?? answer;
+          },
+        }, (address) =>
+          resolve({
+            port: address.port,
+            hostname: address.address,
+            // @hono/node-server serves on node:http's HTTP/1.1 server unless told otherwise.
+            shutdown: () => shutDown(server as Server),
+          }));
+      }),
+    onSignal(listener) {
+      process.once("SIGINT", listener);
+      process.once("SIGTERM", listener);
+    },
+    exit: (code) => process.exit(code),
+  };
+}
+
+/** How often a stopping server closes the connections that have gone idle since. */
+const SWEEP_MILLISECONDS = 50;
+
+/** An answer that closes its connection once sent (`Connection: close`). */
+function closeAfterAnswer(_request: unknown, response: ServerResponse): void {
+  response.shouldKeepAlive = false;
+}
+
+/**
+ * Stops a Node server: it stops accepting, answers the requests in flight, and resolves once every
+ * connection is closed, at the latest after the grace, when it closes whatever is still open.
+ * Node's `close()` closes only the connections idle at that moment; one busy then stays open
+ * after its answer and keeps serving its client's next requests until its idle timeout, so a
+ * client's kept-alive connections would hold every stop for the whole grace, answering all the
+ * while. So from now on each answer closes its connection, and connections gone idle since are
+ * closed as they come.
+ */
+function shutDown(server: Server): Promise<void> {
+  return new Promise((closed) => {
+    server.prependListener("request", closeAfterAnswer);
+    const sweep = setInterval(() => server.closeIdleConnections(), SWEEP_MILLISECONDS);
+    const deadline = setTimeout(
+      () => server.closeAllConnections(),
+      CONNECTION_TIMEOUTS.shutdownGraceSeconds * 1000,
+    );
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(deadline);
+      closed();
+    });
+  });
+}

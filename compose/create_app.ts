@@ -1,0 +1,407 @@
+/**
+ * The runtime-neutral composition root: environment → configuration → store, mailer, outbox and
+ * busy calendars → handler, and the server's life (listen, log where, stop on a signal); and the
+ * same composition for an operator's command (the CLI's export and erasure of personal data).
+ * What differs between runtimes comes in through {@linkcode AppHost}: how to open the store, how
+ * to serve, how to hear signals and exit. The runtime entries (`main.ts` for Deno,
+ * `adapters/<runtime>/`) are a few lines each around it.
+ *
+ * @module
+ */
+import { type Config, ConfigError, type Environment, readConfig } from "../lib/config.ts";
+import { SERVICE_NAME } from "../lib/contract/contract.ts";
+import { START_RETRY } from "../lib/store/settings.ts";
+import { retry } from "../lib/store/retry.ts";
+import { checkDeprecationWindow } from "../lib/http/versioning.ts";
+import type { Handler } from "../lib/http/create_pipeline.ts";
+import { type HandlerOptions, SYSTEM_CLOCK } from "../lib/resolve_services.ts";
+import { composeHandler, composeServices } from "./compose_handler.ts";
+import type { Services } from "../lib/services.ts";
+import { createOutbox, type Outbox, OUTBOX_START_DELAY_MILLISECONDS } from "../lib/mail/outbox.ts";
+import { createSmtpMailer } from "../adapters/smtp_mailer.ts";
+import { DEFAULT_SCHEDULE } from "../build/schedule.generated.ts";
+import { logRequests } from "../lib/http/log_requests.ts";
+import { createLogWriter, type LogWriter } from "../lib/create_log_writer.ts";
+import { createJsonLogger, createLogTime } from "../lib/create_json_logger.ts";
+import type { Logger } from "../lib/ports.ts";
+import type { Store } from "../lib/store/store.ts";
+import { createLazyStore } from "../lib/store/lazy_store.ts";
+import {
+  type AppHost,
+  type AppRuntime,
+  CONNECTION_TIMEOUTS,
+  type Listening,
+  type ServeOptions,
+} from "../lib/host.ts";
+
+export type { AppHost, AppRuntime, Listening, OpenStore, ServeOptions } from "../lib/host.ts";
+export type { Config, Environment } from "../lib/config.ts";
+export type { LogOutput } from "../lib/ports.ts";
+export type { LogWriter } from "../lib/create_log_writer.ts";
+
+/** A started application: the handler and what it holds. */
+export interface App {
+  /** The checked configuration. */
+  config: Config;
+  /** The fetch handler. */
+  handler: Handler;
+  /** The store the handler keeps its data in. */
+  store: Store;
+  /** The outbox, started (its first pass a second after start; `Deno.cron` may nudge it). */
+  outbox: Outbox;
+  /**
+   * The log's writer (batches on `logOutput`, or `console.log` without one). The host writes its
+   * own lines here ("Listening", "Stopped"), so that they keep their place among the request
+   * log's.
+   */
+  log: LogWriter;
+  /**
+   * Aborts the handler's `signal`: the body reads that watch it (the MCP endpoint's) give up the
+   * bodies still arriving and answer 503, so that a server's shutdown, which waits for its open
+   * requests, is not held by slow senders. Call it before stopping the server; `close()` does it
+   * too.
+   */
+  interrupt(): void;
+  /** Stops background delivery, closes the mailer and the store, and flushes the log. */
+  close(): Promise<void>;
+}
+
+/** Lines written at once with `console.log`, for a runtime that gives no `logOutput`. */
+const CONSOLE_WRITER: LogWriter = Object.freeze({
+  write(line: string) {
+    console.log(line);
+    return true;
+  },
+  flush: () => Promise.resolve(),
+  close: () => Promise.resolve(),
+  end(line: string) {
+    console.log(line);
+    return Promise.resolve();
+  },
+});
+
+/**
+ * The application's log: lines in batches on the runtime's output where it gives one.
+ *
+ * @param runtime The runtime's output and the logger it passes, if any.
+ * @returns The writer, the time of its lines, and the logger of the services.
+ */
+function createAppLog(
+  runtime: AppRuntime,
+): { log: LogWriter; time: () => string; logger: Logger } {
+  const log = runtime.logOutput ? createLogWriter(runtime.logOutput) : CONSOLE_WRITER;
+  const time = createLogTime();
+  // `info` lines join the batches; `warn` and `error` go straight to standard error: they are
+  // rare, so writing each at once costs nothing at scale, they must show at once, and the error
+  // that comes before a crash must not die in a buffer with the process.
+  const logger = runtime.logger ??
+    createJsonLogger({ write: log.write, writeError: (line) => console.error(line), time });
+  return { log, time, logger };
+}
+
+/**
+ * Builds the application from environment variables: the checked configuration, the store
+ * (`STUDIO_KV_PATH`: a local file by default, created on first start, or a KV Connect URL), the
+ * SMTP mailer and outbox (started), the busy calendars and the handler.
+ *
+ * @param env The environment, e.g. `Deno.env.toObject()` or `process.env`.
+ * @param runtime How this runtime opens the store.
+ * @returns The application; call `close()` to release it.
+ * @throws {ConfigError} When a variable is invalid, or `STUDIO_SUNSET` is less than 180 days after
+ * the service first sent the deprecation notice (kept in the store: spec Versioning 4).
+ */
+export async function createApp(env: Environment, runtime: AppRuntime): Promise<App> {
+  const config = readConfig(env, { onDenoDeploy: runtime.onDenoDeploy });
+  // Two processes starting at once on one KV file: one may find it locked for a moment.
+  const store = await retry(() => runtime.openStore(config.kvPath), START_RETRY);
+  const { log, time, logger } = createAppLog(runtime);
+  try {
+    const clock = SYSTEM_CLOCK;
+    if (config.deprecation) {
+      try {
+        await checkDeprecationWindow(store, config.deprecation, clock.now());
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        throw new ConfigError("STUDIO_SUNSET", error.message.replace(/^Invalid sunsetAt: /, ""));
+      }
+    }
+    const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
+    const outbox = createOutbox({ store, mailer, clock, logger });
+    // Modules only some configurations need are imported by those alone, not by every start.
+    const busyCalendar = config.busyCalendars.length
+      ? (await import("../lib/availability/busy_calendar.ts")).createIcsCalendar({
+        urls: config.busyCalendars,
+        defaultTimeZone: DEFAULT_SCHEDULE.timeZone,
+        clock,
+        logger,
+      })
+      : undefined;
+    const rateLimiter = config.rateLimitStore === "kv"
+      ? (await import("../lib/http/kv_rate_limit.ts")).createKvRateLimiter({ store, logger })
+      : undefined;
+    const stopping = new AbortController();
+    const handler = composeHandler({
+      ...toHandlerOptions(config),
+      busyCalendar,
+      store,
+      clock,
+      logger,
+      outbox,
+      rateLimiter,
+      signal: stopping.signal,
+    });
+    outbox.start(OUTBOX_START_DELAY_MILLISECONDS);
+    return {
+      config,
+      handler: config.log === "info" ? logRequests(handler, { write: log.write, time }) : handler,
+      store,
+      outbox,
+      log,
+      interrupt: () => stopping.abort(),
+      async close() {
+        stopping.abort();
+        await outbox.stop();
+        mailer?.close();
+        store.close();
+        await log.close();
+      },
+    };
+  } catch (error) {
+    store.close();
+    await log.close();
+    throw error;
+  }
+}
+
+/**
+ * The line the service logs once it listens: `{"level":"info","message":"Listening","url",
+ * "port","baseUrl","kvPath","rateLimitStore"}` (the entries print it, `deno serve`'s included).
+ *
+ * @param config The checked configuration.
+ * @param address Where the server listens.
+ * @returns The JSON line.
+ */
+export function buildListeningLine(
+  config: Config,
+  address: { hostname: string; port: number },
+): string {
+  const { hostname, port } = address;
+  return JSON.stringify({
+    level: "info",
+    message: "Listening",
+    url: `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}/`,
+    port,
+    baseUrl: config.baseUrl,
+    kvPath: config.kvPath ?? "(platform default)",
+    rateLimitStore: config.rateLimitStore,
+  });
+}
+
+/**
+ * The line the service logs last, once it has stopped: `{"level":"info","message":"Stopped",
+ * "port"}`.
+ *
+ * @param port The port it listened on.
+ * @returns The JSON line.
+ */
+export function buildStoppedLine(port: number): string {
+  return JSON.stringify({ level: "info", message: "Stopped", port });
+}
+
+/**
+ * Starts the service: builds the application, serves it where `PORT` and `HOST` say, logs one
+ * JSON line `{"message":"Listening","url",…,"port","baseUrl"}`, and on SIGINT or SIGTERM stops
+ * serving, closes the application (which writes the request log's buffered lines), logs
+ * `{"message":"Stopped"}` and exits 0. With `PORT=0` and no `STUDIO_BASE_URL` it listens
+ * first and builds the application once the port is known, so the default base URL (and allowed
+ * origin) name that port; requests that arrive meanwhile wait. A bad variable prints
+ * `studio-website: Invalid …` and exits 1. The store opens on first use, after the service
+ * listens (see `openStoreOnFirstUse`); one that cannot be opened exits 1 then.
+ *
+ * @param host The runtime's ways to open the store, serve, hear signals and exit.
+ * @returns The running application, or `undefined` when the configuration was refused.
+ */
+export async function runApp(host: AppHost): Promise<App | undefined> {
+  let app: App | undefined;
+  let server: Listening;
+  try {
+    const config = readConfig(host.env, { onDenoDeploy: host.onDenoDeploy });
+    const listening = { port: config.port, hostname: config.host };
+    // The store may fail while createApp() still runs, before there is a log to flush.
+    const runtime = openStoreOnFirstUse(host, () => app?.log.flush());
+    if (config.port === 0 && config.baseUrlFollowsPort) {
+      ({ app, server } = await listenThenCreate(host, runtime, listening));
+    } else {
+      app = await createApp(host.env, runtime);
+      server = await host.serve(app.handler, listening);
+    }
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`${SERVICE_NAME}: ${error.message}`);
+    host.exit(1);
+    return undefined;
+  }
+  const { log } = app;
+  const { port } = server;
+  log.write(buildListeningLine(app.config, server));
+  await log.flush();
+  const running = app;
+  let stopping = false;
+  host.onSignal(async () => {
+    if (stopping) return;
+    stopping = true;
+    // Every request answered so far has its line in the log's buffer: close() writes them. The
+    // shutdown waits for open requests, so those still waiting for their body give up first.
+    running.interrupt();
+    await shutDownWithin(server, CONNECTION_TIMEOUTS.shutdownGraceSeconds * 1000);
+    await running.close();
+    // A server past its grace (or whose stop did not wait for every handler, as Bun's does not
+    // for a request its client gave up) may still produce answers: "Stopped" is the log's last
+    // line, and the request log withholds the answers that come after it, so that every request
+    // answered has its line before it and the exit loses none.
+    await log.end(buildStoppedLine(port));
+    host.exit(0);
+  });
+  return app;
+}
+
+/**
+ * Stops a server, waiting for its graceful shutdown no longer than the grace: a connection whose
+ * request never ends (a sender that stopped mid-body, already answered) holds `Deno.serve`'s
+ * shutdown until the client closes it, and leaving the process closes it.
+ */
+async function shutDownWithin(server: Listening, graceMilliseconds: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, graceMilliseconds));
+  try {
+    await Promise.race([server.shutdown(), grace]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The host's runtime with a store that opens on first use: the service listens before
+ * it opens its store, which a health check or a page does not need; the outbox's
+ * first pass, a second after start, or the first request that needs the store opens it. A store
+ * that cannot be opened, after the retries for a file another process holds locked, stops the
+ * service as before: `studio-website: The store could not be opened: …` and exit 1.
+ *
+ * @param host The host.
+ * @param flushLog Writes the log's buffered lines, before the exit.
+ * @returns The runtime to build the application with.
+ */
+function openStoreOnFirstUse(
+  host: AppHost,
+  flushLog: () => Promise<void> | undefined,
+): AppRuntime {
+  return {
+    ...host,
+    openStore: (path) =>
+      Promise.resolve(createLazyStore(() => {
+        const opening = retry(() => host.openStore(path), START_RETRY);
+        opening.catch((error: unknown) => {
+          const reason = error instanceof Error ? error.message : String(error);
+          console.error(`${SERVICE_NAME}: The store could not be opened: ${reason}`);
+          // The lines of the requests answered so far first.
+          void Promise.resolve(flushLog()).finally(() => host.exit(1));
+        });
+        return opening;
+      })),
+  };
+}
+
+/**
+ * Listens on a port the system picks, then builds the application with
+ * `STUDIO_BASE_URL=http://localhost:<that port>`. Requests that arrive before it is built wait for
+ * it; if building fails they answer 503 and the server stops before the error is rethrown.
+ */
+async function listenThenCreate(
+  host: AppHost,
+  runtime: AppRuntime,
+  options: ServeOptions,
+): Promise<{ app: App; server: Listening }> {
+  let ready: Handler | undefined;
+  let settle: (handler: Handler) => void = () => {};
+  const pending = new Promise<Handler>((resolve) => settle = resolve);
+  const server = await host.serve(
+    (request, info) => ready ? ready(request, info) : pending.then((use) => use(request, info)),
+    options,
+  );
+  try {
+    const env = { ...host.env, STUDIO_BASE_URL: `http://localhost:${server.port}` };
+    const app = await createApp(env, runtime);
+    settle(ready = app.handler);
+    return { app, server };
+  } catch (error) {
+    settle(() =>
+      Promise.resolve(new Response(null, { status: 503, headers: { "Retry-After": "5" } }))
+    );
+    await server.shutdown();
+    throw error;
+  }
+}
+
+/**
+ * The handler's options that come from the configuration alone (the service's and an operator's
+ * command's alike).
+ *
+ * @param config The checked configuration.
+ * @returns The options, without the store, clock, logger and outbox the caller brings.
+ */
+export function toHandlerOptions(config: Config): HandlerOptions {
+  return {
+    baseUrl: config.baseUrl,
+    confirmation: config.confirmation,
+    bookingsPerAttendee: config.bookingsPerAttendee,
+    allowedOrigins: config.allowedOrigins,
+    // Read (or made) by the first link signed or checked, not before the service listens.
+    secret: config.secret,
+    mailFrom: config.mailFrom,
+    inbox: config.inbox,
+    team: config.team,
+    trustProxy: config.trustProxy,
+    rateLimits: config.rateLimits,
+    deprecation: config.deprecation,
+  };
+}
+
+/** The services of an operator's command, and how to release what they hold. */
+export interface OperatorServices {
+  /** The services, over the command's store, with the service's settings. */
+  services: Services;
+  /** Stops the outbox (mail being sent is finished) and closes the mailer; not the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * The services of an operator's command that acts as the service would (the CLI's export and
+ * erasure of personal data): the same environment variables, over a store the command opened,
+ * with the SMTP mailer when `STUDIO_SMTP_URL` is set, so that an erasure delivers its
+ * cancellations itself (a running service's outbox on the same store delivers them otherwise).
+ * Its log lines go to standard error, leaving standard output to the command's answer.
+ *
+ * @param env The environment, e.g. `Deno.env.toObject()` or `process.env`.
+ * @param store The opened store of `STUDIO_KV_PATH`.
+ * @returns The services and their `close`.
+ * @throws {ConfigError} When a variable is invalid.
+ */
+export function createOperatorServices(env: Environment, store: Store): OperatorServices {
+  const config = readConfig(env);
+  const clock = SYSTEM_CLOCK;
+  const logger = createJsonLogger({
+    write: (line) => console.error(line),
+    writeError: (line) => console.error(line),
+    time: createLogTime(),
+  });
+  const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
+  const outbox = createOutbox({ store, mailer, clock, logger });
+  const services = composeServices({ ...toHandlerOptions(config), store, clock, logger, outbox });
+  return {
+    services,
+    async close() {
+      await outbox.stop();
+      mailer?.close();
+    },
+  };
+}

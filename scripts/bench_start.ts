@@ -1,0 +1,149 @@
+/**
+ * Benchmark: cold start, measured as the time from launching a process to its first 200: the
+ * service's first `GET /api/v1/health`, and its first page (`/en`, asked for as a browser does:
+ * negotiated and compressed), each from a fresh process, next to a plain server of the same
+ * runtime answering its first health check (the baselines of scripts/bench_health.ts),
+ * alternately for several rounds; prints the medians and their ratios to the plain server. The
+ * service runs as it starts by default, with its request log (to /dev/null). Goals on Deno:
+ * health within 1.5×, the first page within 2× the bare `Deno.serve`.
+ *
+ * - Deno: `main.ts` against scripts/_bench_baseline.ts.
+ * - Node and Bun: the npm package's executable (`npm/adapters/npm/cli.js`, built when missing) against
+ *   scripts/_bench_baseline_node.mjs and scripts/_bench_baseline_bun.ts.
+ *
+ * Usage: `deno task bench:start [--runtime deno|node|bun|all] [--rounds 7] [--path /en]`
+ *
+ * @module
+ */
+import { readFlag } from "./_bench_support.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const rounds = Number(readFlag("--rounds") ?? 7);
+const chosen = readFlag("--runtime") ?? "deno";
+const runtimes = chosen === "all" ? ["deno", "node", "bun"] : [chosen];
+/** The page of a cold start: the English home page, as a browser asks for it. */
+const PAGE_PATH = readFlag("--path") ?? "/en";
+
+const STARTS: Record<string, { program: string; service: string[]; baseline: string[] }> = {
+  deno: {
+    program: Deno.execPath(),
+    service: ["run", "--allow-all", "main.ts"],
+    baseline: ["run", "--allow-all", "scripts/_bench_baseline.ts"],
+  },
+  node: {
+    program: "node",
+    service: [`${ROOT}npm/adapters/npm/cli.js`],
+    baseline: [`${ROOT}scripts/_bench_baseline_node.mjs`],
+  },
+  bun: {
+    program: "bun",
+    service: [`${ROOT}npm/adapters/npm/cli.js`],
+    baseline: [`${ROOT}scripts/_bench_baseline_bun.ts`],
+  },
+};
+
+/** A loopback port free at the moment of asking. */
+function findFreePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** What a browser sends for a page: the first page's answer is negotiated and compressed. */
+const PAGE_HEADERS = {
+  Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+  "Accept-Encoding": "gzip, deflate, br, zstd",
+  "Accept-Language": "en",
+};
+
+/** Milliseconds from spawning `args` to its first 200 on `path`. */
+async function timeStart(
+  program: string,
+  args: string[],
+  folder: string,
+  path = "/api/v1/health",
+): Promise<number> {
+  const port = findFreePort();
+  const started = performance.now();
+  const child = new Deno.Command(program, {
+    args,
+    cwd: ROOT,
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      STUDIO_KV_PATH: `${folder}/start-${port}.kv`,
+      NO_COLOR: "1",
+    },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    for (;;) {
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+          headers: path.startsWith("/api/") ? {} : PAGE_HEADERS,
+        });
+        await response.arrayBuffer();
+        if (response.status === 200) return performance.now() - started;
+      } catch { /* not listening yet */ }
+      if (performance.now() - started > 30_000) throw new Error(`${args.join(" ")}: no answer`);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  } finally {
+    child.kill("SIGKILL");
+    await child.status;
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+const folder = await Deno.makeTempDir({ prefix: "studio-bench-start-" });
+try {
+  for (const runtime of runtimes) {
+    const start = STARTS[runtime];
+    if (!start) throw new Error(`Unknown --runtime "${runtime}": use deno, node, bun or all`);
+    const health: number[] = [];
+    const page: number[] = [];
+    const baseline: number[] = [];
+    // One warm-up each (module caches), then alternate so drift hits all alike.
+    await timeStart(start.program, start.service, folder);
+    await timeStart(start.program, start.service, folder, PAGE_PATH);
+    await timeStart(start.program, start.baseline, folder);
+    for (let round = 0; round < rounds; round++) {
+      health.push(await timeStart(start.program, start.service, folder));
+      page.push(await timeStart(start.program, start.service, folder, PAGE_PATH));
+      baseline.push(await timeStart(start.program, start.baseline, folder));
+    }
+    const bare = median(baseline);
+    const format = (values: number[]) => values.map((value) => value.toFixed(0)).join(", ");
+    console.log(
+      `Launch to first 200, ${runtime}, ${rounds} rounds, the service as it starts (log on)`,
+    );
+    console.log(`  plain server, health    ${bare.toFixed(0)} ms median (${format(baseline)})`);
+    for (
+      const [label, values, goal] of [
+        ["studio-website, health", health, 1.5],
+        [`studio-website, ${PAGE_PATH}`, page, 2],
+      ] as const
+    ) {
+      const ours = median(values);
+      const ratio = ours / bare;
+      const verdict = runtime !== "deno"
+        ? ""
+        : ratio > goal
+        ? ` (goal ≤ ${goal}×: NOT MET)`
+        : ` (goal ≤ ${goal}×)`;
+      console.log(
+        `  ${label.padEnd(23)} ${ours.toFixed(0)} ms median (${format(values)}): ${
+          ratio.toFixed(2)
+        }×${verdict}`,
+      );
+    }
+  }
+} finally {
+  await Deno.remove(folder, { recursive: true });
+}

@@ -1,0 +1,48 @@
+/**
+ * `deno task build`: generates everything the service serves from `content/` and its packages
+ * into the one build folder, `build/` (not in git, as Fresh keeps `_fresh/` and Astro `dist/`):
+ * the corpus with its pictures, cards and the site prepared ahead, the site's index and the
+ * checked schedule (`build_content.ts`), then the public holiday table of the schedule's country
+ * (`build_holidays.ts`), the API's types (`build_api_types.ts`) and the API reference's renderer
+ * (`build_api_reference.ts`). Each step runs in a process of its own, since the later ones import
+ * what the earlier ones wrote. The manifest (`build/manifest.json`) is written last: `main.ts`
+ * builds when it is missing, so an interrupted build is finished at the next start.
+ *
+ * Usage: `deno task build` (`--check` writes nothing and fails when a file is out of date)
+ *
+ * @module
+ */
+import { rm, writeFile } from "node:fs/promises";
+import { BUILD_FOLDER } from "./_generated_module.ts";
+
+/** The steps, in order: each script's file name in scripts/. */
+const STEPS = [
+  "build_content.ts",
+  "build_holidays.ts",
+  "build_api_types.ts",
+  "build_api_reference.ts",
+] as const;
+
+/** The manifest's path: written last, so its presence means the build is whole. */
+export const MANIFEST_PATH: string = BUILD_FOLDER + "manifest.json";
+
+if (import.meta.main) {
+  const check = Deno.args.includes("--check");
+  const started = performance.now();
+  if (!check) await rm(MANIFEST_PATH, { force: true });
+  for (const step of STEPS) {
+    const { success, code } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", new URL(step, import.meta.url).href, ...Deno.args],
+      stdin: "null",
+    }).spawn().status;
+    if (!success) {
+      console.error(`deno task build: ${step} failed`);
+      Deno.exit(code || 1);
+    }
+  }
+  if (!check) {
+    const manifest = { builtAt: new Date().toISOString(), steps: STEPS };
+    await writeFile(MANIFEST_PATH, JSON.stringify(manifest, null, 2) + "\n");
+  }
+  console.log(`build/ is ready (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+}

@@ -1,0 +1,585 @@
+/**
+ * Compiles the site's content into `build/corpus.generated.ts`, so the handler needs no file
+ * system at run time (Deno Deploy, Node and Bun alike):
+ *
+ * - `content/site.yaml`: the studio's facts and each language's interface text;
+ * - `content/pt/<id>.md` and `content/en/<id>.md`: one page per file, with YAML front matter,
+ *   paired with its translation by file name (`not_found.md` is the 404 page);
+ * - `content/assets/*`: the stylesheet and the page scripts, served under `/assets/`, with the
+ *   browser libraries they use (`VENDORED_SCRIPTS`, read from their npm packages);
+ * - `content/skills/<name>/SKILL.md`: the Agent Skills, served whole under
+ *   `/.well-known/agent-skills/<name>/SKILL.md` (front matter: `name`, the folder's, and
+ *   `description`, nothing else).
+ *
+ * - `content/tokens.yaml` and `content/style/site.css`: the design tokens and the rules, built
+ *   into the stylesheet, icons, sharing card and manifest (scripts/build_design.ts), with the web
+ *   font the tokens name, read from its npm package;
+ * - case studies: pages whose layout is `case`, with front matter `project` (client, year, tags,
+ *   summary, selected, cover and gallery pictures: SVG assets, whose size is read from them);
+ * - the pictures' renditions (AVIF and WebP at a few widths) and every page's sharing card, whose
+ *   bytes go into modules of their own under `build/files/`, imported by the corpus only when
+ *   one of their files is first asked for (scripts/build_pictures.ts, build_cards.ts).
+ *
+ * `{{name}}`, `{{email}}` and `{{address}}` in any text are replaced by the facts of site.yaml.
+ *
+ * Usage: `deno task build` (writes the modules, encoding again only the pictures and cards
+ * whose inputs changed), `deno task build --check` (exits 1 when a committed module is out
+ * of date).
+ *
+ * @module
+ */
+import { renderSiteIndexModule, SITE_INDEX_MODULE_PATH } from "./build_site_index.ts";
+import { writePrebuiltSite } from "./prerender_site.ts";
+import { renderScheduleModule, SCHEDULE_MODULE_PATH } from "./build_schedule.ts";
+import { BUILD_FOLDER, writeGeneratedModule } from "./_generated_module.ts";
+import { readdir, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { buildDesign, buildPictureSizes, type DesignTokens, readTokens } from "./build_design.ts";
+import { buildCardTree, CARD_SIZE, type CardFonts, renderCard } from "./build_cards.ts";
+import {
+  type FileModulePlan,
+  hashParts,
+  planPicture,
+  toVersion,
+  writeFileModules,
+} from "./build_pictures.ts";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parse } from "yaml";
+import {
+  array,
+  boolean,
+  create,
+  defaulted,
+  enums,
+  nonempty,
+  number,
+  object,
+  optional,
+  string,
+  StructError,
+} from "superstruct";
+import { checkCorpus } from "../lib/site/check_corpus.ts";
+import {
+  type Corpus,
+  type CorpusFile,
+  type CorpusPage,
+  type CorpusPicture,
+  type CorpusSkill,
+  LANGUAGES,
+  PAGE_LAYOUTS,
+  PAGE_SECTIONS,
+  type PageText,
+} from "../lib/site/corpus.ts";
+
+/** The content folder. */
+export const CONTENT_FOLDER = fileURLToPath(new URL("../content/", import.meta.url));
+
+/** Where the compiled module is written. */
+export const CORPUS_MODULE_PATH = BUILD_FOLDER + "corpus.generated.ts";
+
+/** The page file that holds a language's 404 page. */
+const NOT_FOUND_FILE = "not_found.md";
+
+/** A source file, its path relative to `content/` with `/` separators. */
+export interface SourceFile {
+  path: string;
+  /** Its text (empty for a binary file). */
+  text: string;
+  /** Its bytes, for a binary file (the web font). */
+  bytes?: Uint8Array;
+}
+
+const MEDIA_TYPES: Record<string, string> = {
+  css: "text/css; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  svg: "image/svg+xml",
+  txt: "text/plain; charset=utf-8",
+};
+
+const Picture = object({
+  src: nonempty(string()),
+  alt: nonempty(string()),
+  caption: optional(string()),
+});
+
+const Project = object({
+  client: nonempty(string()),
+  year: nonempty(string()),
+  tags: array(string()),
+  summary: nonempty(string()),
+  selected: defaulted(boolean(), false),
+  cover: Picture,
+  gallery: defaulted(array(Picture), []),
+});
+
+const FrontMatter = object({
+  path: string(),
+  title: nonempty(string()),
+  label: optional(string()),
+  description: nonempty(string()),
+  updated: string(),
+  order: number(),
+  section: enums(PAGE_SECTIONS),
+  layout: defaulted(enums(PAGE_LAYOUTS), "page"),
+  indexed: defaulted(boolean(), true),
+  project: optional(Project),
+});
+
+const NotFoundFrontMatter = object({
+  title: nonempty(string()),
+  description: nonempty(string()),
+  path: optional(string()),
+});
+
+const Facts = object({ name: string(), email: string(), address: string() });
+
+/** A SKILL.md's front matter: exactly `name` and `description` (`object` refuses any other key). */
+const SkillFrontMatter = object({ name: nonempty(string()), description: nonempty(string()) });
+
+/** A problem in the content, naming the file. */
+export class ContentError extends Error {
+  /** @param file The file, relative to content/. @param message What is wrong. */
+  constructor(file: string, message: string) {
+    super(`content/${file}: ${message}`);
+    this.name = "ContentError";
+  }
+}
+
+function splitFrontMatter(file: SourceFile): { data: unknown; body: string } {
+  const text = file.text.replace(/\r\n/g, "\n");
+  const match = /^---\n([\s\S]*?)\n---\n/.exec(text);
+  if (!match) throw new ContentError(file.path, "no front matter between --- lines");
+  return { data: parse(match[1]), body: text.slice(match[0].length).trim() + "\n" };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof StructError) {
+    return `front matter "${error.path.join(".") || error.key}": ${error.message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Replaces `{{fact}}` with the studio's facts, refusing any unknown name. */
+function substitute(file: string, text: string, facts: Record<string, string>): string {
+  return text.replace(/\{\{(\w+)\}\}/g, (_all, name: string) => {
+    if (!(name in facts)) throw new ContentError(file, `unknown placeholder "{{${name}}}"`);
+    return facts[name];
+  });
+}
+
+/** Applies {@linkcode substitute} to every string inside a parsed YAML value. */
+function substituteDeep(file: string, value: unknown, facts: Record<string, string>): unknown {
+  if (typeof value === "string") return substitute(file, value, facts);
+  if (Array.isArray(value)) return value.map((item) => substituteDeep(file, item, facts));
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, substituteDeep(file, item, facts)]),
+    );
+  }
+  return value;
+}
+
+/**
+ * Compiles the content's source files into a checked corpus.
+ *
+ * @param files Every file under `content/` that belongs to the corpus.
+ * @returns The corpus, pages ordered by language (Portuguese first), then `order`.
+ * @throws {ContentError} When a file is malformed. @throws {CorpusError} When the whole is not
+ * consistent (a page without its translation, a duplicate path).
+ */
+export function buildCorpus(files: readonly SourceFile[]): Corpus {
+  return buildContent(files).corpus;
+}
+
+/** The version names of what draws a card: part of every card's key. */
+const CARD_RENDERER = "satori@0.63.2 @resvg/resvg-js@2.6.2 sharp@0.35.5 png palette q90";
+
+/**
+ * Compiles the content's source files into a checked corpus and the plans of its modules of
+ * files (the pictures' renditions and the sharing cards, made by {@linkcode writeFileModules}).
+ *
+ * @param files Every file under `content/` that belongs to the corpus.
+ * @returns The corpus and the plans, one per module.
+ * @throws {ContentError} When a file is malformed. @throws {CorpusError} When the whole is not
+ * consistent.
+ */
+export function buildContent(
+  files: readonly SourceFile[],
+): { corpus: Corpus; modules: FileModulePlan[] } {
+  const plans = new Map<string, FileModulePlan>();
+  const toPicture = (page: string, picture: { src: string; alt: string; caption?: string }) =>
+    toCorpusPicture(files, page, picture, plans);
+  const settingsFile = files.find((file) => file.path === "site.yaml");
+  if (!settingsFile) throw new ContentError("site.yaml", "missing");
+  const raw = parse(settingsFile.text) as Record<string, unknown>;
+  let facts: Record<string, string>;
+  try {
+    facts = create(
+      { name: raw.name, email: raw.email, address: raw.address },
+      Facts,
+    );
+  } catch (error) {
+    throw new ContentError("site.yaml", describe(error));
+  }
+  const settings = substituteDeep("site.yaml", raw, facts) as Record<string, unknown>;
+  const languages = settings.languages as Record<string, Record<string, unknown>>;
+  const pages: CorpusPage[] = [];
+  const notFound: Partial<Record<string, PageText>> = {};
+  for (const file of files) {
+    const match = /^(pt|en)\/([a-z0-9_]+)\.md$/.exec(file.path);
+    if (!match) continue;
+    const [, language, id] = match as unknown as [string, CorpusPage["language"], string];
+    const { data, body } = splitFrontMatter(file);
+    const markdown = substitute(file.path, body, facts);
+    try {
+      if (id + ".md" === NOT_FOUND_FILE) {
+        const front = create(data, NotFoundFrontMatter);
+        notFound[language] = { title: front.title, description: front.description, markdown };
+        continue;
+      }
+      const { project, ...front } = create(data, FrontMatter);
+      pages.push({
+        id,
+        language,
+        ...front,
+        ...(project
+          ? {
+            project: {
+              ...project,
+              cover: toPicture(file.path, project.cover),
+              gallery: project.gallery.map((picture) => toPicture(file.path, picture)),
+            },
+          }
+          : {}),
+        title: substitute(file.path, front.title, facts),
+        label: front.label ?? front.title,
+        description: substitute(file.path, front.description, facts),
+        markdown,
+      });
+    } catch (error) {
+      if (error instanceof ContentError) throw error;
+      throw new ContentError(file.path, describe(error));
+    }
+  }
+  for (const language of LANGUAGES) {
+    if (!notFound[language]) throw new ContentError(`${language}/${NOT_FOUND_FILE}`, "missing");
+    if (languages?.[language]) languages[language].notFound = notFound[language];
+  }
+  pages.sort((a, b) =>
+    LANGUAGES.indexOf(a.language) - LANGUAGES.indexOf(b.language) || a.order - b.order ||
+    (a.id < b.id ? -1 : 1)
+  );
+  const assets: Corpus["assets"] = {};
+  let design: Corpus["design"];
+  const tokensFile = files.find((file) => file.path === "tokens.yaml");
+  if (tokensFile) {
+    let tokens: DesignTokens;
+    try {
+      tokens = readTokens(parse(tokensFile.text));
+    } catch (error) {
+      throw new ContentError("tokens.yaml", describe(error));
+    }
+    const rules = files.find((file) => file.path === "style/site.css");
+    if (!rules) throw new ContentError("style/site.css", "missing");
+    const font = files.find((file) => file.path === `fonts/${tokens.font.file}`)?.bytes;
+    if (!font) throw new ContentError("tokens.yaml", `font "${tokens.font.file}" was not read`);
+    const logo = files.find((file) => file.path === tokens.logo);
+    if (!logo) throw new ContentError("tokens.yaml", `logo "${tokens.logo}" is missing`);
+    const built = buildDesign({
+      tokens,
+      rules: rules.text,
+      fontBytes: font,
+      logo: logo.text,
+      name: facts.name,
+      description: String(languages?.pt?.tagline ?? facts.name),
+    });
+    Object.assign(assets, built.assets);
+    design = {
+      logoSvg: built.logoSvg,
+      font: built.font,
+      themeColors: built.themeColors,
+      card: built.card,
+      pictureSizes: buildPictureSizes(tokens),
+    };
+    const cardFonts = readCardFonts(files, tokens);
+    if (cardFonts) {
+      for (const page of pages) {
+        const plan = planCard({
+          module: `card-${page.language}-${page.id}`,
+          source: `${page.language}/${page.id}.md`,
+          fonts: cardFonts,
+          family: tokens.font.family,
+          content: {
+            name: facts.name,
+            // A case study's client and year; another page's short name, unless it is the
+            // title again; nothing on the home page, whose title says what the studio does.
+            kicker: page.project
+              ? `${page.project.client} · ${page.project.year}`
+              : page.layout === "home" || page.label === page.title
+              ? ""
+              : page.label,
+            title: page.title,
+            description: page.description,
+            logo: logo.text,
+            colors: tokens.colors.light,
+            family: tokens.font.family,
+          },
+        });
+        plans.set(plan.module, plan);
+        page.card = plan.files[0].name;
+      }
+    }
+  }
+  for (const file of files) {
+    const match = /^assets\/([a-z0-9_.-]+)\.([a-z0-9]+)$/.exec(file.path);
+    if (!match) continue;
+    const type = MEDIA_TYPES[match[2]];
+    if (!type) throw new ContentError(file.path, `no media type known for ".${match[2]}"`);
+    if (`${match[1]}.${match[2]}` in assets) {
+      throw new ContentError(file.path, "has the name of an asset built from the tokens");
+    }
+    assets[`${match[1]}.${match[2]}`] = { type, body: file.text };
+  }
+  const skills: CorpusSkill[] = [];
+  for (const file of files) {
+    const match = /^skills\/([^/]+)\/SKILL\.md$/.exec(file.path);
+    if (!match) continue;
+    const { data } = splitFrontMatter(file);
+    let front: { name: string; description: string };
+    try {
+      front = create(data, SkillFrontMatter);
+    } catch (error) {
+      throw new ContentError(file.path, describe(error));
+    }
+    if (front.name !== match[1]) {
+      throw new ContentError(file.path, `name "${front.name}" is not its folder's, "${match[1]}"`);
+    }
+    const markdown = substitute(file.path, file.text.replace(/\r\n/g, "\n"), facts);
+    const description = substitute(file.path, front.description, facts);
+    skills.push({ name: front.name, description, markdown });
+  }
+  skills.sort((a, b) => (a.name < b.name ? -1 : 1));
+  const modules = [...plans.values()].sort((a, b) => (a.module < b.module ? -1 : 1));
+  const fileIndex: Record<string, CorpusFile> = {};
+  for (const plan of modules) {
+    for (const file of plan.files) {
+      fileIndex[file.name] = { type: file.type, version: toVersion(plan.key), module: plan.module };
+    }
+  }
+  const corpus = checkCorpus({
+    name: facts.name,
+    email: facts.email,
+    address: facts.address,
+    languages,
+    pages,
+    assets,
+    ...(design ? { design } : {}),
+    skills,
+    ...(modules.length ? { files: fileIndex } : {}),
+  });
+  return { corpus, modules };
+}
+
+/** The static cuts the tokens name for the cards (`font.card`), if they were read. */
+function readCardFonts(files: readonly SourceFile[], tokens: DesignTokens): CardFonts | undefined {
+  const card = tokens.font.card;
+  if (!card) return undefined;
+  const regular = files.find((file) => file.path === `fonts/${card.regular}`)?.bytes;
+  const bold = files.find((file) => file.path === `fonts/${card.bold}`)?.bytes;
+  if (!regular || !bold) {
+    throw new ContentError("tokens.yaml", `the card's fonts of "${card.package}" were not read`);
+  }
+  return { regular, bold };
+}
+
+/** Plans a page's sharing card: its key covers the card's tree, fonts and renderer. */
+function planCard(options: {
+  module: string;
+  source: string;
+  content: Parameters<typeof buildCardTree>[0];
+  fonts: CardFonts;
+  family: string;
+}): FileModulePlan {
+  const tree = buildCardTree(options.content);
+  const name = `${options.module}.png`;
+  return {
+    module: options.module,
+    source: options.source,
+    key: hashParts(
+      CARD_RENDERER,
+      JSON.stringify(CARD_SIZE),
+      JSON.stringify(tree),
+      options.fonts.regular,
+      options.fonts.bold,
+    ),
+    files: [{ name, type: "image/png" }],
+    encode: async () => ({
+      [name]: await renderCard(tree, options.fonts, options.family),
+    }),
+  };
+}
+
+/**
+ * A picture of a case study: its SVG asset must exist; its size is read from its root; its
+ * renditions' module is planned once, however many pages show it.
+ */
+function toCorpusPicture(
+  files: readonly SourceFile[],
+  page: string,
+  picture: { src: string; alt: string; caption?: string },
+  plans: Map<string, FileModulePlan>,
+): CorpusPicture {
+  const file = files.find((item) => item.path === `assets/${picture.src}`);
+  if (!file) throw new ContentError(page, `picture "${picture.src}" is not in assets/`);
+  const root = /<svg\b[^>]*>/.exec(file.text)?.[0] ?? "";
+  const width = Number(/\swidth="(\d+)"/.exec(root)?.[1]);
+  const height = Number(/\sheight="(\d+)"/.exec(root)?.[1]);
+  if (!width || !height) {
+    throw new ContentError(file.path, "the root <svg> needs width and height in pixels");
+  }
+  const { renditions, plan } = planPicture(picture.src, file.text, { width, height });
+  plans.set(plan.module, plan);
+  return { ...picture, width, height, renditions };
+}
+
+/**
+ * Renders the corpus as the TypeScript module `build/corpus.generated.ts`.
+ *
+ * @param corpus The compiled corpus.
+ * @returns The module's text, stable for the same corpus.
+ */
+export function renderCorpusModule(corpus: Corpus): string {
+  const { loadFiles: _loadFiles, ...data } = corpus;
+  const modules = [...new Set(Object.values(corpus.files ?? {}).map((file) => file.module))];
+  if (!modules.length) {
+    return [
+      ...CORPUS_MODULE_HEADER,
+      'import type { Corpus } from "../lib/site/corpus.ts";',
+      "",
+      "/** The studio's site: pages of both languages, settings and assets (see lib/site/corpus.ts). */",
+      `export const CORPUS: Corpus = ${JSON.stringify(data, null, 2)};`,
+      "",
+    ].join("\n");
+  }
+  return [
+    ...CORPUS_MODULE_HEADER,
+    'import type { Corpus, LoadFiles } from "../lib/site/corpus.ts";',
+    "",
+    "/**",
+    " * The modules of files (pictures' renditions, sharing cards), each imported on the first request",
+    " * for one of its files, never at start: literal specifiers, so Deno Deploy and tsc see them.",
+    " */",
+    "const FILE_MODULES: Readonly<",
+    "  Record<string, () => Promise<{ FILES: Readonly<Record<string, string>> }>>",
+    "> = {",
+    ...modules.map((module) =>
+      `  ${JSON.stringify(module)}: () => import(${
+        JSON.stringify(`./files/${module}.generated.ts`)
+      }),`
+    ),
+    "};",
+    "",
+    "const loadFiles: LoadFiles = async (module) => {",
+    "  const load = FILE_MODULES[module];",
+    '  if (!load) throw new Error(`No module of files "${module}"`);',
+    "  return (await load()).FILES;",
+    "};",
+    "",
+    "/** The studio's site: pages of both languages, settings and assets (see lib/site/corpus.ts). */",
+    `export const CORPUS: Corpus = { ...${JSON.stringify(data, null, 2)}, loadFiles };`,
+    "",
+  ].join("\n");
+}
+
+const CORPUS_MODULE_HEADER = [
+  "// Generated by scripts/build_content.ts from content/: do not edit by hand.",
+  "// Run `deno task build` after changing the Markdown, site.yaml or assets.",
+];
+
+/**
+ * Browser scripts served under `/assets/` from their npm packages (dev/deno.json's imports), by
+ * asset name: the package and the file in it. Pages load them before their own scripts.
+ */
+const VENDORED_SCRIPTS: Readonly<Record<string, { package: string; file: string }>> = {
+  // The WebAuthn ceremonies of the team's passkeys (content/assets/passkeys.js uses its global).
+  "simplewebauthn-browser.js": {
+    package: "@simplewebauthn/browser",
+    file: "dist/bundle/index.umd.min.js",
+  },
+};
+
+/** Reads the vendored scripts from their packages, as assets. */
+async function readVendoredScripts(): Promise<SourceFile[]> {
+  const require = createRequire(import.meta.url);
+  const files: SourceFile[] = [];
+  for (const [name, source] of Object.entries(VENDORED_SCRIPTS)) {
+    // The packages export only their entry (`script/index.js`); their bundles lie beside it.
+    const entry = require.resolve(source.package);
+    const path = fileURLToPath(new URL(`../${source.file}`, pathToFileURL(entry)));
+    files.push({ path: `assets/${name}`, text: await readFile(path, "utf8") });
+  }
+  return files;
+}
+
+/**
+ * Reads the corpus's source files from a content folder: site.yaml, the Markdown of each
+ * language and the assets, with the vendored scripts among them.
+ *
+ * @param folder The content folder. @default {CONTENT_FOLDER}
+ */
+export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceFile[]> {
+  const files: SourceFile[] = [{
+    path: "site.yaml",
+    text: await readFile(folder + "site.yaml", "utf8"),
+  }];
+  for (const name of (await readdir(folder + "skills")).sort()) {
+    if (name.startsWith(".")) continue;
+    const path = `skills/${name}/SKILL.md`;
+    files.push({ path, text: await readFile(folder + path, "utf8") });
+  }
+  try {
+    const tokensText = await readFile(folder + "tokens.yaml", "utf8");
+    files.push({ path: "tokens.yaml", text: tokensText });
+    files.push({ path: "style/site.css", text: await readFile(folder + "style/site.css", "utf8") });
+    const tokens = readTokens(parse(tokensText));
+    // The font comes from its npm package (deno.json's imports), resolved from this module.
+    const require = createRequire(import.meta.url);
+    const fontPath = require.resolve(`${tokens.font.package}/files/${tokens.font.file}`);
+    files.push({
+      path: `fonts/${tokens.font.file}`,
+      text: "",
+      bytes: new Uint8Array(await readFile(fontPath)),
+    });
+    const card = tokens.font.card;
+    for (const name of card ? [card.regular, card.bold] : []) {
+      const path = require.resolve(`${card?.package}/files/${name}`);
+      files.push({ path: `fonts/${name}`, text: "", bytes: new Uint8Array(await readFile(path)) });
+    }
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOENT") throw error;
+  }
+  for (const subfolder of [...LANGUAGES, "assets"]) {
+    const names = (await readdir(folder + subfolder)).sort();
+    for (const name of names) {
+      if (name.startsWith(".")) continue;
+      const path = `${subfolder}/${name}`;
+      files.push({ path, text: await readFile(folder + path, "utf8") });
+    }
+  }
+  files.push(...await readVendoredScripts());
+  return files;
+}
+
+if (import.meta.main) {
+  const { corpus, modules } = buildContent(await readContentFiles());
+  // The files first: the corpus names them, so it is written once they are there.
+  await writeFileModules(modules);
+  await writeGeneratedModule(CORPUS_MODULE_PATH, renderCorpusModule(corpus), "build");
+  await writeGeneratedModule(
+    SITE_INDEX_MODULE_PATH,
+    renderSiteIndexModule(corpus),
+    "build",
+  );
+  await writePrebuiltSite(corpus);
+  await writeGeneratedModule(SCHEDULE_MODULE_PATH, await renderScheduleModule(), "build");
+}

@@ -1,0 +1,659 @@
+/**
+ * The site in a real browser (Debian's Chromium driven by playwright-core) against the real
+ * server and a loopback SMTP server: the contact form without JavaScript in both languages, and
+ * the booking widget with JavaScript. Screenshots go to test-artifacts/ for people to look at.
+ */
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { findFreePort, startServer } from "./_server.ts";
+import { startSmtpServer } from "../_smtp.ts";
+import { BOOKING_NOTHING_BOOKED_HINT } from "../../lib/contract/contract.ts";
+import { CORPUS } from "../../build/corpus.generated.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
+const INBOX = "inbox@studio.example";
+
+const chromiumMissing = !existsSync(CHROMIUM);
+// CI installs Chromium (.ci/run): there the browser tests must run.
+assert.ok(!(chromiumMissing && process.env.CI), `${CHROMIUM} is missing: apt-get install chromium`);
+/** Every test here skips where Chromium is not installed (never under CI). */
+const SKIP = chromiumMissing ? `${CHROMIUM} is not installed` : false;
+
+const folder = mkdtempSync(join(tmpdir(), "studio-browser-"));
+const smtp = await startSmtpServer();
+const port = await findFreePort();
+const origin = `http://127.0.0.1:${port}`;
+const server = await startServer({
+  PORT: String(port),
+  STUDIO_BASE_URL: origin,
+  STUDIO_KV_PATH: join(folder, "browser.kv"),
+  STUDIO_SMTP_URL: smtp.url,
+  STUDIO_MAIL_FROM: "Studio <site@studio.example>",
+  STUDIO_INBOX: INBOX,
+  STUDIO_RATE_LIMIT_WRITE: "1000",
+  STUDIO_RATE_LIMIT_BOOKING: "1000",
+});
+let browser: Browser | undefined;
+
+after(async () => {
+  await browser?.close();
+  await server.stop();
+  await smtp.stop();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+async function openBrowser(): Promise<Browser> {
+  browser ??= await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return browser;
+}
+
+/** Opens a booking page and follows "next month" until a month has free times (three at most). */
+async function openMonthWithSlots(page: Page, path: string): Promise<void> {
+  await page.goto(origin + path);
+  const slots = page.locator('.days input[name="start"]');
+  for (let month = 0; month < 3 && !(await slots.count()); month++) {
+    await page.click('.month-bar a[rel="next"]');
+  }
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
+}
+
+const CONTACT_CASES = [
+  {
+    language: "pt",
+    landing: "/servicos?utm_source=newsletter&utm_medium=email&gclid=EAIaIQobChMI-browser",
+    contact: "/contacto",
+    thanks: "/contacto/obrigado",
+    first: "Inês",
+    last: "Marques Gonçalves",
+    email: "ines.goncalves@example.org",
+    category: "branding",
+    message: "Somos uma cooperativa de Mértola e precisamos de uma marca nova até março.",
+    heading: "Obrigado, recebemos a sua mensagem",
+  },
+  {
+    language: "en",
+    landing: "/en?utm_source=linkedin&utm_campaign=autumn",
+    contact: "/en/contact",
+    thanks: "/en/contact/thanks",
+    first: "Oliver",
+    last: "Brown",
+    email: "oliver@example.org",
+    category: "product",
+    message: "We are a small team in Bristol looking for help with a first product release.",
+    heading: "Thank you, we received your message",
+  },
+] as const;
+
+for (const item of CONTACT_CASES) {
+  test(
+    `POST ${item.contact} from a browser without JavaScript reaches the inbox and shows the thank-you page`,
+    { skip: SKIP },
+    async () => {
+      const context = await (await openBrowser()).newContext({
+        javaScriptEnabled: false,
+        viewport: { width: 1024, height: 800 },
+      });
+      const page = await context.newPage();
+      try {
+        const before = smtp.messages.length;
+        const landing = await page.goto(origin + item.landing);
+        assert.equal(landing?.status(), 200);
+        const contact = await page.goto(origin + item.contact);
+        assert.equal(contact?.status(), 200);
+        assert.equal(
+          await page.getAttribute("html", "lang"),
+          item.language === "pt" ? "pt-PT" : "en",
+        );
+        const names = page.locator('input[name="Name"]');
+        assert.equal(await names.count(), 2, "two Name inputs");
+        await page.fill("#f-first", item.first);
+        await page.fill("#f-last", item.last);
+        await page.fill("#f-email", item.email);
+        await page.selectOption("#f-category", item.category);
+        await page.fill("#f-message", item.message);
+        await screenshot(page, `contact-${item.language}.png`);
+        await Promise.all([
+          page.waitForURL(origin + item.thanks),
+          page.click('form.contact-form button[type="submit"]'),
+        ]);
+        assert.equal(await page.textContent("h1"), item.heading);
+        await screenshot(page, `contact-${item.language}-thanks.png`);
+
+        const [mail] = (await smtp.waitFor(before + 1)).slice(before);
+        assert.deepEqual(mail.envelopeTo, [INBOX]);
+        assert.equal(
+          mail.parsed.subject,
+          `Novo contacto: ${item.first} ${item.last} · ${item.category}`,
+        );
+        assert.equal(mail.parsed.replyTo?.[0]?.address, item.email);
+        const text = mail.parsed.text ?? "";
+        assert.ok(text.includes(item.message));
+        const source = new URL(origin + item.landing).searchParams.get("utm_source");
+        assert.ok(
+          text.includes(`utm_source: ${source}`),
+          "first-touch attribution reached the inbox",
+        );
+      } finally {
+        await context.close();
+      }
+    },
+  );
+}
+
+test(
+  "GET /contacto in a browser without JavaScript shows the form again with messages when a field is wrong",
+  { skip: SKIP },
+  async () => {
+    const context = await (await openBrowser()).newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    try {
+      await page.goto(origin + "/contacto");
+      await page.fill("#f-first", "Rui");
+      await page.fill("#f-email", "rui.example.pt");
+      // Bypass the browser's own checks so the server's answer is what is shown.
+      await page.$eval("form.contact-form", (form) => form.setAttribute("novalidate", ""));
+      await page.click('form.contact-form button[type="submit"]');
+      assert.equal(
+        await page.textContent("#form-errors h2"),
+        "A mensagem não foi enviada. Corrija, por favor:",
+      );
+      assert.equal(await page.inputValue("#f-first"), "Rui");
+      assert.equal(await page.inputValue("#f-email"), "rui.example.pt");
+      assert.equal(await page.getAttribute("#f-email", "aria-invalid"), "true");
+      assert.equal(await page.getAttribute("#f-message", "aria-invalid"), "true");
+      assert.equal(
+        await page.textContent("#f-email-error"),
+        CORPUS.languages.pt.form.problems.format,
+      );
+      await screenshot(page, "contact-pt-error.png");
+    } finally {
+      await context.close();
+    }
+  },
+);
+
+test(
+  "POST /en/book from a browser without JavaScript books a time, and a 409 shows the other times",
+  { skip: SKIP },
+  async () => {
+    const context = await (await openBrowser()).newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 390, height: 844 },
+    });
+    const page = await context.newPage();
+    try {
+      const before = smtp.messages.length;
+      await openMonthWithSlots(page, "/en/book");
+      const slots = page.locator('.days input[name="start"]');
+      assert.ok(await slots.count() >= 2, "the server lists free times without JavaScript");
+      const [taken, free] = [await slots.nth(0).inputValue(), await slots.nth(1).inputValue()];
+      const other = await fetch(`${origin}/api/v1/booking`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          start: taken,
+          name: "Someone Else",
+          email: "someone@example.org",
+          topic: "A conversation booked a moment earlier",
+          locale: "en",
+        }),
+      });
+      assert.equal(other.status, 201, await other.text());
+
+      // Keyboard only: the time, then the details, then Enter on the button.
+      await page.focus(`.days input[value="${taken}"]`);
+      await page.keyboard.press("Space");
+      await page.fill("#b-name", "Rui Alves");
+      await page.fill("#b-email", "rui@example.org");
+      await page.fill("#b-topic", "A brand for our bakery in Setúbal");
+      await page.focus('#booking button[type="submit"]');
+      const conflict = page.waitForResponse((response) => response.request().method() === "POST");
+      await page.keyboard.press("Enter");
+      assert.equal((await conflict).status(), 409);
+      await page.waitForLoadState();
+      assert.match(
+        await page.textContent(".booking-result") ?? "",
+        /That time was just taken/,
+      );
+      assert.equal(await page.locator(`.days input[value="${taken}"]`).count(), 0, "refreshed");
+      assert.equal(await page.inputValue("#b-name"), "Rui Alves", "the details are kept");
+      await screenshot(page, "booking-en-nojs-conflict.png");
+
+      await page.focus(`.days input[value="${free}"]`);
+      await page.keyboard.press("Space");
+      assert.equal(await page.isChecked(`.days input[value="${free}"]`), true);
+      await page.focus('#booking button[type="submit"]');
+      await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
+      assert.match(
+        await page.textContent("main") ?? "",
+        /You are booked for|We received your request/,
+      );
+      assert.match(await page.textContent("main") ?? "", /rui@example\.org/);
+      await screenshot(page, "booking-en-nojs.png");
+      const deadline = Date.now() + 10_000;
+      const invited = () =>
+        smtp.messages.slice(before).some((mail) => mail.envelopeTo.includes("rui@example.org"));
+      while (!invited() && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(invited(), "the attendee was invited");
+    } finally {
+      await context.close();
+    }
+  },
+);
+
+test(
+  "GET /en/book lists the month's free times and books one, explaining a 409 in plain words",
+  { skip: SKIP },
+  async () => {
+    const context = await (await openBrowser()).newContext({
+      viewport: { width: 1024, height: 900 },
+      timezoneId: "America/New_York",
+    });
+    const page = await context.newPage();
+    try {
+      const before = smtp.messages.length;
+      await openMonthWithSlots(page, "/en/book");
+      const slots = page.locator('.days input[name="start"]');
+      assert.ok(await slots.count() >= 2, "free times are listed");
+      const [taken, free] = [await slots.nth(0).inputValue(), await slots.nth(1).inputValue()];
+      const firstTime = await page.locator(".days .times span").first().textContent();
+      const zoned = new Intl.DateTimeFormat("en", {
+        timeZone: "Europe/Lisbon",
+        hour: "2-digit",
+        minute: "2-digit",
+        hourCycle: "h23",
+      }).format(new Date(taken));
+      assert.equal(firstTime, zoned, "times are shown in Lisbon time, not the visitor's");
+
+      // Someone else takes the first time meanwhile.
+      const other = await fetch(`${origin}/api/v1/booking`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          start: taken,
+          name: "Another Person",
+          email: "another@example.org",
+          topic: "A conversation booked a moment earlier",
+          locale: "en",
+        }),
+      });
+      assert.equal(other.status, 201, await other.text());
+
+      await page.check(`.days input[value="${taken}"]`, { force: true });
+      await page.fill("#b-name", "Ana Sousa");
+      await page.fill("#b-email", "ana@example.org");
+      await page.fill("#b-company", "Clínica Jardim");
+      await page.fill("#b-topic", "A new website for our physiotherapy clinic");
+      await page.click('#booking button[type="submit"]');
+      await page.locator(".booking-result").filter({ hasText: "That time was just taken" })
+        .waitFor();
+      await screenshot(page, "booking-en-conflict.png");
+      // The times are read again after the message is shown: wait for the taken one to go.
+      await page.locator(`.days input[value="${taken}"]`).waitFor({ state: "detached" });
+      assert.equal(await page.locator(`.days input[value="${taken}"]`).count(), 0, "refreshed");
+
+      await page.check(`.days input[value="${free}"]`, { force: true });
+      await page.click('#booking button[type="submit"]');
+      const result = page.locator(".booking-result");
+      await result.filter({ hasText: /You are booked for|We received your request/ }).waitFor();
+      assert.match(await result.textContent() ?? "", /ana@example\.org/);
+      await screenshot(page, "booking-en.png");
+      const messages = await smtp.waitFor(before + 2);
+      assert.ok(
+        messages.slice(before).some((mail) => mail.envelopeTo.includes("ana@example.org")),
+        "the attendee was invited",
+      );
+    } finally {
+      await context.close();
+    }
+  },
+);
+
+/**
+ * Books the first free time of `path` in a browser whose booking POST the service answers 503
+ * with `error` (faked: a 503 cannot be provoked on demand), then hands the page to `check`.
+ * Asserts that the script posted once.
+ */
+async function bookAgainst503(
+  path: string,
+  details: {
+    topic: string;
+    error: { message: string; hint: string };
+    headers?: Record<string, string>;
+  },
+  check: (page: Page) => Promise<void>,
+): Promise<void> {
+  const context = await (await openBrowser()).newContext({
+    viewport: { width: 1024, height: 900 },
+  });
+  const page = await context.newPage();
+  let posted = 0;
+  await page.route("**/api/v1/booking", (route) => {
+    posted++;
+    return route.fulfill({
+      status: 503,
+      contentType: "application/json",
+      headers: details.headers,
+      body: JSON.stringify({
+        ok: false,
+        error: { code: "no-backend", ...details.error, docs: `${origin}/openapi.json` },
+      }),
+    });
+  });
+  try {
+    await openMonthWithSlots(page, path);
+    const slots = page.locator('.days input[name="start"]');
+    await slots.first().check({ force: true });
+    await page.fill("#b-name", "Joana Pires");
+    await page.fill("#b-email", "joana@example.pt");
+    await page.fill("#b-topic", details.topic);
+    await page.click('#booking button[type="submit"]');
+    await check(page);
+    assert.equal(posted, 1);
+  } finally {
+    await context.close();
+  }
+}
+
+test(
+  "GET /en/book tells a 503 that booked nothing from an uncertain one, and keeps the details for a retry",
+  { skip: SKIP },
+  async () => {
+    // The studio's calendar could not be read: the service booked nothing.
+    const error = {
+      message: "The studio's calendar is temporarily unavailable",
+      hint: BOOKING_NOTHING_BOOKED_HINT,
+    };
+    await bookAgainst503(
+      "/en/book",
+      { topic: "An online shop for our bookshop", error },
+      async (page) => {
+        const result = page.locator(".booking-result");
+        await result.filter({ hasText: "nothing was booked" }).waitFor();
+        assert.doesNotMatch(await result.textContent() ?? "", /could not confirm/i);
+        assert.equal(await page.isDisabled('#booking button[type="submit"]'), false, "retry");
+        assert.equal(await page.inputValue("#b-name"), "Joana Pires");
+      },
+    );
+  },
+);
+
+test(
+  "GET /marcar-conversa explains a 503 in plain words and does not invite a retry",
+  { skip: SKIP },
+  async () => {
+    // The calendar provider fails after the request was sent: the outcome is uncertain. A
+    // `Retry-After` (from a proxy, say) does not make a retry safe: only the service's hint does.
+    const error = {
+      message: "The booking outcome is uncertain",
+      hint: "Check the attendee's mailbox before any retry",
+    };
+    const topic = "Uma loja online para a nossa livraria";
+    const headers = { "Retry-After": "30" };
+    await bookAgainst503("/marcar-conversa", { topic, error, headers }, async (page) => {
+      const result = page.locator(".booking-result");
+      await result.filter({ hasText: "Não conseguimos confirmar" }).waitFor();
+      const text = await result.textContent() ?? "";
+      assert.match(text, /Não volte a marcar já/);
+      assert.match(text, /joana@example\.pt/);
+      assert.equal(
+        await page.isDisabled('#booking button[type="submit"]'),
+        true,
+        "no retry button",
+      );
+      await screenshot(page, "booking-pt-uncertain.png");
+    });
+  },
+);
+
+test(
+  "GET /marcar-conversa shows the booking form in Portuguese with Lisbon times",
+  { skip: SKIP },
+  async () => {
+    const context = await (await openBrowser()).newContext({
+      viewport: { width: 390, height: 844 },
+    });
+    const page = await context.newPage();
+    try {
+      await page.goto(origin + "/marcar-conversa");
+      assert.equal(await page.isVisible("#booking"), true, "the form is shown");
+      assert.match(await page.textContent(".month-name") ?? "", /\d{4}/);
+      assert.equal(await page.textContent("#booking-title"), "Escolha uma hora");
+      const days = page.locator(".days legend");
+      if (await days.count()) {
+        // Portuguese writes weekdays and months in lower case: only the first letter is raised.
+        assert.match(
+          await days.first().textContent() ?? "",
+          /^[A-Z][a-z]+-feira, \d{1,2} de [a-zç]+$/,
+        );
+      }
+      await screenshot(page, "booking-pt-mobile.png");
+    } finally {
+      await context.close();
+    }
+  },
+);
+
+/** axe-core's source, injected into each page (the page's CSP is bypassed for it). */
+const AXE_SOURCE = readFileSync(
+  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
+  "utf8",
+);
+
+/** Every page of the corpus, both languages, and a 404 page. */
+const AUDITED_PATHS = [...CORPUS.pages.map((page) => page.path), "/en/no-such-page"];
+
+/** Runs axe-core on the page as it is: its violations, each with the elements concerned. */
+async function runAxe(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  return await page.evaluate(async () => {
+    // @ts-ignore: axe is the script just injected
+    const result = await globalThis.axe.run(document, { resultTypes: ["violations"] });
+    return (result.violations as Array<{ id: string; nodes: Array<{ target: string[] }> }>)
+      .map((violation) =>
+        `${violation.id} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`
+      );
+  });
+}
+
+const AXE_VIEWS = [
+  { name: "390 px light", viewport: { width: 390, height: 844 }, colorScheme: "light" },
+  { name: "1440 px light", viewport: { width: 1440, height: 900 }, colorScheme: "light" },
+  { name: "390 px dark", viewport: { width: 390, height: 844 }, colorScheme: "dark" },
+  { name: "1440 px dark", viewport: { width: 1440, height: 900 }, colorScheme: "dark" },
+] as const;
+
+for (const view of AXE_VIEWS) {
+  test(
+    `axe-core finds no violation on any page at ${view.name}`,
+    { skip: SKIP },
+    async () => {
+      const context = await (await openBrowser()).newContext({
+        viewport: view.viewport,
+        colorScheme: view.colorScheme,
+        bypassCSP: true,
+        reducedMotion: "reduce",
+      });
+      const page = await context.newPage();
+      const found: string[] = [];
+      try {
+        for (const path of AUDITED_PATHS) {
+          await page.goto(origin + path, { waitUntil: "load" });
+          for (const violation of await runAxe(page)) found.push(`${path}: ${violation}`);
+        }
+      } finally {
+        await context.close();
+      }
+      assert.deepEqual(found, [], found.join("\n"));
+    },
+  );
+}
+
+test(
+  "without the booking script, a refused form (a foreign Origin, 403) is its page again with what was typed, and axe-core finds no violation on it, light and dark",
+  { skip: SKIP },
+  async () => {
+    for (const colorScheme of ["light", "dark"] as const) {
+      const context = await (await openBrowser()).newContext({
+        viewport: colorScheme === "light"
+          ? { width: 390, height: 844 }
+          : { width: 1440, height: 900 },
+        colorScheme,
+        bypassCSP: true,
+      });
+      const page = await context.newPage();
+      // Without the booking script, as a browser that did not load it: the form posts itself
+      // (the page keeps JavaScript for axe-core alone).
+      await page.route("**/assets/booking.js*", (route) => route.abort());
+      // The page is opened at another origin than the site's (localhost, not 127.0.0.1) and its
+      // form posts to the site: the server refuses that Origin.
+      const foreign = origin.replace("127.0.0.1", "localhost");
+      const postToSite = (selector: string) =>
+        page.$eval(
+          selector,
+          (form, action) => form.setAttribute("action", action),
+          origin + new URL(page.url()).pathname + new URL(page.url()).search,
+        );
+      const found: string[] = [];
+      try {
+        for (const path of ["/contacto", "/en/contact"]) {
+          await page.goto(foreign + path);
+          await postToSite("form.contact-form");
+          await page.fill("#f-first", 'Zé "Ana" <b>');
+          await page.fill("#f-email", "ze@example.pt");
+          await page.fill("#f-message", "Uma marca <nova> & já, para a padaria.");
+          const [answer] = await Promise.all([
+            page.waitForResponse((response) => response.request().method() === "POST"),
+            page.click('form.contact-form button[type="submit"]'),
+          ]);
+          assert.equal(answer.status(), 403, path);
+          await page.waitForLoadState();
+          assert.equal(await page.inputValue("#f-first"), 'Zé "Ana" <b>', path);
+          assert.equal(
+            await page.inputValue("#f-message"),
+            "Uma marca <nova> & já, para a padaria.",
+          );
+          assert.ok(await page.isVisible("#form-errors h2"), path);
+          found.push(...(await runAxe(page)).map((violation) => `${path}: ${violation}`));
+        }
+        for (const path of ["/marcar-conversa", "/en/book"]) {
+          const month = Temporal.Now.plainDateISO("Europe/Lisbon").toPlainYearMonth()
+            .add({ months: 1 });
+          await page.goto(`${foreign}${path}?month=${month}`);
+          await postToSite("#booking form");
+          const start = await page.locator('.days input[name="start"]').first().inputValue();
+          await page.check(`.days input[value="${start}"]`);
+          await page.fill("#b-name", 'Zé "Ana" <b>');
+          await page.fill("#b-email", "ze@example.pt");
+          await page.fill("#b-topic", "Uma marca <nova> & já, para a padaria.");
+          const [answer] = await Promise.all([
+            page.waitForResponse((response) => response.request().method() === "POST"),
+            page.click('#booking button[type="submit"]'),
+          ]);
+          assert.equal(answer.status(), 403, path);
+          await page.waitForLoadState();
+          assert.equal(await page.inputValue("#b-name"), 'Zé "Ana" <b>', path);
+          assert.equal(await page.isChecked(`.days input[value="${start}"]`), true, path);
+          assert.ok(await page.isVisible(".booking-result.notice"), path);
+          found.push(...(await runAxe(page)).map((violation) => `${path}: ${violation}`));
+          await screenshot(page, `booking${path.replaceAll("/", "-")}-${colorScheme}-refused.png`);
+        }
+      } finally {
+        await context.close();
+      }
+      assert.deepEqual(found, [], found.join("\n"));
+    }
+  },
+);
+
+test(
+  "on a 390 px phone the header takes at most 120 px on every page, light and dark, without JavaScript: one scrolling row of links, the call to action among them",
+  { skip: SKIP },
+  async () => {
+    for (const colorScheme of ["light", "dark"] as const) {
+      const context = await (await openBrowser()).newContext({
+        viewport: { width: 390, height: 844 },
+        colorScheme,
+        javaScriptEnabled: false,
+      });
+      const page = await context.newPage();
+      try {
+        for (const path of AUDITED_PATHS) {
+          await page.goto(origin + path);
+          const header = await page.locator(".site-header").boundingBox();
+          assert.ok(header, path);
+          assert.ok(header.height <= 120, `${path} (${colorScheme}): ${header.height} px`);
+          const row = await page.locator(".site-header nav").evaluate((nav) => ({
+            scrolls: nav.scrollWidth > nav.clientWidth,
+            // One row: every item starts above the bottom of every other.
+            oneRow: (() => {
+              const boxes = [...nav.querySelectorAll("li")].map((item) =>
+                item.getBoundingClientRect()
+              );
+              return Math.max(...boxes.map((box) => box.top)) <
+                Math.min(...boxes.map((box) => box.bottom));
+            })(),
+          }));
+          assert.ok(row.oneRow, `${path}: the links keep to one row`);
+          assert.ok(row.scrolls, `${path}: the row scrolls sideways to the call to action`);
+          assert.equal(await page.locator(".site-header nav a.cta").count(), 1, path);
+        }
+        await screenshot(page, `header-mobile-${colorScheme}.png`);
+      } finally {
+        await context.close();
+      }
+    }
+  },
+);
+
+test(
+  "at 1440 px the booking pages show the free times with the details beside them, light and dark, without JavaScript",
+  { skip: SKIP },
+  async () => {
+    for (const colorScheme of ["light", "dark"] as const) {
+      const context = await (await openBrowser()).newContext({
+        viewport: { width: 1440, height: 900 },
+        colorScheme,
+        javaScriptEnabled: false,
+      });
+      const page = await context.newPage();
+      try {
+        for (const path of ["/en/book", "/marcar-conversa"]) {
+          await page.goto(origin + path);
+          const times = await page.locator(".booking .slots").boundingBox();
+          const details = await page.locator(".booking .booking-details").boundingBox();
+          assert.ok(times && details, path);
+          assert.ok(details.x >= times.x + times.width, `${path}: the details right of the times`);
+          assert.ok(details.y < times.y + times.height, `${path}: side by side, not below`);
+          assert.ok(details.x + details.width > 1440 * 0.8, `${path}: no empty right half`);
+        }
+        await screenshot(page, `booking-desktop-${colorScheme}.png`);
+      } finally {
+        await context.close();
+      }
+    }
+  },
+);

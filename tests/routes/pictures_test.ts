@@ -1,0 +1,166 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import sharp from "sharp";
+import { createHandler } from "../../mod.ts";
+import { CORPUS } from "../../build/corpus.generated.ts";
+import type { Corpus } from "../../lib/site/corpus.ts";
+import { buildRequest } from "../_support.ts";
+
+const BASE = "https://studio.example";
+const handler = createHandler({ baseUrl: BASE });
+const CASE_STUDIES = CORPUS.pages.filter((page) => page.layout === "case");
+
+async function get(path: string, headers: Record<string, string> = {}) {
+  const response = await handler(buildRequest(path, { headers }));
+  return { response, body: new Uint8Array(await response.arrayBuffer()) };
+}
+
+async function getHtml(path: string): Promise<string> {
+  const { response, body } = await get(path);
+  assert.equal(response.status, 200, path);
+  return new TextDecoder().decode(body);
+}
+
+/** Every `<picture>` of a page: its sources (type, srcset as URL and width, sizes) and `<img>`. */
+function readPictures(html: string) {
+  return [...html.matchAll(/<picture>(.*?)<\/picture>/gs)].map(([, inner]) => ({
+    sources: [...inner.matchAll(/<source type="([^"]+)" srcset="([^"]+)" sizes="([^"]+)">/g)]
+      .map(([, type, srcset, sizes]) => ({
+        type,
+        sizes,
+        candidates: srcset.split(", ").map((candidate) => {
+          const [url, width] = candidate.split(" ");
+          return { url, width: Number(width.slice(0, -1)) };
+        }),
+      })),
+    img: /<img [^>]*>/.exec(inner)?.[0] ?? "",
+  }));
+}
+
+test("GET of a case study offers its pictures as AVIF, then WebP, by width, each URL answering its type, width and a year's immutable cache, uncompressed", async () => {
+  const page = CASE_STUDIES.find((item) => item.language === "en");
+  assert.ok(page?.project);
+  const html = await getHtml(page.path);
+  const pictures = readPictures(html);
+  // The hero, the gallery and the next project's card.
+  assert.equal(pictures.length, 1 + page.project.gallery.length + 1);
+  for (const picture of pictures) {
+    assert.deepEqual(picture.sources.map((source) => source.type), ["image/avif", "image/webp"]);
+    assert.match(picture.img, /^<img src="\/assets\/work-[a-z-]+\.svg\?v=[0-9a-f]{8}" /);
+    assert.match(picture.img, / width="\d+" height="\d+" /);
+    for (const source of picture.sources) {
+      assert.ok(source.candidates.length >= 2, "at least two widths");
+      assert.match(source.sizes, /^\(min-width: \d+px\) /);
+      for (const { url, width } of source.candidates) {
+        assert.match(url, /^\/assets\/[a-z0-9-]+\.(avif|webp)\?v=[0-9a-f]{16}$/);
+        const { response, body } = await get(url, { "Accept-Encoding": "gzip, deflate, br" });
+        assert.equal(response.status, 200, url);
+        assert.equal(response.headers.get("Content-Type"), source.type);
+        assert.equal(response.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
+        assert.equal(response.headers.get("Content-Encoding"), null, "no compression: " + url);
+        const metadata = await sharp(body).metadata();
+        assert.equal(metadata.format, source.type === "image/avif" ? "heif" : "webp");
+        assert.equal(metadata.width, width, url);
+        const [, intrinsicWidth, intrinsicHeight] = /width="(\d+)" height="(\d+)"/.exec(
+          picture.img,
+        )!.map(Number);
+        assert.ok(
+          Math.abs((metadata.height ?? 0) - width * intrinsicHeight / intrinsicWidth) <= 1,
+          `${url} keeps the picture's proportions`,
+        );
+        const again = await get(url, { "If-None-Match": response.headers.get("ETag") ?? "" });
+        assert.equal(again.response.status, 304);
+      }
+    }
+  }
+});
+
+test("GET of a case study fetches its hero first and every other picture lazily; a card's picture is decorative", async () => {
+  for (const page of CASE_STUDIES) {
+    const pictures = readPictures(await getHtml(page.path));
+    const [hero, ...others] = pictures;
+    assert.match(hero.img, / fetchpriority="high"/, page.path);
+    assert.doesNotMatch(hero.img, /loading="lazy"/);
+    assert.match(hero.img, /alt="[^"]{10,}"/, "the hero says what it shows");
+    assert.match(hero.sources[0].sizes, /1344px/, "the hero spans the wide column");
+    for (const picture of others) {
+      assert.match(picture.img, / loading="lazy" decoding="async"/, page.path);
+      assert.doesNotMatch(picture.img, /fetchpriority/);
+    }
+    assert.match(others.at(-1)?.img ?? "", / alt=""/, "the next project's card");
+  }
+  // The work index opens with its first card, the first viewport's largest picture; the home
+  // page's selection comes after its hero, out of view.
+  for (
+    const [path, leading] of [["/", 0], ["/en", 0], ["/trabalho", 1], ["/en/work", 1]] as const
+  ) {
+    const pictures = readPictures(await getHtml(path));
+    assert.ok(pictures.length >= 3, path);
+    pictures.forEach((picture, index) => {
+      const first = index < leading;
+      assert.equal(/ fetchpriority="high"/.test(picture.img), first, `${path} #${index}`);
+      assert.equal(/ loading="lazy"/.test(picture.img), !first, `${path} #${index}`);
+      assert.match(picture.sources[0].sizes, /429px/, "a card's sizes: three columns at most");
+    });
+  }
+});
+
+test("GET of every page names its own 1200×630 PNG sharing card, which answers and differs between pages", async () => {
+  const cards = new Map<string, string>();
+  for (const page of CORPUS.pages) {
+    const html = await getHtml(page.path);
+    const image = /<meta property="og:image" content="([^"]+)">/.exec(html)?.[1] ?? "";
+    assert.ok(image.startsWith(BASE + "/assets/card-"), `${page.path}: ${image}`);
+    assert.ok(html.includes(`<meta name="twitter:image" content="${image}">`));
+    assert.ok(html.includes('<meta name="twitter:card" content="summary_large_image">'));
+    assert.ok(html.includes('<meta property="og:image:width" content="1200">'));
+    assert.ok(html.includes('<meta property="og:image:height" content="630">'));
+    assert.match(html, /<meta property="og:image:alt" content="[^"]+">/);
+    const { response, body } = await get(image.slice(BASE.length));
+    assert.equal(response.status, 200, image);
+    assert.equal(response.headers.get("Content-Type"), "image/png");
+    assert.equal(response.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
+    const metadata = await sharp(body).metadata();
+    assert.deepEqual([metadata.format, metadata.width, metadata.height], ["png", 1200, 630]);
+    assert.ok(body.length < 40_000, `${image}: ${body.length} bytes`);
+    const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", body))).join();
+    assert.ok(!cards.has(digest), `${page.path} has the card of ${cards.get(digest)}`);
+    cards.set(digest, page.path);
+  }
+});
+
+test("picture and card bytes load neither with the corpus nor for a page, but once per module on the first request for one of its files", async () => {
+  const calls: string[] = [];
+  const corpus: Corpus = {
+    ...CORPUS,
+    loadFiles: (module) => {
+      calls.push(module);
+      return CORPUS.loadFiles!(module);
+    },
+  };
+  const spied = createHandler({ baseUrl: BASE, content: corpus });
+  const page = CASE_STUDIES[0];
+  const html = await (await spied(buildRequest(page.path))).text();
+  await (await spied(buildRequest("/"))).text();
+  assert.deepEqual(calls, [], "no module is loaded to render pages");
+  const urls = readPictures(html)[0].sources.flatMap((source) => source.candidates)
+    .map((candidate) => candidate.url);
+  for (const url of urls) {
+    const response = await spied(buildRequest(url));
+    assert.equal(response.status, 200);
+    await response.arrayBuffer();
+  }
+  assert.deepEqual(calls, [page.project!.cover.src.replace(/\.svg$/, "")], "one module, once");
+  const missing = await spied(buildRequest("/assets/work-none-480.avif"));
+  assert.equal(missing.status, 404);
+  await missing.arrayBuffer();
+});
+
+test("a corpus without its loader of files shows the SVG pictures and the studio's card", async () => {
+  const { loadFiles: _loadFiles, ...data } = CORPUS;
+  const plain = createHandler({ baseUrl: BASE, content: data });
+  const html = await (await plain(buildRequest(CASE_STUDIES[0].path))).text();
+  assert.doesNotMatch(html, /<picture>/);
+  assert.match(html, /<img src="\/assets\/work-[a-z-]+\.svg\?v=[0-9a-f]{8}" [^>]*fetchpriority/);
+  assert.match(html, /<meta property="og:image" content="[^"]+\/assets\/card\.png\?v=/);
+});
