@@ -11,13 +11,13 @@
  */
 import { BUILD_FOLDER, writeGeneratedModule } from "./_generated_module.ts";
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { resolvePackageFile } from "./_package_file.ts";
 
 /** The package's folder, wherever Deno keeps it (its cache, or node_modules when there is one). */
 const PACKAGE = fileURLToPath(
   // The package exports dist/index.js; the standalone bundle lies beside it.
-  new URL("../", pathToFileURL(createRequire(import.meta.url).resolve("@scalar/api-reference"))),
+  new URL("../", pathToFileURL(await resolvePackageFile("@scalar/api-reference"))),
 );
 
 /** Where the bundle module is written. */

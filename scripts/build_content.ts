@@ -33,7 +33,7 @@ import { writePrebuiltSite } from "./prerender_site.ts";
 import { renderScheduleModule, SCHEDULE_MODULE_PATH } from "./build_schedule.ts";
 import { BUILD_FOLDER, writeGeneratedModule } from "./_generated_module.ts";
 import { readdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { resolvePackageFile } from "./_package_file.ts";
 import { buildDesign, buildPictureSizes, type DesignTokens, readTokens } from "./build_design.ts";
 import { buildCardTree, CARD_SIZE, type CardFonts, renderCard } from "./build_cards.ts";
 import {
@@ -497,7 +497,7 @@ const CORPUS_MODULE_HEADER = [
 ];
 
 /**
- * Browser scripts served under `/assets/` from their npm packages (dev/deno.json's imports), by
+ * Browser scripts served under `/assets/` from their npm packages (scripts/deno.json's imports), by
  * asset name: the package and the file in it. Pages load them before their own scripts.
  */
 const VENDORED_SCRIPTS: Readonly<Record<string, { package: string; file: string }>> = {
@@ -510,11 +510,10 @@ const VENDORED_SCRIPTS: Readonly<Record<string, { package: string; file: string 
 
 /** Reads the vendored scripts from their packages, as assets. */
 async function readVendoredScripts(): Promise<SourceFile[]> {
-  const require = createRequire(import.meta.url);
   const files: SourceFile[] = [];
   for (const [name, source] of Object.entries(VENDORED_SCRIPTS)) {
     // The packages export only their entry (`script/index.js`); their bundles lie beside it.
-    const entry = require.resolve(source.package);
+    const entry = await resolvePackageFile(source.package);
     const path = fileURLToPath(new URL(`../${source.file}`, pathToFileURL(entry)));
     files.push({ path: `assets/${name}`, text: await readFile(path, "utf8") });
   }
@@ -542,9 +541,8 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
     files.push({ path: "tokens.yaml", text: tokensText });
     files.push({ path: "style/site.css", text: await readFile(folder + "style/site.css", "utf8") });
     const tokens = readTokens(parse(tokensText));
-    // The font comes from its npm package (deno.json's imports), resolved from this module.
-    const require = createRequire(import.meta.url);
-    const fontPath = require.resolve(`${tokens.font.package}/files/${tokens.font.file}`);
+    // The font comes from its npm package (scripts/deno.json's imports).
+    const fontPath = await resolvePackageFile(`${tokens.font.package}/files/${tokens.font.file}`);
     files.push({
       path: `fonts/${tokens.font.file}`,
       text: "",
@@ -552,7 +550,7 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
     });
     const card = tokens.font.card;
     for (const name of card ? [card.regular, card.bold] : []) {
-      const path = require.resolve(`${card?.package}/files/${name}`);
+      const path = await resolvePackageFile(`${card?.package}/files/${name}`);
       files.push({ path: `fonts/${name}`, text: "", bytes: new Uint8Array(await readFile(path)) });
     }
   } catch (error) {
