@@ -17,14 +17,14 @@
  * - case studies: pages whose layout is `case`, with front matter `project` (client, year, tags,
  *   summary, selected, cover and gallery pictures: SVG assets, whose size is read from them);
  * - the pictures' renditions (AVIF and WebP at a few widths) and every page's sharing card, whose
- *   bytes go into modules of their own under `build/files/`, imported by the corpus only when
- *   one of their files is first asked for (scripts/build_pictures.ts, build_cards.ts).
+ *   bytes are files under `build/files/`, read only when one is first asked for
+ *   (scripts/build_pictures.ts, build_cards.ts).
  *
  * `{{name}}`, `{{email}}` and `{{address}}` in any text are replaced by the facts of site.yaml.
  *
- * Usage: `deno task build` (writes the modules, encoding again only the pictures and cards
- * whose inputs changed), `deno task build --check` (exits 1 when a committed module is out
- * of date).
+ * Usage: a step of `deno task build` (writes the modules and files, encoding again only the
+ * pictures and cards whose inputs changed); `deno task build --check` exits 1 when a module or
+ * file is out of date.
  *
  * @module
  */
@@ -37,11 +37,13 @@ import { resolvePackageFile } from "./_package_file.ts";
 import { buildDesign, buildPictureSizes, type DesignTokens, readTokens } from "./build_design.ts";
 import { buildCardTree, CARD_SIZE, type CardFonts, renderCard } from "./build_cards.ts";
 import {
-  type FileModulePlan,
+  FILE_READER_MODULE_PATH,
+  type FileGroupPlan,
   hashParts,
   planPicture,
+  renderFileReaderModule,
   toVersion,
-  writeFileModules,
+  writeFileGroups,
 } from "./build_pictures.ts";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parse } from "yaml";
@@ -59,6 +61,7 @@ import {
   StructError,
 } from "superstruct";
 import { checkCorpus } from "../lib/site/check_corpus.ts";
+import { fromBase64 } from "../lib/site/site_assets.ts";
 import {
   type Corpus,
   type CorpusFile,
@@ -195,18 +198,18 @@ export function buildCorpus(files: readonly SourceFile[]): Corpus {
 const CARD_RENDERER = "satori@0.63.2 @resvg/resvg-js@2.6.2 sharp@0.35.5 png palette q90";
 
 /**
- * Compiles the content's source files into a checked corpus and the plans of its modules of
- * files (the pictures' renditions and the sharing cards, made by {@linkcode writeFileModules}).
+ * Compiles the content's source files into a checked corpus and the plans of its groups of
+ * files (the pictures' renditions and the sharing cards, made by {@linkcode writeFileGroups}).
  *
  * @param files Every file under `content/` that belongs to the corpus.
- * @returns The corpus and the plans, one per module.
+ * @returns The corpus and the plans, one per group (a picture, a card).
  * @throws {ContentError} When a file is malformed. @throws {CorpusError} When the whole is not
  * consistent.
  */
 export function buildContent(
   files: readonly SourceFile[],
-): { corpus: Corpus; modules: FileModulePlan[] } {
-  const plans = new Map<string, FileModulePlan>();
+): { corpus: Corpus; groups: FileGroupPlan[] } {
+  const plans = new Map<string, FileGroupPlan>();
   const toPicture = (page: string, picture: { src: string; alt: string; caption?: string }) =>
     toCorpusPicture(files, page, picture, plans);
   const settingsFile = files.find((file) => file.path === "site.yaml");
@@ -293,7 +296,22 @@ export function buildContent(
       name: facts.name,
       description: String(languages?.pt?.tagline ?? facts.name),
     });
-    Object.assign(assets, built.assets);
+    for (const [name, asset] of Object.entries(built.assets)) {
+      if (asset.encoding !== "base64") {
+        assets[name] = asset;
+        continue;
+      }
+      // A binary file (the font, the icons, the site's card) is a file of build/files/, as the
+      // pictures are, not base64 in a module: read on its first request.
+      const bytes = fromBase64(asset.body);
+      plans.set(name, {
+        group: name,
+        source: "tokens.yaml",
+        key: hashParts(asset.type, bytes),
+        files: [{ name, type: asset.type }],
+        encode: () => Promise.resolve({ [name]: bytes }),
+      });
+    }
     design = {
       logoSvg: built.logoSvg,
       font: built.font,
@@ -305,7 +323,7 @@ export function buildContent(
     if (cardFonts) {
       for (const page of pages) {
         const plan = planCard({
-          module: `card-${page.language}-${page.id}`,
+          group: `card-${page.language}-${page.id}`,
           source: `${page.language}/${page.id}.md`,
           fonts: cardFonts,
           family: tokens.font.family,
@@ -325,7 +343,7 @@ export function buildContent(
             family: tokens.font.family,
           },
         });
-        plans.set(plan.module, plan);
+        plans.set(plan.group, plan);
         page.card = plan.files[0].name;
       }
     }
@@ -359,11 +377,11 @@ export function buildContent(
     skills.push({ name: front.name, description, markdown });
   }
   skills.sort((a, b) => (a.name < b.name ? -1 : 1));
-  const modules = [...plans.values()].sort((a, b) => (a.module < b.module ? -1 : 1));
+  const groups = [...plans.values()].sort((a, b) => (a.group < b.group ? -1 : 1));
   const fileIndex: Record<string, CorpusFile> = {};
-  for (const plan of modules) {
+  for (const plan of groups) {
     for (const file of plan.files) {
-      fileIndex[file.name] = { type: file.type, version: toVersion(plan.key), module: plan.module };
+      fileIndex[file.name] = { type: file.type, version: toVersion(plan.key) };
     }
   }
   const corpus = checkCorpus({
@@ -375,9 +393,9 @@ export function buildContent(
     assets,
     ...(design ? { design } : {}),
     skills,
-    ...(modules.length ? { files: fileIndex } : {}),
+    ...(groups.length ? { files: fileIndex } : {}),
   });
-  return { corpus, modules };
+  return { corpus, groups };
 }
 
 /** The static cuts the tokens name for the cards (`font.card`), if they were read. */
@@ -394,16 +412,16 @@ function readCardFonts(files: readonly SourceFile[], tokens: DesignTokens): Card
 
 /** Plans a page's sharing card: its key covers the card's tree, fonts and renderer. */
 function planCard(options: {
-  module: string;
+  group: string;
   source: string;
   content: Parameters<typeof buildCardTree>[0];
   fonts: CardFonts;
   family: string;
-}): FileModulePlan {
+}): FileGroupPlan {
   const tree = buildCardTree(options.content);
-  const name = `${options.module}.png`;
+  const name = `${options.group}.png`;
   return {
-    module: options.module,
+    group: options.group,
     source: options.source,
     key: hashParts(
       CARD_RENDERER,
@@ -421,13 +439,13 @@ function planCard(options: {
 
 /**
  * A picture of a case study: its SVG asset must exist; its size is read from its root; its
- * renditions' module is planned once, however many pages show it.
+ * renditions' group is planned once, however many pages show it.
  */
 function toCorpusPicture(
   files: readonly SourceFile[],
   page: string,
   picture: { src: string; alt: string; caption?: string },
-  plans: Map<string, FileModulePlan>,
+  plans: Map<string, FileGroupPlan>,
 ): CorpusPicture {
   const file = files.find((item) => item.path === `assets/${picture.src}`);
   if (!file) throw new ContentError(page, `picture "${picture.src}" is not in assets/`);
@@ -438,7 +456,7 @@ function toCorpusPicture(
     throw new ContentError(file.path, "the root <svg> needs width and height in pixels");
   }
   const { renditions, plan } = planPicture(picture.src, file.text, { width, height });
-  plans.set(plan.module, plan);
+  plans.set(plan.group, plan);
   return { ...picture, width, height, renditions };
 }
 
@@ -450,43 +468,28 @@ function toCorpusPicture(
  */
 export function renderCorpusModule(corpus: Corpus): string {
   const { loadFiles: _loadFiles, ...data } = corpus;
-  const modules = [...new Set(Object.values(corpus.files ?? {}).map((file) => file.module))];
-  if (!modules.length) {
+  const json = JSON.stringify(data, null, 2);
+  if (!corpus.files) {
     return [
       ...CORPUS_MODULE_HEADER,
       'import type { Corpus } from "../lib/site/corpus.ts";',
       "",
       "/** The studio's site: pages of both languages, settings and assets (see lib/site/corpus.ts). */",
-      `export const CORPUS: Corpus = ${JSON.stringify(data, null, 2)};`,
+      `export const CORPUS: Corpus = ${json};`,
       "",
     ].join("\n");
   }
   return [
     ...CORPUS_MODULE_HEADER,
-    'import type { Corpus, LoadFiles } from "../lib/site/corpus.ts";',
+    'import type { Corpus } from "../lib/site/corpus.ts";',
+    'import { loadFiles } from "./files.generated.ts";',
     "",
     "/**",
-    " * The modules of files (pictures' renditions, sharing cards), each imported on the first request",
-    " * for one of its files, never at start: literal specifiers, so Deno Deploy and tsc see them.",
+    " * The studio's site: pages of both languages, settings and assets (see lib/site/corpus.ts); the",
+    " * files' bytes (pictures' renditions, sharing cards) are read from build/files/ when first asked",
+    " * for.",
     " */",
-    "const FILE_MODULES: Readonly<",
-    "  Record<string, () => Promise<{ FILES: Readonly<Record<string, string>> }>>",
-    "> = {",
-    ...modules.map((module) =>
-      `  ${JSON.stringify(module)}: () => import(${
-        JSON.stringify(`./files/${module}.generated.ts`)
-      }),`
-    ),
-    "};",
-    "",
-    "const loadFiles: LoadFiles = async (module) => {",
-    "  const load = FILE_MODULES[module];",
-    '  if (!load) throw new Error(`No module of files "${module}"`);',
-    "  return (await load()).FILES;",
-    "};",
-    "",
-    "/** The studio's site: pages of both languages, settings and assets (see lib/site/corpus.ts). */",
-    `export const CORPUS: Corpus = { ...${JSON.stringify(data, null, 2)}, loadFiles };`,
+    `export const CORPUS: Corpus = { ...${json}, loadFiles };`,
     "",
   ].join("\n");
 }
@@ -569,9 +572,10 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
 }
 
 if (import.meta.main) {
-  const { corpus, modules } = buildContent(await readContentFiles());
+  const { corpus, groups } = buildContent(await readContentFiles());
   // The files first: the corpus names them, so it is written once they are there.
-  await writeFileModules(modules);
+  await writeFileGroups(groups);
+  await writeGeneratedModule(FILE_READER_MODULE_PATH, renderFileReaderModule(), "build");
   await writeGeneratedModule(CORPUS_MODULE_PATH, renderCorpusModule(corpus), "build");
   await writeGeneratedModule(
     SITE_INDEX_MODULE_PATH,

@@ -178,6 +178,13 @@ async function buildPackage(): Promise<void> {
       dependencies.set(name, readVersion(config, name));
     }
   }
+  // The build's binary files (pictures, cards, the font, icons), which build/files.generated.ts
+  // reads beside it; their keys stay behind (they serve the build only).
+  await Deno.mkdir(`${OUT}build/files/`, { recursive: true });
+  for await (const entry of Deno.readDir(`${ROOT}build/files/`)) {
+    if (!entry.isFile || entry.name.endsWith(".key")) continue;
+    await Deno.copyFile(`${ROOT}build/files/${entry.name}`, `${OUT}build/files/${entry.name}`);
+  }
   await Deno.chmod(`${OUT}adapters/npm/cli.js`, 0o755);
   for (const file of ["README.md", "LICENSE"]) {
     await Deno.copyFile(`${ROOT}${file}`, `${OUT}${file}`);

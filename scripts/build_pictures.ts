@@ -2,23 +2,27 @@
  * The pictures' build step, called by `scripts/build_content.ts`: each SVG picture of a case
  * study becomes AVIF and WebP at a few widths (sharp, rendering the SVG at each width rather
  * than scaling a bitmap), and each page's sharing card a PNG (scripts/build_cards.ts). Their
- * bytes go into modules of their own under `build/files/`, one per picture or card, which the
- * generated corpus imports with `import()` only when one of their files is first asked for, so
- * neither a start nor a page's first request loads them.
+ * bytes are files under `build/files/`, named as they are served, which the service reads only
+ * when one is first asked for (`build/files.generated.ts`), so neither a start nor a page's first
+ * request reads them.
  *
- * A module's first lines carry the key of what it was made from (its source, the encoders'
- * settings, sharp's version): the files' URLs are versioned with it, `deno task build`
- * encodes again only the modules whose key changed, and `--check` fails when one is stale.
+ * The files made from one source are a group, whose key (a hash of its source, the encoders'
+ * settings and sharp's version) is kept beside them in `<group>.key`, written after its files:
+ * the files' URLs are versioned with it, `deno task build` encodes again only the groups whose
+ * key changed, and `--check` fails when one is stale.
  *
  * @module
  */
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import type { CorpusRendition, PictureType } from "../lib/site/corpus.ts";
-import { BUILD_FOLDER, toBase64, writeGeneratedModule } from "./_generated_module.ts";
+import { BUILD_FOLDER } from "./_generated_module.ts";
 
-/** The folder of the generated modules of files. */
+/** The folder of the generated files (pictures' renditions, sharing cards, binary assets). */
 export const FILES_FOLDER = BUILD_FOLDER + "files/";
+
+/** The module that reads a file of `FILES_FOLDER` at run time: `Corpus.loadFiles`. */
+export const FILE_READER_MODULE_PATH = BUILD_FOLDER + "files.generated.ts";
 
 /**
  * Widths of a picture's renditions, in pixels: 480 for a card on a desktop's three columns,
@@ -39,10 +43,10 @@ export const ENCODING = {
 
 const EXTENSIONS: Record<PictureType, string> = { "image/avif": "avif", "image/webp": "webp" };
 
-/** A generated module of files: what it is made from, and how. */
-export interface FileModulePlan {
-  /** Its name: the module is `build/files/<module>.generated.ts`. */
-  module: string;
+/** A group of generated files: what they are made from, and how. */
+export interface FileGroupPlan {
+  /** Its name: its key is kept in `build/files/<group>.key`. */
+  group: string;
   /** The content path of its source, named in its header. */
   source: string;
   /** A SHA-256 of every input, in hex. */
@@ -63,7 +67,7 @@ export function hashParts(...parts: ReadonlyArray<string | Uint8Array>): string 
   return hash.digest("hex");
 }
 
-/** The version of a file in its URL (`?v=`): the first 16 hex digits of its module's key. */
+/** The version of a file in its URL (`?v=`): the first 16 hex digits of its group's key. */
 export function toVersion(key: string): string {
   return key.slice(0, 16);
 }
@@ -73,13 +77,13 @@ export function toVersion(key: string): string {
  *
  * @param source The picture's file name under `content/assets/`, e.g. `work-x-cover.svg`.
  * @param svg Its text. @param size Its intrinsic size, from its root element.
- * @returns The renditions (AVIF first, then WebP, each narrowest first) and the module's plan.
+ * @returns The renditions (AVIF first, then WebP, each narrowest first) and the group's plan.
  */
 export function planPicture(
   source: string,
   svg: string,
   size: { width: number; height: number },
-): { renditions: CorpusRendition[]; plan: FileModulePlan } {
+): { renditions: CorpusRendition[]; plan: FileGroupPlan } {
   const stem = source.replace(/\.svg$/, "");
   const renditions: CorpusRendition[] = [];
   for (const type of ["image/avif", "image/webp"] as const) {
@@ -92,8 +96,8 @@ export function planPicture(
       });
     }
   }
-  const plan: FileModulePlan = {
-    module: stem,
+  const plan: FileGroupPlan = {
+    group: stem,
     source: `assets/${source}`,
     key: hashParts(JSON.stringify(ENCODING), JSON.stringify(renditions), svg),
     files: renditions,
@@ -123,81 +127,84 @@ async function encodeRenditions(
   return files;
 }
 
-/** The first line a module of files starts with, naming its key. */
-const KEY_LINE = /^\/\/ Key: ([0-9a-f]{64})$/m;
+/** The path of a group's key file. */
+export function toKeyPath(group: string): string {
+  return `${FILES_FOLDER}${group}.key`;
+}
 
-/** The text of a module of files. */
-export function renderFileModule(plan: FileModulePlan, files: Record<string, Uint8Array>): string {
-  const entries = plan.files.map(({ name }) => {
-    const bytes = files[name];
-    if (!bytes) throw new Error(`${plan.module}: no bytes for "${name}"`);
-    return `  ${JSON.stringify(name)}: ${JSON.stringify(toBase64(bytes))},`;
-  });
+/**
+ * The text of `build/files.generated.ts`: `Corpus.loadFiles` over the files of `build/files/`,
+ * read with `node:fs/promises` (Deno, Deno Deploy, Node and Bun alike), imported only by the first
+ * request for a file.
+ */
+export function renderFileReaderModule(): string {
   return [
-    `// Generated by scripts/build_content.ts (scripts/build_pictures.ts) from content/${plan.source}: do not edit by hand.`,
-    `// Key: ${plan.key}`,
+    "// Generated by scripts/build_content.ts (scripts/build_pictures.ts): do not edit by hand.",
+    'import type { LoadFiles } from "../lib/site/corpus.ts";',
     "",
-    `/** The files made from content/${plan.source}, in base64 by name (see Corpus.loadFiles). */`,
-    "export const FILES: Readonly<Record<string, string>> = {",
-    ...entries,
+    "/** Reads a file of build/files/ (a picture's rendition, a sharing card, a font) by name. */",
+    "export const loadFiles: LoadFiles = async (name) => {",
+    '  const { readFile } = await import("node:fs/promises");',
+    "  const bytes = await readFile(new URL(`./files/${encodeURIComponent(name)}`, import.meta.url));",
+    "  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) as Uint8Array<ArrayBuffer>;",
     "};",
     "",
   ].join("\n");
 }
 
-/** The path of a plan's module. */
-export function toModulePath(module: string): string {
-  return `${FILES_FOLDER}${module}.generated.ts`;
-}
-
 /**
- * The modules whose file on disk is missing or was made from other inputs than its plan's, and
- * the files of the folder that no plan makes.
+ * The groups whose key file is missing or names other inputs than its plan's, or one of whose
+ * files is missing; and the files of the folder that no plan makes.
  *
- * @param plans Every module the corpus names.
+ * @param plans Every group the corpus names.
  */
-export async function findStaleModules(
-  plans: readonly FileModulePlan[],
-): Promise<{ stale: FileModulePlan[]; extra: string[] }> {
-  const stale: FileModulePlan[] = [];
+export async function findStaleFiles(
+  plans: readonly FileGroupPlan[],
+): Promise<{ stale: FileGroupPlan[]; extra: string[] }> {
+  const present = new Set(await readdir(FILES_FOLDER).catch(() => [] as string[]));
+  const stale: FileGroupPlan[] = [];
   for (const plan of plans) {
-    const text = await readFile(toModulePath(plan.module), "utf8").catch(() => "");
-    if (KEY_LINE.exec(text)?.[1] !== plan.key) stale.push(plan);
+    const key = await readFile(toKeyPath(plan.group), "utf8").catch(() => "");
+    if (key.trim() !== plan.key || plan.files.some(({ name }) => !present.has(name))) {
+      stale.push(plan);
+    }
   }
-  const expected = new Set(plans.map((plan) => `${plan.module}.generated.ts`));
-  const present = await readdir(FILES_FOLDER).catch(() => [] as string[]);
-  // Only the sources: a build of the npm package puts its .js and .d.ts beside them.
-  const modules = present.filter((name) => name.endsWith(".generated.ts"));
-  return { stale, extra: modules.filter((name) => !expected.has(name)).sort() };
+  const expected = new Set(
+    plans.flatMap((plan) => [`${plan.group}.key`, ...plan.files.map(({ name }) => name)]),
+  );
+  // The files no plan makes; a build of the npm package puts nothing here.
+  return { stale, extra: [...present].filter((name) => !expected.has(name)).sort() };
 }
 
 /**
- * Writes the modules of files that are missing or stale and removes those no plan makes; with
- * `--check` among the arguments, writes nothing and exits 1 when any is stale or extra.
+ * Writes the files of the groups that are missing or stale (their key last) and removes the files
+ * no plan makes; with `--check` among the arguments, writes nothing and exits 1 when any is stale
+ * or extra.
  *
- * @param plans Every module the corpus names.
+ * @param plans Every group the corpus names.
  */
-export async function writeFileModules(plans: readonly FileModulePlan[]): Promise<void> {
-  const { stale, extra } = await findStaleModules(plans);
+export async function writeFileGroups(plans: readonly FileGroupPlan[]): Promise<void> {
+  const { stale, extra } = await findStaleFiles(plans);
   if (Deno.args.includes("--check")) {
     if (stale.length || extra.length) {
-      const names = [...stale.map((plan) => `${plan.module}.generated.ts`), ...extra];
-      console.error(
-        `build/files/ is out of date (${names.join(", ")}): run \`deno task build\``,
-      );
+      const names = [...stale.map((plan) => `${plan.group}.key`), ...extra];
+      console.error(`build/files/ is out of date (${names.join(", ")}): run \`deno task build\``);
       Deno.exit(1);
     }
-    console.log(`build/files/: ${plans.length} modules are up to date`);
+    console.log(`build/files/: ${plans.length} groups are up to date`);
     return;
   }
   await mkdir(FILES_FOLDER, { recursive: true });
   for (const name of extra) await rm(FILES_FOLDER + name);
   for (const plan of stale) {
-    await writeGeneratedModule(
-      toModulePath(plan.module),
-      renderFileModule(plan, await plan.encode()),
-      "build",
-    );
+    const files = await plan.encode();
+    for (const { name } of plan.files) {
+      const bytes = files[name];
+      if (!bytes) throw new Error(`${plan.group}: no bytes for "${name}"`);
+      await writeFile(FILES_FOLDER + name, bytes);
+    }
+    await writeFile(toKeyPath(plan.group), plan.key + "\n");
+    console.log(`Wrote build/files/ of ${plan.source} (${plan.files.length} files)`);
   }
-  if (!stale.length) console.log(`build/files/: ${plans.length} modules are up to date`);
+  if (!stale.length) console.log(`build/files/: ${plans.length} groups are up to date`);
 }

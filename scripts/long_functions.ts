@@ -2,7 +2,8 @@
  * Lists the functions of lib/ and routes/ longer than a reader can hold (docs/style.md, "Functions a
  * reader can hold"), longest first, as `lines  name  file:line`.
  *
- * Usage: `deno run --allow-read --allow-env scripts/long_functions.ts [--max-lines=80] [folder or file…]`; exits 1
+ * Usage: `deno task lint:functions` (lib/, routes/, adapters/ and compose/; part of `deno task ok`),
+ * or `deno run --allow-read --allow-env scripts/long_functions.ts [--max-lines=80] [folder or file…]`; exits 1
  * when one is found, so it can serve as a check.
  *
  * @module

@@ -59,8 +59,8 @@ function toModuleName(key: string): string {
  */
 export async function renderPrebuiltSite(corpus: Corpus): Promise<Map<string, string>> {
   const lib = "../../../lib/site/site_documents.ts";
-  // The files' bytes stay in their modules (build/files/): the pages need only their versions,
-  // which the corpus names; the run time loads the modules (PREBUILT_SITE.loadFiles).
+  // The files' bytes stay in build/files/: the pages need only their versions, which the corpus
+  // names; the run time reads them (PREBUILT_SITE.loadFiles).
   const { assets, assetUrls } = prepareAssets({
     ...corpus,
     loadFiles: () => Promise.reject(new Error("The build reads no file's bytes")),
@@ -112,20 +112,12 @@ export async function renderPrebuiltSite(corpus: Corpus): Promise<Map<string, st
       `    ${JSON.stringify(name)}: async () => (await import("./${file}")).ASSET,`,
     );
   }
-  const fileModules = [...new Set(Object.values(corpus.files ?? {}).map((file) => file.module))]
-    .sort();
   modules.set(
     "site.generated.ts",
     [
       ...HEADER,
       'import type { PrebuiltSite } from "../../lib/site/site_documents.ts";',
-      "",
-      "/** The modules of files (pictures' renditions, sharing cards), by name. */",
-      "const FILE_MODULES: Record<string, () => Promise<{ FILES: Readonly<Record<string, string>> }>> = {",
-      ...fileModules.map((module) =>
-        `  ${JSON.stringify(module)}: () => import("../files/${module}.generated.ts"),`
-      ),
-      "};",
+      'import { loadFiles } from "../files.generated.ts";',
       "",
       "/** The studio's site, prepared by the build: each answer's module, imported on first use. */",
       "export const PREBUILT_SITE: PrebuiltSite = {",
@@ -138,11 +130,7 @@ export async function renderPrebuiltSite(corpus: Corpus): Promise<Map<string, st
       ...assetLoaders,
       "  },",
       `  files: ${JSON.stringify(corpus.files ?? {}, null, 4).replace(/\n}$/, "\n  }")},`,
-      "  loadFiles: async (module) => {",
-      "    const load = FILE_MODULES[module];",
-      '    if (!load) throw new Error(`No module of files "${module}"`);',
-      "    return (await load()).FILES;",
-      "  },",
+      "  loadFiles,",
       "};",
       "",
     ].join("\n"),

@@ -9,7 +9,15 @@ import { test } from "node:test";
 import { RUNTIME } from "./_kv.ts";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -311,3 +319,57 @@ test(
     assert.match(table, /\bmethod:\s*"POST",\s*path\b/, "the check reads the table's entries");
   },
 );
+
+/**
+ * A path a comment names: a folder of the project and a file in it (`lib/site/corpus.ts`,
+ * `build/files.generated.ts`), or a Markdown file (`docs/style.md`, `README.md`).
+ */
+const CITATION =
+  /(?<![\w./@-])((?:[A-Za-z_][\w.-]*\/)*[A-Za-z_][\w-]*\.(?:ts|md|json|yaml|js))(?![\w/])/g;
+
+/** The project's folders a cited path may begin with. */
+const PROJECT_FOLDERS = ["adapters", "build", "compose", "content", "docs", "lib", "routes"];
+
+/** The names of the project's files, for a Markdown file cited by its name alone (`SKILL.md`). */
+const FILE_NAMES = SOURCE_ONLY.skip
+  ? new Set<string>()
+  : new Set(listFiles("").map((path) => path.slice(path.lastIndexOf("/") + 1)));
+
+/**
+ * The paths the comments of `code` name that the project does not have (see CITATION). A `.js`
+ * path may name the module its `.ts` compiles to (the npm package's).
+ */
+function findMissingCitations(path: string, code: string): string[] {
+  const comments = [...code.matchAll(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g)].map((match) => match[0]);
+  const missing = new Set<string>();
+  for (const cited of comments.join("\n").matchAll(CITATION)) {
+    const name = cited[1];
+    const first = name.split("/")[0];
+    const projectPath = name.includes("/") &&
+      [...PROJECT_FOLDERS, "tests", "scripts"].includes(first);
+    if (!projectPath && !name.endsWith(".md")) continue;
+    if (!name.includes("/") && FILE_NAMES.has(name)) continue;
+    const source = name.replace(/\.js$/, ".ts");
+    const places = [name, source, join(dirname(path), name), join(dirname(path), source)];
+    if (!places.some((place) => existsSync(join(ROOT, place)))) missing.add(name);
+  }
+  return [...missing].map((name) => `${path}: ${name}`);
+}
+
+test("no comment cites a file the project does not have", SOURCE_ONLY, () => {
+  const modules = [
+    ...readdirSync(ROOT).filter((name) => name.endsWith(".ts")),
+    ...[...PROJECT_FOLDERS.filter((folder) => folder !== "build"), "tests", "scripts"]
+      .flatMap(listModules),
+  ];
+  const found = modules.flatMap((path) =>
+    findMissingCitations(path, readFileSync(join(ROOT, path), "utf8"))
+  );
+  assert.deepEqual(found, []);
+  // The reader finds a citation that is wrong.
+  const comment = ["/", "** See `STYLE.md` and lib/nothing.ts. *", "/"].join("");
+  assert.deepEqual(findMissingCitations("lib/x.ts", comment), [
+    "lib/x.ts: STYLE.md",
+    "lib/x.ts: lib/nothing.ts",
+  ]);
+});

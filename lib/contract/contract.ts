@@ -1,5 +1,5 @@
 /**
- * The facts of the Studio Website Public API v1 (`shared/spec/studio-api-v1.md`), each stated
+ * The facts of the Studio Website Public API v1 (`docs/api-v1.md`), each stated
  * once: error codes and their statuses, rate-limit policies, request fields and their bounds, and
  * the operations. The validators, the OpenAPI document, the API index and the README's tables are
  * derived from here.

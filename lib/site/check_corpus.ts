@@ -261,7 +261,6 @@ const CorpusDesign: Describe<CorpusDesign> = object({
 const CorpusFile: Describe<CorpusFile> = object({
   type: TEXT,
   version: pattern(string(), /^[0-9a-f]{8,64}$/),
-  module: TEXT,
 });
 
 const LoadFiles = define<LoadFiles>("LoadFiles", (value) => typeof value === "function");

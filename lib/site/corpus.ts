@@ -363,20 +363,25 @@ export interface CorpusDesign {
 
 /**
  * A file whose bytes are not part of the corpus (a picture's rendition, a sharing card): the
- * corpus names its type, version and the module that holds it, and
- * {@linkcode Corpus.loadFiles} loads that module when one of its files is first asked for.
+ * corpus names its type and version, and {@linkcode Corpus.loadFiles} reads its bytes when it is
+ * first asked for.
  */
 export interface CorpusFile {
   /** Its media type. */
   type: string;
   /** A hash of what it was made from: its URL's `?v=`, so a new file gets a new URL. */
   version: string;
-  /** The module holding its bytes, as {@linkcode Corpus.loadFiles} names it. */
-  module: string;
 }
 
-/** Loads one module of files: their bytes in base64 by file name. */
-export type LoadFiles = (module: string) => Promise<Readonly<Record<string, string>>>;
+/**
+ * Reads one file of {@linkcode Corpus.files} by name (the studio's build reads it from
+ * `build/files/`).
+ *
+ * @param name The file's name, a key of `Corpus.files`.
+ * @returns Its bytes.
+ * @throws {Error} When it cannot be read (the handler answers 500, and tries again next time).
+ */
+export type LoadFiles = (name: string) => Promise<Uint8Array<ArrayBuffer>>;
 
 /** The whole corpus: the studio's facts, both languages' settings, every page and the assets. */
 export interface Corpus {
@@ -402,8 +407,8 @@ export interface Corpus {
    */
   files?: Record<string, CorpusFile>;
   /**
-   * Loads a module of `files` (the generated corpus imports it then, with `import()`). Without
-   * it the site shows the pictures' SVG sources and the site-wide sharing card.
+   * Reads a file of `files` (the generated corpus reads `build/files/`). Without it the site shows
+   * the pictures' SVG sources and the site-wide sharing card.
    */
   loadFiles?: LoadFiles;
 }

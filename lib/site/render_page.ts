@@ -92,11 +92,13 @@ function renderPageLinks(view: PageView, page: CorpusPage): string[] {
     `<meta property="og:site_name" content="${escapeHtml(corpus.name)}">`,
     `<meta property="og:locale" content="${corpus.languages[language].tag.replace("-", "_")}">`,
   );
-  if (design) {
-    // The page's own card where the site can serve it (its title drawn on it), else the
-    // studio's card; the size is the same.
-    const own = page.card !== undefined && page.card in view.assetUrls ? page.card : undefined;
-    const card = baseUrl + toAssetUrl(view, own ?? design.card.name);
+  // The page's own card where the site can serve it (its title drawn on it), else the studio's
+  // card (the size is the same); none when the site cannot serve that either (a corpus whose
+  // files have no loader).
+  const own = page.card !== undefined && page.card in view.assetUrls ? page.card : undefined;
+  const cardName = own ?? design?.card.name;
+  if (design && cardName !== undefined && cardName in view.assetUrls) {
+    const card = baseUrl + toAssetUrl(view, cardName);
     links.push(
       `<meta property="og:image" content="${card}">`,
       `<meta property="og:image:type" content="image/png">`,

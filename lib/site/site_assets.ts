@@ -1,6 +1,6 @@
 /**
  * The site's files as answers: an asset's two representations (its plain URL, briefly cached, and
- * its versioned URL, kept a year) and the files whose modules load with their first request. Both
+ * its versioned URL, kept a year) and the files whose bytes are read with their first request. Both
  * the site built per handler and the site prepared by the build use them.
  *
  * @module
@@ -41,11 +41,10 @@ export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
 }
 
 /**
- * The lazily loaded files of a site (pictures' renditions, sharing cards): each module is imported
- * and its files decoded once, on the first request for any of them ({@linkcode loadOnce}: a failed
- * load is tried again later).
+ * The lazily read files of a site (pictures' renditions, sharing cards): each file's bytes are
+ * read once, on its first request ({@linkcode loadOnce}: a failed read is tried again later).
  *
- * @param source The files by name (`Corpus.files`) and what loads their modules.
+ * @param source The files by name (`Corpus.files`) and what reads them.
  * @returns Each file's version and loader, by name.
  */
 export function buildLazyFiles(
@@ -54,39 +53,15 @@ export function buildLazyFiles(
   const files = new Map<string, SiteFile>();
   const loadFiles = source.loadFiles;
   if (!loadFiles) return files;
-  const entries = Object.entries(source.files ?? {});
-  const modules = new Map(
-    [...new Set(entries.map(([, file]) => file.module))].map((module) => [
-      module,
-      loadOnce(async () => {
-        const encoded = await loadFiles(module);
-        const assets = new Map<string, SiteAsset>();
-        for (const [name, file] of entries) {
-          if (file.module !== module) continue;
-          const text = encoded[name];
-          if (text === undefined) throw new Error(`Module "${module}" holds no file "${name}"`);
-          assets.set(
-            name,
-            toSiteAsset(file.version, fromBase64(text), [
-              ["Content-Type", file.type],
-              ["X-Content-Type-Options", "nosniff"],
-            ]),
-          );
-        }
-        return assets;
-      }),
-    ]),
-  );
-  for (const [name, file] of entries) {
-    const loadModule = modules.get(file.module);
-    if (!loadModule) continue;
+  for (const [name, file] of Object.entries(source.files ?? {})) {
     files.set(name, {
       version: file.version,
-      load: async () => {
-        const asset = (await loadModule()).get(name);
-        if (!asset) throw new Error(`No file "${name}" in module "${file.module}"`);
-        return asset;
-      },
+      load: loadOnce(async () =>
+        toSiteAsset(file.version, await loadFiles(name), [
+          ["Content-Type", file.type],
+          ["X-Content-Type-Options", "nosniff"],
+        ])
+      ),
     });
   }
   return files;

@@ -74,9 +74,9 @@ export interface PrebuiltSite {
   llmsFull: () => Promise<PrebuiltText>;
   /** Each asset's module, by file name. */
   assets: Readonly<Record<string, () => Promise<PrebuiltAsset>>>;
-  /** The files loaded by module (pictures' renditions, sharing cards), as `Corpus.files`. */
+  /** The files read on first use (pictures' renditions, sharing cards), as `Corpus.files`. */
   files: Corpus["files"];
-  /** Loads a module of files, as `Corpus.loadFiles`. */
+  /** Reads a file, as `Corpus.loadFiles`. */
   loadFiles: LoadFiles;
 }
 

@@ -52,6 +52,7 @@ export interface SiteIndex {
 export function buildSiteIndex(corpus: Corpus): SiteIndex {
   return {
     pages: corpus.pages.map(({ path, layout }) => ({ path, layout })),
-    rootAssets: ROOT_ASSETS.filter((name) => name in corpus.assets),
+    // An asset of the corpus, or a file read on first use (the build keeps binary ones as files).
+    rootAssets: ROOT_ASSETS.filter((name) => name in corpus.assets || name in (corpus.files ?? {})),
   };
 }

@@ -247,7 +247,7 @@ test("every operation of /openapi.json answers every documented status it can re
     });
 
     // Every documented status was reached, except 500 (the store would have to fail: the
-    // in-process tests cover it, tests/lib/http/create_handler_test.ts and tests/routes/contact_test.ts).
+    // in-process tests cover it, tests/compose/create_handler_test.ts and tests/routes/contact_test.ts).
     for (const operation of contract.operations) {
       const missed = operation.statuses.filter((status) =>
         status !== "500" && status !== "default" &&

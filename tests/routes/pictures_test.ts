@@ -129,13 +129,13 @@ test("GET of every page names its own 1200×630 PNG sharing card, which answers 
   }
 });
 
-test("picture and card bytes load neither with the corpus nor for a page, but once per module on the first request for one of its files", async () => {
+test("picture and card bytes are read neither with the corpus nor for a page, but once per file on its first request", async () => {
   const calls: string[] = [];
   const corpus: Corpus = {
     ...CORPUS,
-    loadFiles: (module) => {
-      calls.push(module);
-      return CORPUS.loadFiles!(module);
+    loadFiles: (name) => {
+      calls.push(name);
+      return CORPUS.loadFiles!(name);
     },
   };
   const spied = createHandler({ baseUrl: BASE, content: corpus });
@@ -145,22 +145,27 @@ test("picture and card bytes load neither with the corpus nor for a page, but on
   assert.deepEqual(calls, [], "no module is loaded to render pages");
   const urls = readPictures(html)[0].sources.flatMap((source) => source.candidates)
     .map((candidate) => candidate.url);
-  for (const url of urls) {
+  for (const url of [...urls, ...urls]) {
     const response = await spied(buildRequest(url));
     assert.equal(response.status, 200);
     await response.arrayBuffer();
   }
-  assert.deepEqual(calls, [page.project!.cover.src.replace(/\.svg$/, "")], "one module, once");
+  const names = urls.map((url) => new URL(url, BASE).pathname.replace("/assets/", ""));
+  assert.ok(names.length >= 6, `${names.length} renditions`);
+  assert.deepEqual(calls, names, "each file read once, on its first request");
   const missing = await spied(buildRequest("/assets/work-none-480.avif"));
   assert.equal(missing.status, 404);
   await missing.arrayBuffer();
 });
 
-test("a corpus without its loader of files shows the SVG pictures and the studio's card", async () => {
+test("a corpus without its loader of files shows the SVG pictures and names no card it cannot serve", async () => {
   const { loadFiles: _loadFiles, ...data } = CORPUS;
   const plain = createHandler({ baseUrl: BASE, content: data });
   const html = await (await plain(buildRequest(CASE_STUDIES[0].path))).text();
   assert.doesNotMatch(html, /<picture>/);
   assert.match(html, /<img src="\/assets\/work-[a-z-]+\.svg\?v=[0-9a-f]{8}" [^>]*fetchpriority/);
-  assert.match(html, /<meta property="og:image" content="[^"]+\/assets\/card\.png\?v=/);
+  assert.doesNotMatch(html, /og:image/);
+  const card = await plain(buildRequest("/assets/card.png"));
+  assert.equal(card.status, 404);
+  await card.arrayBuffer();
 });

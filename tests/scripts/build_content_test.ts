@@ -12,11 +12,10 @@ import {
 import { LANGUAGES } from "../../lib/site/corpus.ts";
 import {
   ENCODING,
-  findStaleModules,
+  FILES_FOLDER,
+  findStaleFiles,
   RENDITION_WIDTHS,
-  toModulePath,
 } from "../../scripts/build_pictures.ts";
-import { toBase64 } from "../../scripts/_generated_module.ts";
 
 const files = await readContentFiles();
 
@@ -85,28 +84,36 @@ test("buildCorpus() names the file and the field of a malformed page", () => {
   assert.throws(() => buildCorpus(orphan), /Page "privacy" has no "en" translation/);
 });
 
-test("build/files/ holds exactly the modules of pictures and cards that deno task build makes of content/ now", async () => {
-  const { modules } = buildContent(files);
-  assert.ok(modules.length > 40, `${modules.length} modules`);
-  const { stale, extra } = await findStaleModules(modules);
+test("build/files/ holds exactly the files of pictures, cards and binary assets that deno task build makes of content/ now", async () => {
+  const { groups } = buildContent(files);
+  assert.ok(groups.length > 40, `${groups.length} groups`);
+  const { stale, extra } = await findStaleFiles(groups);
   assert.deepEqual(
-    { stale: stale.map((plan) => plan.module), extra },
+    { stale: stale.map((plan) => plan.group), extra },
     { stale: [], extra: [] },
     "build/files/ is out of date: run `deno task build`",
   );
 });
 
-test("the committed pictures and cards are what their encoders make again, byte for byte", async () => {
-  const { modules } = buildContent(files);
-  for (const module of ["work-palavras-do-sul-poster", "card-en-work"]) {
-    const plan = modules.find((item) => item.module === module);
-    assert.ok(plan, module);
-    const text = await readFile(toModulePath(module), "utf8");
+test("the built pictures, cards and font are what their encoders make again, byte for byte", async () => {
+  const { groups } = buildContent(files);
+  for (const group of ["work-palavras-do-sul-poster", "card-en-work", "card.png"]) {
+    const plan = groups.find((item) => item.group === group);
+    assert.ok(plan, group);
     const encoded = await plan.encode();
     for (const { name } of plan.files) {
-      const committed = new RegExp(`"${name.replace(/\./g, "\\.")}": "([^"]+)"`).exec(text)?.[1];
-      assert.equal(toBase64(encoded[name]), committed, name);
+      const built = new Uint8Array(await readFile(FILES_FOLDER + name));
+      assert.deepEqual(built, encoded[name], name);
     }
+  }
+});
+
+test("the generated modules hold no base64 of a binary file: the corpus names its files, build/files/ holds them", async () => {
+  const text = await readFile(CORPUS_MODULE_PATH, "utf8");
+  assert.doesNotMatch(text, /"encoding": "base64"/);
+  const { corpus, groups } = buildContent(files);
+  for (const plan of groups) {
+    for (const { name } of plan.files) assert.ok(name in (corpus.files ?? {}), name);
   }
 });
 

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { buildCorpus, readContentFiles, type SourceFile } from "../../scripts/build_content.ts";
+import { buildContent, readContentFiles, type SourceFile } from "../../scripts/build_content.ts";
 import { checkContrast, contrastRatio, DesignError } from "../../scripts/build_design.ts";
 import { createHandler } from "../../mod.ts";
 
@@ -34,8 +34,17 @@ async function buildFixtureFiles(): Promise<SourceFile[]> {
   ];
 }
 
-test("buildCorpus() takes the colours, font and logo from the content's tokens, not from code", async () => {
-  const content = buildCorpus(await buildFixtureFiles());
+test("buildContent() takes the colours, font and logo from the content's tokens, not from code", async () => {
+  const { corpus, groups } = buildContent(await buildFixtureFiles());
+  // The build's files (the font among them) read from their plans, as build/files/ holds them.
+  const content = {
+    ...corpus,
+    loadFiles: async (name: string) => {
+      const plan = groups.find((group) => group.files.some((file) => file.name === name));
+      if (!plan) throw new Error(`No file "${name}"`);
+      return new Uint8Array((await plan.encode())[name]);
+    },
+  };
   const handler = createHandler({ content, baseUrl: "https://fixture.example" });
   const page = await handler(new Request("https://fixture.example/en"));
   assert.equal(page.status, 200);
@@ -49,7 +58,7 @@ test("buildCorpus() takes the colours, font and logo from the content's tokens, 
     /<meta name="theme-color" media="\(prefers-color-scheme: light\)" content="#eef4ff">/,
   );
   const font = /<link rel="preload" href="([^"]+)" as="font"/.exec(html)?.[1] ?? "";
-  assert.match(font, /^\/assets\/instrument-sans-latin-wdth-normal\.woff2\?v=[0-9a-f]{8}$/);
+  assert.match(font, /^\/assets\/instrument-sans-latin-wdth-normal\.woff2\?v=[0-9a-f]{16}$/);
   const fontResponse = await handler(new Request("https://fixture.example" + font));
   assert.equal(fontResponse.headers.get("Content-Type"), "font/woff2");
   assert.equal(fontResponse.headers.get("Cache-Control"), "public, max-age=31536000, immutable");

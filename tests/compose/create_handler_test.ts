@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../mod.ts";
-import { INTERNAL_ERROR_MESSAGE } from "../lib/contract/api_error.ts";
-import { buildRequest, createRecordingLogger, fromAddress, readError } from "./_support.ts";
-import { createFixedClock } from "../testing.ts";
+import { createHandler } from "../../mod.ts";
+import { INTERNAL_ERROR_MESSAGE } from "../../lib/contract/api_error.ts";
+import { buildRequest, createRecordingLogger, fromAddress, readError } from "../_support.ts";
+import { createFixedClock } from "../../testing.ts";
 
 test("createHandler() answers 404 not-found naming /api/v1 for unknown paths under /api/", async () => {
   const handler = createHandler();

@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { type AppHost, createApp, runApp } from "../compose/create_app.ts";
-import type { Store } from "../lib/store/store.ts";
-import { createRecordingLogger } from "./_support.ts";
-import { createMemoryStore } from "../testing.ts";
+import { type AppHost, createApp, runApp } from "../../compose/create_app.ts";
+import type { Store } from "../../lib/store/store.ts";
+import { createRecordingLogger } from "../_support.ts";
+import { createMemoryStore } from "../../testing.ts";
 
 test("createApp() opens a KV file that another process starting at the same moment holds locked", async () => {
   // Found by CI's run of two main.ts processes starting at once on one KV file: one exited with
