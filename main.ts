@@ -1,29 +1,17 @@
 /**
- * The Deno entry: `deno run -A main.ts`, `deno task start` and Deno Deploy. It runs the sources:
- * the runtime-neutral composition (`compose/create_app.ts`) on the Deno host
- * (`adapters/deno/deno_host.ts`: Deno KV, `Deno.serve`), so an edit of `lib/` or `routes/` shows
- * at the next start. What `deno task build` generates from `content/` (`build/`, not in git) is
- * built first when it is missing, as on a fresh clone. For `deno serve`, see
- * `adapters/deno/serve.ts`.
+ * The Deno entry of a checkout: `deno run -A main.ts` and `deno task start`. It runs the sources,
+ * so an edit of `lib/` or `routes/` shows at the next start; what `deno task build` generates
+ * from `content/` (`build/`, not in git) is built first when it is missing, as on a fresh clone.
+ * The service itself starts in `adapters/deno/main.ts` (which Deno Deploy runs from its bundle,
+ * `build/server/main.js`); `deno serve` runs `adapters/deno/serve.ts`.
  *
  * @module
  */
-import type { App } from "./compose/create_app.ts";
-import { createDenoHost } from "./adapters/deno/deno_host.ts";
+import { isDenoDeploy } from "./adapters/deno/deno_kv.ts";
 import { buildIfMissing } from "./adapters/deno/build_if_missing.ts";
 
 if (import.meta.main) {
-  const host = createDenoHost();
-  const started: { app?: App } = {};
-  // On Deno Deploy an isolate may sleep between requests: a cron (registered while the module
-  // loads, as Deploy requires) makes sure mail waiting in the outbox is still retried.
-  if (host.onDenoDeploy) {
-    Deno.cron("studio-website outbox", "* * * * *", async () => {
-      await started.app?.outbox.deliverDue();
-    });
-  }
-  await buildIfMissing({ log: console.log, onDenoDeploy: host.onDenoDeploy });
+  await buildIfMissing({ log: console.log, onDenoDeploy: isDenoDeploy() });
   // Imported once the build exists: the composition imports its modules.
-  const { runApp } = await import("./compose/create_app.ts");
-  started.app = await runApp(host);
+  await import("./adapters/deno/main.ts");
 }

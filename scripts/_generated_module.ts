@@ -1,9 +1,8 @@
 /**
- * The last step of every script that generates a module kept in the repository (the corpus and
- * its modules of files, the holiday table, the API types, the API reference's bundle): write it
- * when it changed, or, with `--check`, fail when the file on disk is out of date; the one folder
- * they all live in, apart from the sources (as Fresh keeps `_fresh/`); and the base64 that such
- * modules keep binary files in.
+ * The last step of every build step that generates a module (the corpus, the site prepared ahead,
+ * the holiday table, the API types, the API reference's bundle): write it when it changed, or,
+ * with `--check`, fail when the file on disk is out of date; the one folder they all live in,
+ * apart from the sources (as Fresh keeps `_fresh/`); and the base64 of a corpus's binary assets.
  *
  * @module
  */
@@ -14,8 +13,8 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 /**
- * The build folder, `build/`: every generated module and nothing else. It is committed, so a
- * fresh clone and Deno Deploy serve without a build step; only the composition root and other
+ * The build folder, `build/`: every generated module and file, and nothing else. It is not in
+ * git: `deno task build` writes it (and `main.ts` when it is missing); only compose/ and other
  * generated modules import it (tests/architecture_test.ts).
  */
 export const BUILD_FOLDER: string = ROOT + "build/";
@@ -48,8 +47,8 @@ export async function writeGeneratedModule(
 }
 
 /**
- * Encodes bytes as base64, the form generated modules keep binary files in (the corpus's assets,
- * the pictures' renditions and the sharing cards).
+ * Encodes bytes as base64, the form of a corpus's binary asset (`CorpusAsset`, as buildDesign
+ * returns the font and icons; the build then writes them to `build/files/`).
  *
  * @param bytes The bytes.
  * @returns Their base64 text.

@@ -4,17 +4,20 @@
  * negotiated and compressed), each from a fresh process, next to a plain server of the same
  * runtime answering its first health check (the baselines of scripts/bench_health.ts),
  * alternately for several rounds; prints the medians and their ratios to the plain server. The
- * service runs as a deployment runs it (`deno run main.ts` after `deno task build`), with its
- * request log (to /dev/null). Goals on Deno: health within 1.5×, the first page within 2× the bare
+ * service runs as a deployment runs it (`deno run build/server/main.js`, after `deno task build`,
+ * which this runs first), with its request log (to /dev/null); `--entry main.ts` times the
+ * sources as a checkout runs them instead. Goals on Deno: health within 1.5×, the first page within 2× the bare
  * `Deno.serve` launched with no project configuration (`--no-config`: a bare server does not read
  * the project's `deno.json`, workspace and lock); the ratios to the same server launched with the
  * project's configuration are printed too.
  *
- * - Deno: `main.ts` against scripts/_bench_baseline.ts, with and without the configuration.
+ * - Deno: `build/server/main.js` (or `--entry`) against scripts/_bench_baseline.ts, with and
+ *   without the configuration.
  * - Node and Bun: the npm package's executable (`npm/adapters/npm/cli.js`, built when missing) against
  *   scripts/_bench_baseline_node.mjs and scripts/_bench_baseline_bun.ts.
  *
- * Usage: `deno task bench:start [--runtime deno|node|bun|all] [--rounds 7] [--path /en]`
+ * Usage: `deno task bench:start [--runtime deno|node|bun|all] [--rounds 7] [--path /en]
+ * [--entry build/server/main.js]`
  *
  * @module
  */
@@ -26,6 +29,8 @@ const chosen = readFlag("--runtime") ?? "deno";
 const runtimes = chosen === "all" ? ["deno", "node", "bun"] : [chosen];
 /** The page of a cold start: the English home page, as a browser asks for it. */
 const PAGE_PATH = readFlag("--path") ?? "/en";
+/** What Deno runs: the deployment's bundle, or the sources' entry (`main.ts`). */
+const DENO_ENTRY = readFlag("--entry") ?? "build/server/main.js";
 
 /**
  * Each runtime's launches: the service, the plain server, and on Deno the plain server without
@@ -37,7 +42,7 @@ const STARTS: Record<
 > = {
   deno: {
     program: Deno.execPath(),
-    service: ["run", "--allow-all", "main.ts"],
+    service: ["run", "--allow-all", DENO_ENTRY],
     baseline: ["run", "--allow-all", "scripts/_bench_baseline.ts"],
     bare: ["run", "--allow-all", "--no-config", "scripts/_bench_baseline.ts"],
   },
@@ -112,6 +117,16 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+if (runtimes.includes("deno")) {
+  // What a deployment runs is made by `deno task build`: bring it up to date first.
+  const build = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "scripts/build.ts"],
+    cwd: ROOT,
+    stdout: "null",
+  }).spawn().status;
+  if (!build.success) Deno.exit(build.code || 1);
+}
+
 const folder = await Deno.makeTempDir({ prefix: "studio-bench-start-" });
 try {
   for (const runtime of runtimes) {
@@ -137,7 +152,8 @@ try {
     const bare = start.bare ? median(bareBaseline) : configured;
     const format = (values: number[]) => values.map((value) => value.toFixed(0)).join(", ");
     console.log(
-      `Launch to first 200, ${runtime}, ${rounds} rounds, the service as it starts (log on)`,
+      `Launch to first 200, ${runtime}${runtime === "deno" ? ` (${DENO_ENTRY})` : ""}, ${rounds} ` +
+        "rounds, the service as it starts (log on)",
     );
     if (start.bare) {
       console.log(

@@ -4,7 +4,8 @@
  * the corpus with its pictures, cards and the site prepared ahead, the site's index and the
  * checked schedule (`build_content.ts`), then the public holiday table of the schedule's country
  * (`build_holidays.ts`), the API's types (`build_api_types.ts`) and the API reference's renderer
- * (`build_api_reference.ts`). Each step runs in a process of its own, since the later ones import
+ * (`build_api_reference.ts`), then the bundle a deployment runs, `build/server/main.js`
+ * (`build_server.ts`). Each step runs in a process of its own, since the later ones import
  * what the earlier ones wrote. The manifest (`build/manifest.json`) is written last: `main.ts`
  * builds when it is missing, so an interrupted build is finished at the next start.
  *
@@ -21,6 +22,7 @@ const STEPS = [
   "build_holidays.ts",
   "build_api_types.ts",
   "build_api_reference.ts",
+  "build_server.ts",
 ] as const;
 
 /** The manifest's path: written last, so its presence means the build is whole. */

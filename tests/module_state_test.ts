@@ -30,6 +30,7 @@ const MUTABLE_COLLECTIONS = new Set(["Map", "Set", "WeakMap", "WeakSet"]);
  * handler shares.
  */
 const RUNTIME_ENTRIES = new Set([
+  "adapters/deno/main.ts",
   "adapters/deno/serve.ts",
   "adapters/node/main.ts",
   "adapters/bun/main.ts",

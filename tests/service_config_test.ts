@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { START_UP_PACKAGES } from "../scripts/build_server.ts";
 import { RUNTIME } from "./_kv.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -73,6 +74,7 @@ test(
       [
         "main.ts",
         "compose/create_app.ts",
+        "adapters/deno/main.ts",
         "adapters/deno/serve.ts",
         "adapters/node/main.ts",
         "adapters/bun/main.ts",
@@ -133,9 +135,9 @@ test(
   "start-up loads no node: module, no CommonJS package and none of the libraries of later requests",
   { skip: RUNTIME !== "deno" && "reads the Deno module graph" },
   () => {
-    // What main.ts loads before it serves: the host, and the composition it imports next.
+    // What main.ts loads before it serves: the build's check, then the service on Deno.
     const packages = new Set<string>();
-    for (const entry of ["main.ts", "compose/create_app.ts"]) {
+    for (const entry of ["main.ts", "adapters/deno/main.ts"]) {
       const modules = listStartUpModules(entry);
       assert.deepEqual(modules.filter((specifier) => specifier.startsWith("node:")), [], entry);
       for (const name of modules.map(toPackageName)) if (name) packages.add(name);
@@ -167,6 +169,11 @@ test(
       }
     }
     assert.deepEqual([...packages], ["structured-headers"], "ES module packages only");
+    assert.deepEqual([...START_UP_PACKAGES], [...packages], "the deployment's bundle holds those");
+    // The deployment's bundle (deno task build made it) resolves no npm package before it serves.
+    const bundle = listStartUpModules("build/server/main.js");
+    assert.ok(bundle.some((specifier) => specifier.endsWith("/build/schedule.generated.ts")));
+    assert.deepEqual(bundle.filter((specifier) => !specifier.startsWith("file:")), []);
   },
 );
 

@@ -267,6 +267,63 @@ test(
   },
 );
 
+test(
+  "build/server/main.js, the entry a deployment runs, serves health, a page and a picture, and logs Listening and Stopped",
+  { skip: RUNTIME !== "deno" && "the bundle is Deno's deployment entry" },
+  async () => {
+    const folder = mkdtempSync(join(tmpdir(), "studio-bundle-"));
+    const port = await findFreePort();
+    const child = spawn(
+      process.execPath,
+      ["run", "--allow-all", "--quiet", "build/server/main.js"],
+      {
+        cwd: fileURLToPath(new URL("../../", import.meta.url)),
+        env: {
+          ...process.env,
+          NO_COLOR: "1",
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          STUDIO_KV_PATH: join(folder, "studio.kv"),
+        },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    let stdout = "";
+    child.stdout?.on("data", (chunk) => stdout += chunk);
+    const closed = once(child, "close");
+    try {
+      const origin = `http://127.0.0.1:${port}`;
+      let health: Response | undefined;
+      for (let attempt = 0; attempt < 100 && !health; attempt++) {
+        health = await fetch(`${origin}/api/v1/health`).catch(() => undefined);
+        if (!health) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(health, "the bundle answered");
+      assert.equal(health.status, 200);
+      assert.equal((await health.json()).status, "ok");
+      const page = await fetch(`${origin}/en`, { headers: { Accept: "text/html" } });
+      assert.equal(page.status, 200);
+      const html = await page.text();
+      const card = /<meta property="og:image" content="[^"]*(\/assets\/[^"]+)"/.exec(html)?.[1];
+      assert.ok(card, "the page names its card");
+      const picture = await fetch(`${origin}${card}`);
+      assert.equal(picture.status, 200);
+      assert.equal(picture.headers.get("Content-Type"), "image/png");
+      assert.equal(picture.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
+      assert.ok((await picture.arrayBuffer()).byteLength > 1000);
+      child.kill("SIGTERM");
+      await closed;
+      const lines = stdout.split("\n").filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line));
+      assert.ok(lines.some((line) => line.message === "Listening"), stdout);
+      assert.equal(lines.at(-1)?.message, "Stopped", stdout);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      rmSync(folder, { recursive: true, force: true });
+    }
+  },
+);
+
 test("the service logs one line per request without its query, a line when it stops, and none with STUDIO_LOG=quiet", async () => {
   const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));
   try {
