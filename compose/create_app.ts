@@ -1,7 +1,8 @@
 /**
  * The runtime-neutral composition root: environment → configuration → store, mailer, outbox and
- * busy calendars → handler, and the server's life (listen, log where, stop on a signal); and the
- * same composition for an operator's command (the CLI's export and erasure of personal data).
+ * busy calendars → handler, and the server's life (listen, log where, stop on a signal). An
+ * operator's command composes its services from the same configuration
+ * (`create_operator_services.ts`).
  * What differs between runtimes comes in through {@linkcode AppHost}: how to open the store, how
  * to serve, how to hear signals and exit. The runtime entries (`main.ts` for Deno,
  * `adapters/<runtime>/`) are a few lines each around it.
@@ -15,8 +16,7 @@ import { retry } from "../lib/store/retry.ts";
 import { checkDeprecationWindow } from "../lib/http/versioning.ts";
 import type { Handler } from "../lib/http/create_pipeline.ts";
 import { type HandlerOptions, SYSTEM_CLOCK } from "../lib/resolve_services.ts";
-import { composeHandler, composeServices } from "./compose_handler.ts";
-import type { Services } from "../lib/services.ts";
+import { composeHandler } from "./compose_handler.ts";
 import { createOutbox, type Outbox, OUTBOX_START_DELAY_MILLISECONDS } from "../lib/mail/outbox.ts";
 import { createSmtpMailer } from "../adapters/smtp_mailer.ts";
 import { DEFAULT_SCHEDULE } from "../build/schedule.generated.ts";
@@ -363,45 +363,5 @@ export function toHandlerOptions(config: Config): HandlerOptions {
     trustProxy: config.trustProxy,
     rateLimits: config.rateLimits,
     deprecation: config.deprecation,
-  };
-}
-
-/** The services of an operator's command, and how to release what they hold. */
-export interface OperatorServices {
-  /** The services, over the command's store, with the service's settings. */
-  services: Services;
-  /** Stops the outbox (mail being sent is finished) and closes the mailer; not the store. */
-  close(): Promise<void>;
-}
-
-/**
- * The services of an operator's command that acts as the service would (the CLI's export and
- * erasure of personal data): the same environment variables, over a store the command opened,
- * with the SMTP mailer when `STUDIO_SMTP_URL` is set, so that an erasure delivers its
- * cancellations itself (a running service's outbox on the same store delivers them otherwise).
- * Its log lines go to standard error, leaving standard output to the command's answer.
- *
- * @param env The environment, e.g. `Deno.env.toObject()` or `process.env`.
- * @param store The opened store of `STUDIO_KV_PATH`.
- * @returns The services and their `close`.
- * @throws {ConfigError} When a variable is invalid.
- */
-export function createOperatorServices(env: Environment, store: Store): OperatorServices {
-  const config = readConfig(env);
-  const clock = SYSTEM_CLOCK;
-  const logger = createJsonLogger({
-    write: (line) => console.error(line),
-    writeError: (line) => console.error(line),
-    time: createLogTime(),
-  });
-  const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
-  const outbox = createOutbox({ store, mailer, clock, logger });
-  const services = composeServices({ ...toHandlerOptions(config), store, clock, logger, outbox });
-  return {
-    services,
-    async close() {
-      await outbox.stop();
-      mailer?.close();
-    },
   };
 }

@@ -26,7 +26,7 @@ try {
 }
 const kv = await Deno.openKv(path);
 if (isPersonalDataCommand(Deno.args[0])) {
-  const { createOperatorServices } = await import("../compose/create_app.ts");
+  const { createOperatorServices } = await import("../compose/create_operator_services.ts");
   const operator = createOperatorServices(Deno.env.toObject(), kv);
   let code = 1;
   try {

@@ -54,7 +54,7 @@ if (command === "--help" || command === "-h" || command === "help") {
   const store = await openNodeKv(path);
   const privacy = await import("../../lib/privacy/personal_data_command.ts");
   if (privacy.isPersonalDataCommand(rest[0])) {
-    const { createOperatorServices } = await import("../../compose/create_app.ts");
+    const { createOperatorServices } = await import("../../compose/create_operator_services.ts");
     const operator = createOperatorServices(process.env, store);
     try {
       process.exitCode = await privacy.runPersonalDataCommand(operator.services, rest, {
