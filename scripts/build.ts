@@ -6,14 +6,15 @@
  * (`build_holidays.ts`), the API's types (`build_api_types.ts`) and the API reference's renderer
  * (`build_api_reference.ts`), then the bundle a deployment runs, `build/server/main.js`
  * (`build_server.ts`). Each step runs in a process of its own, since the later ones import
- * what the earlier ones wrote. The manifest (`build/manifest.json`) is written last: `main.ts`
- * builds when it is missing, so an interrupted build is finished at the next start.
+ * what the earlier ones wrote. The manifest (`build/manifest.json`) is written last, once the
+ * whole build exists: `main.ts` builds when it is missing (a fresh clone, or a first build that
+ * was interrupted), and `deno task dev` restarts the service when it changes.
  *
  * Usage: `deno task build` (`--check` writes nothing and fails when a file is out of date)
  *
  * @module
  */
-import { rm, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { BUILD_FOLDER } from "./_generated_module.ts";
 
 /** The steps, in order: each script's file name in scripts/. */
@@ -31,7 +32,6 @@ export const MANIFEST_PATH: string = BUILD_FOLDER + "manifest.json";
 if (import.meta.main) {
   const check = Deno.args.includes("--check");
   const started = performance.now();
-  if (!check) await rm(MANIFEST_PATH, { force: true });
   for (const step of STEPS) {
     const { success, code } = await new Deno.Command(Deno.execPath(), {
       args: ["run", "--allow-all", new URL(step, import.meta.url).href, ...Deno.args],
