@@ -11,21 +11,7 @@ import type { BookingRecord } from "./booking/booking_mail.ts";
 import { OUTBOX_PREFIX, type OutboxEntry, SENT_PREFIX, type SentRecord } from "./mail/outbox.ts";
 import type { Store } from "./store/store.ts";
 import { listErasures } from "./privacy/personal_data.ts";
-
-/**
- * Escapes the control characters of a line (C0, DEL and C1, line breaks included) as `\uXXXX`,
- * so that it prints as one inert line on a terminal.
- *
- * @param line Text that may hold a visitor's characters.
- * @returns The same text with every control character escaped.
- */
-export function toPrintable(line: string): string {
-  return line.replace(
-    // deno-lint-ignore no-control-regex -- matching control characters is the point
-    /[\u0000-\u001f\u007f-\u009f]/g,
-    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
+import { toPrintable } from "./privacy/to_printable.ts";
 
 /** Options of {@linkcode writeInboxReport}. */
 export interface InboxReportOptions {

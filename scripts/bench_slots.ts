@@ -18,7 +18,7 @@ import { buildCandidateSlots } from "../lib/availability/availability.ts";
 import { createHolidayCalendar } from "../lib/availability/holidays.ts";
 import { PUBLIC_HOLIDAYS } from "../build/public_holidays.generated.ts";
 import { DEFAULT_SCHEDULE } from "../build/schedule.generated.ts";
-import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "../lib/booking/booking_store.ts";
+import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "../lib/availability/slot_holds.ts";
 
 const seconds = Number(readFlag("--seconds") ?? 10);
 const rounds = Number(readFlag("--rounds") ?? 3);

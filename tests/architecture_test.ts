@@ -197,6 +197,21 @@ test(
   },
 );
 
+test(
+  "lib/'s arrows point down: availability imports no booking, privacy no inbox report, http no services aggregate",
+  SOURCE_ONLY,
+  () => {
+    assert.deepEqual(
+      violations((from, to) =>
+        (from.startsWith("lib/availability/") && to.startsWith("lib/booking/")) ||
+        (from.startsWith("lib/privacy/") && to === "lib/inbox_report.ts") ||
+        (from.startsWith("lib/http/") && to === "lib/services.ts")
+      ),
+      [],
+    );
+  },
+);
+
 test("lib/contract/ imports nothing of ours outside itself", SOURCE_ONLY, () => {
   assert.deepEqual(
     violations((from, to) => from.startsWith("lib/contract/") && !to.startsWith("lib/contract/")),

@@ -17,7 +17,7 @@ import {
   keepWithinWindow,
 } from "./availability.ts";
 import type { BusyCalendar } from "./busy_calendar.ts";
-import { createHoldsReader } from "../booking/booking_store.ts";
+import { createHoldsReader } from "./slot_holds.ts";
 import type { ScheduleSettings } from "./schedule.ts";
 import type { Store } from "../store/store.ts";
 

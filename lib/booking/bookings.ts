@@ -16,13 +16,13 @@ import {
   buildBookingMail,
   type InviteModule,
 } from "./booking_mail.ts";
+import { BOOKING_PREFIX } from "./booking_store.ts";
 import {
-  BOOKING_PREFIX,
   isHolding,
   SLOT_PREFIX,
   type SlotHold,
   SLOTS_VERSION_KEY,
-} from "./booking_store.ts";
+} from "../availability/slot_holds.ts";
 
 export { BOOKING_PREFIX, DEFAULT_BOOKINGS_PER_ATTENDEE } from "./booking_store.ts";
 import { CalendarUnavailableError } from "../availability/busy_calendar.ts";

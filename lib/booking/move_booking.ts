@@ -7,13 +7,13 @@
  * @module
  */
 import type { BookingMailKind, BookingRecord } from "./booking_mail.ts";
+import { BOOKING_PREFIX } from "./booking_store.ts";
 import {
-  BOOKING_PREFIX,
   isHolding,
   SLOT_PREFIX,
   type SlotHold,
   SLOTS_VERSION_KEY,
-} from "./booking_store.ts";
+} from "../availability/slot_holds.ts";
 import {
   type BookingServices,
   findRequestedSlot,

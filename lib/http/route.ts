@@ -5,7 +5,6 @@
  * @module
  */
 import type { RateLimitDecision } from "./rate_limit.ts";
-import type { Services } from "../services.ts";
 import {
   getOperation,
   type Operation,
@@ -190,6 +189,3 @@ export function buildOperationRoutes(
     })),
   ];
 }
-
-/** A function that builds a resource's routes from the resolved services. */
-export type RouteFactory = (services: Services) => RouteDefinition[];

@@ -16,7 +16,8 @@
  * @module
  */
 import type { BookingRecord } from "../booking/booking_mail.ts";
-import { BOOKING_PREFIX, SLOT_PREFIX, type SlotHold } from "../booking/booking_store.ts";
+import { BOOKING_PREFIX } from "../booking/booking_store.ts";
+import { SLOT_PREFIX, type SlotHold } from "../availability/slot_holds.ts";
 import {
   ATTENDEE_QUOTA_PREFIX,
   IDEMPOTENCY_MILLISECONDS,

@@ -18,7 +18,7 @@
  * @module
  */
 import type { BookingRecord } from "../booking/booking_mail.ts";
-import { SLOTS_VERSION_KEY } from "../booking/booking_store.ts";
+import { SLOTS_VERSION_KEY } from "../availability/slot_holds.ts";
 import { applyBookingAction, type BookingServices } from "../booking/bookings.ts";
 import type { InquiryRecord } from "../contact/inquiries.ts";
 import { ApiError } from "../contract/api_error.ts";

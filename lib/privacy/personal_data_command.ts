@@ -6,7 +6,7 @@
  * @module
  */
 import { ApiError } from "../contract/api_error.ts";
-import { toPrintable } from "../inbox_report.ts";
+import { toPrintable } from "./to_printable.ts";
 import { erasePersonalData, type ErasureServices, exportPersonalData } from "./personal_data.ts";
 
 /** The commands' lines of a usage text. */

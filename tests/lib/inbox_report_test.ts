@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { toPrintable, writeInboxReport } from "../../lib/inbox_report.ts";
+import { writeInboxReport } from "../../lib/inbox_report.ts";
+import { toPrintable } from "../../lib/privacy/to_printable.ts";
 import { INQUIRY_PREFIX } from "../../lib/contact/inquiries.ts";
 import { createMemoryStore } from "../../testing.ts";
 

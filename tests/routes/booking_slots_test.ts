@@ -8,7 +8,11 @@ import {
   CalendarUnavailableError,
   createIcsCalendar,
 } from "../../lib/availability/busy_calendar.ts";
-import { SLOT_PREFIX, type SlotHold, SLOTS_VERSION_KEY } from "../../lib/booking/booking_store.ts";
+import {
+  SLOT_PREFIX,
+  type SlotHold,
+  SLOTS_VERSION_KEY,
+} from "../../lib/availability/slot_holds.ts";
 import { type ErrorResponseBody, INTERNAL_ERROR_MESSAGE } from "../../lib/contract/api_error.ts";
 import type { Store } from "../../lib/store/store.ts";
 import type { Clock } from "../../lib/ports.ts";

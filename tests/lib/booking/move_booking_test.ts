@@ -18,7 +18,7 @@ import { resolveServices } from "../../../lib/resolve_services.ts";
 import type { Services } from "../../../lib/services.ts";
 import { createSmtpMailer } from "../../../adapters/smtp_mailer.ts";
 import type { BookingRecord } from "../../../lib/booking/booking_mail.ts";
-import type { SlotHold } from "../../../lib/booking/booking_store.ts";
+import type { SlotHold } from "../../../lib/availability/slot_holds.ts";
 import { applyBookingAction, createBooking } from "../../../lib/booking/bookings.ts";
 import { moveBooking, type MoveOutcome } from "../../../lib/booking/move_booking.ts";
 import type { Store } from "../../../lib/store/store.ts";
