@@ -29,10 +29,10 @@ Commands:
   --help, -h           show this help
   --version, -v        show the version`;
 
-/** The package's version, from the package.json beside this module. */
+/** The package's version, from the package.json at the root of the package (two folders up). */
 async function readVersion(): Promise<string> {
   const { readFile } = await import("node:fs/promises");
-  const text = await readFile(new URL("./package.json", import.meta.url), "utf8");
+  const text = await readFile(new URL("../../package.json", import.meta.url), "utf8");
   return (JSON.parse(text) as { version: string }).version;
 }
 
