@@ -29,8 +29,10 @@ import {
   API_BASE_PATH,
   API_DOCS_PATH,
   BOOKING_FIELDS,
+  buildParameterDescription,
   CONTACT_FIELDS,
   type ContactInquiry,
+  getParameter,
   LLMS_PATH,
   MCP_SERVER_VERSION,
   OPENAPI_PATH,
@@ -62,6 +64,7 @@ import {
   type ToolJsonSchema,
 } from "../lib/mcp/tool_output_schemas.ts";
 import { createKnownJson, type KnownJson } from "../lib/mcp/create_known_json.ts";
+import { toZoneName } from "../lib/availability/to_zone_name.ts";
 import type { SiteServices } from "../lib/services.ts";
 import { type BookingSlots, checkMonth, listSlots, MONTHS_AHEAD } from "./booking.ts";
 
@@ -93,16 +96,22 @@ const BOOKING_TOOL_FIELDS = {
   locale: BOOKING_FIELDS.locale,
 } as const satisfies FieldSet;
 
-/** The argument of `list_available_slots`. */
-const MONTH_FIELDS = {
-  month: {
-    required: true,
-    maxLength: 7,
-    description:
-      "The month to list, YYYY-MM, from the current month (Europe/Lisbon) to six months ahead.",
-    example: "2026-12",
-  },
-} as const satisfies FieldSet;
+/**
+ * The argument of `list_available_slots`, described as the API's `month` parameter is for the
+ * schedule's zone.
+ *
+ * @param timeZone The schedule's IANA time zone.
+ */
+function buildMonthFields(timeZone: string) {
+  return {
+    month: {
+      required: true,
+      maxLength: 7,
+      description: buildParameterDescription(getParameter("listBookingSlots", "month"), timeZone),
+      example: "2026-12",
+    },
+  } as const satisfies FieldSet;
+}
 
 /**
  * A Standard Schema (with its JSON Schema) made from a field set: the JSON Schema is the one the
@@ -349,18 +358,20 @@ function buildSlotsTool(
   run: ToolRunner,
   knownJson: KnownJson,
 ): Registration {
+  const { timeZone } = services.schedule;
+  const zoneName = toZoneName(timeZone, { locale: "en", at: services.clock.now() });
   const config = {
     title: "List free times for a conversation",
     description:
-      "Lists the free 30-minute slots of one month for a conversation with the studio, in Lisbon time (Europe/Lisbon), as GET /api/v1/booking/slots does. Reading reserves nothing, and availability can change before booking. Counts against the API's read quota.",
-    inputSchema: toToolSchema(MONTH_FIELDS),
+      `Lists the free 30-minute slots of one month for a conversation with the studio, in ${zoneName} (${timeZone}), as GET /api/v1/booking/slots does. Reading reserves nothing, and availability can change before booking. Counts against the API's read quota.`,
+    inputSchema: toToolSchema(buildMonthFields(timeZone)),
     outputSchema: toOutputSchema(SLOTS_TOOL_OUTPUT_SCHEMA),
     annotations: { readOnlyHint: true, openWorldHint: false },
   };
   const toListingResult = createListingResults(knownJson);
   const handler = ({ month }: { month: string }, context: ServerContext) =>
     run(readCaller(context), ["read"], async () => {
-      const checked = checkMonth([month], services.clock.now(), services.schedule.timeZone);
+      const checked = checkMonth([month], services.clock.now(), timeZone);
       return toListingResult(checked, await listSlots(services, checked));
     });
   return (server) => server.registerTool("list_available_slots", config, handler);
@@ -514,6 +525,8 @@ function buildResources(services: SiteServices): Registration[] {
 /** The prompt `book_a_conversation`: the booking recipe, told as the person being helped. */
 function buildPrompt(services: SiteServices): Registration {
   const { content } = services;
+  const { timeZone } = services.schedule;
+  const zoneName = toZoneName(timeZone, { locale: "en", at: services.clock.now() });
   const config = {
     title: "Book a conversation with the studio",
     description:
@@ -522,7 +535,7 @@ function buildPrompt(services: SiteServices): Registration {
   const text = [
     `I would like to book a 30-minute conversation with ${content.name}, the design studio.`,
     "First ask me for my name, my e-mail address, what I would like to talk about (at least 10 characters), the language (English or Portuguese) and the month that suits me.",
-    "Then call list_available_slots for that month and let me choose one of the free times (Lisbon time).",
+    `Then call list_available_slots for that month and let me choose one of the free times, shown in ${zoneName} (${timeZone}).`,
     "Then call book_call with the start exactly as listed and tell me the result's status.",
     "If the slot is no longer available, list the free times again and let me choose another.",
     "If the outcome is uncertain, do not book again: tell me to check my mailbox for an invitation first.",
@@ -549,7 +562,7 @@ function buildServerIdentity(
       // Exactly what the server card lists (the capabilities are copied for each instance).
       supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
       instructions:
-        `${content.name} is a design and development studio in Lisbon. Use list_available_slots, then book_call, to book a 30-minute conversation; send_inquiry to write to the studio; get_studio_info for its facts. ${RULES_OF_USE} After an uncertain booking outcome, never call book_call again before the attendee has checked their mailbox.`,
+        `${content.name}: ${content.languages.en.tagline}. Use list_available_slots, then book_call, to book a 30-minute conversation; send_inquiry to write to the studio; get_studio_info for its facts. ${RULES_OF_USE} After an uncertain booking outcome, never call book_call again before the attendee has checked their mailbox.`,
     },
   };
 }

@@ -2,10 +2,10 @@
 // lists the month's free times and takes the form): with this script the booking goes through
 // POST /api/v1/booking without leaving the page, a double click books once (one
 // Idempotency-Key), and after a 409 the free times are read again from the page itself. Its
-// text comes from the JSON block #booking-config that the page carries.
+// text and the schedule's time zone come from the JSON block #booking-config that the page
+// carries.
 (() => {
   "use strict";
-  const ZONE = "Europe/Lisbon";
   const root = document.getElementById("booking");
   const configElement = document.getElementById("booking-config");
   if (!root || !configElement || typeof DOMParser !== "function") return;
@@ -15,8 +15,9 @@
   const result = root.querySelector(".booking-result");
   const submit = form.querySelector("button[type=submit]");
 
+  // Times are written in the schedule's zone, as the form lists them, not in the visitor's.
   const fullFormat = new Intl.DateTimeFormat(config.tag, {
-    timeZone: ZONE,
+    timeZone: config.timeZone,
     dateStyle: "full",
     timeStyle: "short",
     hourCycle: "h23",
@@ -173,7 +174,7 @@
             month: {
               type: "string",
               pattern: "^[0-9]{4}-[0-9]{2}$",
-              description: "The month to list, YYYY-MM, in Lisbon time",
+              description: config.tool.monthDescription,
             },
           },
           required: ["month"],

@@ -7,6 +7,7 @@
  */
 import type { buildInvite } from "./invites.ts";
 import { type OutgoingMail, toBareAddress, toHeaderText } from "../mail/mail.ts";
+import { toZoneName } from "../availability/to_zone_name.ts";
 
 /** A booking's state (BookingResult `status` shows `accepted` and `pending`). */
 export type BookingStatus = "pending" | "accepted" | "declined" | "cancelled";
@@ -106,7 +107,6 @@ export interface BookingLinks {
 const TEXT = {
   pt: {
     intlLocale: "pt-PT",
-    zone: "hora de Lisboa",
     summary: "Conversa de 30 minutos com o estúdio",
     when: "Quando",
     duration: "Duração",
@@ -140,7 +140,6 @@ const TEXT = {
   },
   en: {
     intlLocale: "en-GB",
-    zone: "Lisbon time",
     summary: "30-minute conversation with the studio",
     when: "When",
     duration: "Duration",
@@ -174,7 +173,10 @@ const TEXT = {
   },
 } as const;
 
-/** The start of a booking in words, e.g. `terça-feira, 1 de dezembro de 2026, 09:30 (hora de Lisboa)`. */
+/**
+ * The start of a booking in words, with the zone's name for people, e.g. `quarta-feira, 2 de
+ * dezembro de 2026 às 09:30 (hora da Europa Ocidental)` for `Europe/Lisbon`.
+ */
 export function describeStart(
   record: BookingRecord,
   locale: "pt" | "en",
@@ -190,6 +192,7 @@ export function describeInstant(
   locale: "pt" | "en" = "pt",
 ): string {
   const text = TEXT[locale];
+  const at = Temporal.Instant.fromEpochMilliseconds(epochMilliseconds);
   const formatted = new Intl.DateTimeFormat(text.intlLocale, {
     timeZone,
     weekday: "long",
@@ -199,7 +202,7 @@ export function describeInstant(
     hour: "2-digit",
     minute: "2-digit",
   }).format(new Date(epochMilliseconds));
-  return `${formatted} (${text.zone})`;
+  return `${formatted} (${toZoneName(timeZone, { locale: text.intlLocale, at })})`;
 }
 
 function detailLines(record: BookingRecord, locale: "pt" | "en", context: BookingMailContext) {

@@ -245,7 +245,7 @@ export const CONTACT_FIELDS = {
     minLength: 1,
     maxLength: 5000,
     description: "The inquiry: context, goals, timing.",
-    example: "A new website for our bakery in Lisbon, in Portuguese and English, by spring.",
+    example: "A new website for our bakery, in two languages, by spring.",
   },
   Category: {
     required: false,
@@ -657,4 +657,26 @@ export function getOperation(operationId: OperationId): Operation {
   );
   if (!operation) throw new Error(`Unknown operation: "${operationId}"`);
   return operation;
+}
+
+/**
+ * Finds a query or header parameter of an operation by its name; throws `Error` when the operation
+ * has none of that name (a programming error).
+ */
+export function getParameter(operationId: OperationId, name: string): OperationParameter {
+  const parameter = getOperation(operationId).parameters?.find((item) => item.name === name);
+  if (!parameter) throw new Error(`Unknown parameter of "${operationId}": "${name}"`);
+  return parameter;
+}
+
+/**
+ * What a parameter means for a booking schedule: its description with `{timeZone}` filled in, as
+ * the OpenAPI document, the MCP tools and the booking page's WebMCP tool state it.
+ *
+ * @param parameter The parameter, e.g. `getParameter("listBookingSlots", "month")`.
+ * @param timeZone The schedule's IANA time zone.
+ * @returns The description.
+ */
+export function buildParameterDescription(parameter: OperationParameter, timeZone: string): string {
+  return parameter.description.replaceAll("{timeZone}", timeZone);
 }

@@ -10,6 +10,7 @@ import {
   API_PREFIX,
   API_VERSION,
   BOOKING_FIELDS,
+  buildParameterDescription,
   CONTACT_FIELDS,
   ERROR_CODES,
   ERROR_STATUS_CODES,
@@ -193,7 +194,7 @@ function buildParameters(operation: Operation, timeZone: string): unknown[] | un
   if (!parameters.length) return undefined;
   return parameters.map((parameter) => ({
     ...parameter,
-    description: parameter.description.replaceAll("{timeZone}", timeZone),
+    description: buildParameterDescription(parameter, timeZone),
   }));
 }
 

@@ -122,12 +122,16 @@ export function buildWellKnownCard(card: ServerCard): Record<string, unknown> {
 /**
  * What people ask for that the MCP server answers: the catalog entry's `representativeQueries`,
  * which registries embed to find it (the ARD specification recommends two to five).
+ *
+ * @param studioName The studio's name, e.g. `Traço`.
  */
-const MCP_REPRESENTATIVE_QUERIES = [
-  "Book a free 30-minute conversation with a design studio in Lisbon",
-  "Which times are free for a conversation with the studio next month?",
-  "Send a design studio an inquiry about a new website or brand identity",
-] as const;
+function buildRepresentativeQueries(studioName: string): string[] {
+  return [
+    `Book a free 30-minute conversation with the design studio ${studioName}`,
+    "Which times are free for a conversation with the studio next month?",
+    "Send a design studio an inquiry about a new website or brand identity",
+  ];
+}
 
 /**
  * The AI catalog (`/.well-known/ai-catalog.json`): one entry, the server card by URL, with the
@@ -147,7 +151,7 @@ export function buildAiCatalog(baseUrl: string, studioName: string): Record<stri
       displayName: `${studioName}: bookings and inquiries (MCP)`,
       type: MCP_SERVER_CARD_TYPE,
       url: baseUrl + MCP_SERVER_CARD_PATH,
-      representativeQueries: [...MCP_REPRESENTATIVE_QUERIES],
+      representativeQueries: buildRepresentativeQueries(studioName),
     }],
   };
 }

@@ -88,7 +88,10 @@ export const INFO_TOOL_OUTPUT_SCHEMA: ToolJsonSchema = {
       },
     },
     replyTime: { type: "string" },
-    timeZone: { type: "string", description: "An IANA time zone, e.g. Europe/Lisbon." },
+    timeZone: {
+      type: "string",
+      description: "The IANA time zone of the studio's schedule, in which slots are listed.",
+    },
     meetingMinutes: { type: "integer", minimum: 1 },
     contact: {
       type: "object",

@@ -9,7 +9,13 @@
  * @module
  */
 import { paramAttribute, toolAttributes } from "./webmcp.ts";
-import { BOOKING_FIELDS, BOOKING_NOTHING_BOOKED_HINT, getOperation } from "../contract/contract.ts";
+import {
+  BOOKING_FIELDS,
+  BOOKING_NOTHING_BOOKED_HINT,
+  buildParameterDescription,
+  getOperation,
+  getParameter,
+} from "../contract/contract.ts";
 import type { FieldProblem } from "../contract/fields.ts";
 import type { BookingText, Corpus, Language } from "./corpus.ts";
 import { escapeHtml } from "../mail/mail.ts";
@@ -294,16 +300,23 @@ export function renderBookingWidget(
   const messages = describeProblems(corpus, language, state);
   // A JSON data block is never executed, so the page's Content-Security-Policy allows it; "<" is
   // escaped so no text can close the element.
-  // The slot listing as a WebMCP tool, registered by the script where the browser offers it.
+  // The slot listing as a WebMCP tool, registered by the script where the browser offers it;
+  // its month is counted in the schedule's zone, as the API's.
   const tool = {
     name: "list_available_slots",
     description: getOperation("listBookingSlots").description,
     path: getOperation("listBookingSlots").path,
+    monthDescription: buildParameterDescription(
+      getParameter("listBookingSlots", "month"),
+      state.timeZone,
+    ),
   };
   // The script tells a 503 that booked nothing (a retry is safe) from one that may hide a booking
   // by its hint, as the page without JavaScript does.
   const nothingBookedHint = BOOKING_NOTHING_BOOKED_HINT;
-  const config = JSON.stringify({ tag, locale: language, text, tool, nothingBookedHint })
+  // The script writes times in the schedule's zone, as this form does (not the visitor's).
+  const timeZone = state.timeZone;
+  const config = JSON.stringify({ tag, locale: language, timeZone, text, tool, nothingBookedHint })
     .replace(/</g, "\\u003c");
   return [
     '<section class="booking" id="booking" aria-labelledby="booking-title">',

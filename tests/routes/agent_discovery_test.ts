@@ -12,6 +12,7 @@ import {
 } from "../../lib/mcp/build_server_card.ts";
 import { createFixedClock } from "../../testing.ts";
 import { buildRequest, fromAddress } from "../_support.ts";
+import { assertNoSampleWords, OTHER_CORPUS } from "../_other_studio.ts";
 
 const BASE_URL = "https://studio.example";
 const handler = createHandler({ baseUrl: BASE_URL });
@@ -112,12 +113,31 @@ test("GET /.well-known/ai-catalog.json points to the server card, with the displ
       type: "application/mcp-server-card+json",
       url: "https://studio.example/mcp/server-card",
       representativeQueries: [
-        "Book a free 30-minute conversation with a design studio in Lisbon",
+        "Book a free 30-minute conversation with the design studio Traço",
         "Which times are free for a conversation with the studio next month?",
         "Send a design studio an inquiry about a new website or brand identity",
       ],
     }],
   });
+});
+
+test("GET /.well-known/ai-catalog.json and the server cards name the studio the content names, never the sample studio or its city", async () => {
+  const other = createHandler({ baseUrl: BASE_URL, content: OTHER_CORPUS });
+  for (
+    const path of ["/.well-known/ai-catalog.json", "/mcp/server-card", "/.well-known/mcp.json"]
+  ) {
+    const response = await other(buildRequest(path));
+    assert.equal(response.status, 200, path);
+    const text = await response.text();
+    assert.match(text, /Ateliê Sol/, path);
+    assertNoSampleWords(text, path);
+  }
+  const response = await other(buildRequest("/.well-known/ai-catalog.json"));
+  const [entry] = (await response.json()).entries;
+  assert.equal(
+    entry.representativeQueries[0],
+    "Book a free 30-minute conversation with the design studio Ateliê Sol",
+  );
 });
 
 test("GET /.well-known/agent-skills/index.json lists each SKILL.md with the digest of the bytes served", async () => {

@@ -27,6 +27,7 @@ import {
   readInvite,
 } from "../_booking.ts";
 import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
+import { assertNoSampleWords, OTHER_SCHEDULE, OTHER_TIME_ZONE } from "../_other_studio.ts";
 import {
   buildRequest,
   createRecordingLogger,
@@ -339,11 +340,14 @@ test("POST /api/v1/booking books a winter slot and e-mails both sides an iMIP in
   assertToAttendee(attendee, email);
   assert.equal(
     attendee.parsed.subject,
-    "Conversation booked: Wednesday, 2 December 2026 at 09:30 (Lisbon time)",
+    "Conversation booked: Wednesday, 2 December 2026 at 09:30 (Western European Time)",
   );
   const text = attendee.parsed.text ?? "";
   assert.ok(text.startsWith("Hello Ana Sousa,"), text);
-  assert.ok(text.includes("When: Wednesday, 2 December 2026 at 09:30 (Lisbon time)"), text);
+  assert.ok(
+    text.includes("When: Wednesday, 2 December 2026 at 09:30 (Western European Time)"),
+    text,
+  );
   assert.ok(text.includes(`Where: ${PLACE.en}`), text);
   assert.ok(text.includes(`Topic: ${record.topic}`), text);
   assert.ok(text.includes("Company: Cerâmica Lda"), text);
@@ -357,7 +361,7 @@ test("POST /api/v1/booking books a winter slot and e-mails both sides an iMIP in
   assertToStudio(studio, email);
   assert.equal(
     studio.parsed.subject,
-    "Nova conversa: Ana Sousa — quarta-feira, 2 de dezembro de 2026 às 09:30 (hora de Lisboa)",
+    "Nova conversa: Ana Sousa — quarta-feira, 2 de dezembro de 2026 às 09:30 (hora da Europa Ocidental)",
   );
   const studioText = studio.parsed.text ?? "";
   for (
@@ -399,7 +403,7 @@ test("POST /api/v1/booking books a summer slot given in UTC and invites at the s
   assertToAttendee(attendee, email);
   assert.equal(
     attendee.parsed.subject,
-    "Conversa marcada: terça-feira, 4 de maio de 2027 às 09:30 (hora de Lisboa)",
+    "Conversa marcada: terça-feira, 4 de maio de 2027 às 09:30 (hora da Europa Ocidental)",
   );
   const text = attendee.parsed.text ?? "";
   assert.ok(text.startsWith("Olá Ana Sousa,"), text);
@@ -412,6 +416,40 @@ test("POST /api/v1/booking books a summer slot given in UTC and invites at the s
     sequence: 0,
     locale: "pt",
   });
+});
+
+test("POST /api/v1/booking for a studio in another zone writes its e-mails in that zone and names it, never the sample's city or zone", async () => {
+  const app = createApp({ schedule: OTHER_SCHEDULE });
+  const start = await takeSlot(app, "2026-12", "2026-12-02");
+  assert.equal(start, "2026-12-02T09:30:00-03:00", "the schedule's hours in São Paulo");
+  const email = "joana.sp@example.com.br";
+  await readCreated(
+    await book(app, buildBookingBody(start, { email, locale: "en" })),
+    "accepted",
+    start,
+  );
+
+  const record = await findBooking(app, email);
+  const mails = await receiveMails(app, record.id, ["attendee-booked-0", "studio-new-0"]);
+  const attendee = mails["attendee-booked-0"];
+  assert.equal(
+    attendee.parsed.subject,
+    "Conversation booked: Wednesday, 2 December 2026 at 09:30 (Brasilia Standard Time)",
+  );
+  const studio = mails["studio-new-0"];
+  assert.equal(
+    studio.parsed.subject,
+    "Nova conversa: Ana Sousa — quarta-feira, 2 de dezembro de 2026 às 09:30 (hora padrão de Brasília)",
+  );
+  for (const [name, mail] of Object.entries(mails)) {
+    assertNoSampleWords(mail.parsed.subject ?? "", `${name}: the subject`);
+    assertNoSampleWords(mail.parsed.text ?? "", `${name}: the text`);
+    const invite = readInvite(mail, "REQUEST");
+    assert.deepEqual(invite.timeZones, [OTHER_TIME_ZONE]);
+    assert.equal(invite.startTzid, OTHER_TIME_ZONE);
+    assert.equal(invite.startWallClock, "2026-12-02T09:30:00");
+    assertNoSampleWords(invite.ics, `${name}: the invite`);
+  }
 });
 
 test("POST /api/v1/booking accepts any offset or notation naming a listed instant", async () => {

@@ -15,6 +15,12 @@ import { createMcpServers, toAuthInfo } from "../../routes/_mcp_server.ts";
 import { toLegByShape } from "../../routes/mcp.ts";
 import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../testing.ts";
 import { buildRequest, createRecordingLogger, fromAddress } from "../_support.ts";
+import {
+  assertNoSampleWords,
+  OTHER_CORPUS,
+  OTHER_SCHEDULE,
+  OTHER_TIME_ZONE,
+} from "../_other_studio.ts";
 
 const BASE_URL = "http://localhost:8000";
 const NOW = "2026-11-21T10:00:00Z";
@@ -481,6 +487,46 @@ async function listTools(handler: Handler): Promise<Array<Record<string, unknown
   const listed = await readJsonAnswer(await handler(postLegacy({ method: "tools/list" })));
   return listed.result?.tools as Array<Record<string, unknown>>;
 }
+
+test("POST /mcp describes the studio its content names, in its schedule's zone: tools, prompt, instructions and facts never name the sample studio, its city or its zone", async () => {
+  const handler = createHandler({
+    baseUrl: BASE_URL,
+    store: createMemoryStore(),
+    mailer: createMemoryMailer(),
+    logger: createRecordingLogger(),
+    clock: createFixedClock(NOW),
+    schedule: OTHER_SCHEDULE,
+    content: OTHER_CORPUS,
+  });
+  const initialized = await initialize(handler, LEGACY);
+  const instructions = String(initialized.instructions);
+  assert.ok(instructions.startsWith("Ateliê Sol: Design studio in São Paulo. "), instructions);
+  assertNoSampleWords(JSON.stringify(initialized), "initialize");
+
+  const tools = await listTools(handler);
+  assertNoSampleWords(JSON.stringify(tools), "tools/list");
+  const slots = tools.find((tool) => tool.name === "list_available_slots");
+  assert.match(String(slots?.description), /in Brasilia Standard Time \(America\/Sao_Paulo\),/);
+  const month = (slots?.inputSchema as { properties: Record<string, { description: string }> })
+    .properties.month;
+  assert.match(month.description, /counted in America\/Sao_Paulo,/);
+
+  const prompt = await readJsonAnswer(
+    await handler(postLegacy({ method: "prompts/get", params: { name: "book_a_conversation" } })),
+  );
+  const text = JSON.stringify(prompt.result);
+  assert.match(text, /Ateliê Sol/);
+  assert.match(text, /shown in Brasilia Standard Time \(America\/Sao_Paulo\)/);
+  assertNoSampleWords(text, "prompts/get");
+
+  const info = await readToolResult(await handler(callTool("get_studio_info", {})));
+  assert.equal(info.structuredContent.timeZone, OTHER_TIME_ZONE);
+  assertNoSampleWords(JSON.stringify(info), "get_studio_info");
+  const listing = await readToolResult(
+    await handler(callTool("list_available_slots", { month: MONTH })),
+  );
+  assert.equal(listing.structuredContent.timeZone, OTHER_TIME_ZONE);
+});
 
 test("every tool's inputSchema admits no other member, and an extra argument is refused as a tool error that names it", async () => {
   const { handler } = createApp();

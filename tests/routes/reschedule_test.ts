@@ -155,7 +155,7 @@ test("GET /booking/reschedule shows the booking and its month's free times in th
   assert.equal(page.headers.get("Content-Language"), "en");
   assert.match(page.html, /<h1>Change the time of your conversation<\/h1>/);
   assert.match(page.html, /<p class="month-name">December 2026<\/p>/);
-  assert.match(page.html, /Wednesday, 2 December 2026 at 09:30 \(Lisbon time\)/);
+  assert.match(page.html, /Wednesday, 2 December 2026 at 09:30 \(Western European Time\)/);
   assert.ok(page.html.includes("en@example.pt"));
   const offered = offeredStarts(page.html);
   assert.ok(offered.includes(second), "the free times are listed");
@@ -212,7 +212,7 @@ test("POST /booking/reschedule moves the booking and both sides receive a REQUES
   const studio = await receiveMail(app, "studio-moved-1", record);
   assert.equal(
     attendee.parsed.subject,
-    "Conversation moved: Wednesday, 2 December 2026 at 10:30 (Lisbon time)",
+    "Conversation moved: Wednesday, 2 December 2026 at 10:30 (Western European Time)",
   );
   assert.match(attendee.parsed.text ?? "", /^Previously: Wednesday, 2 December 2026 at 09:30/m);
   assert.equal(findRescheduleLink(attendee), `http://localhost:8000${again}`);

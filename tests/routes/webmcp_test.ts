@@ -1,9 +1,22 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHandler } from "../../mod.ts";
-import { BOOKING_FIELDS, CONTACT_FIELDS, getOperation } from "../../lib/contract/contract.ts";
+import {
+  BOOKING_FIELDS,
+  buildParameterDescription,
+  CONTACT_FIELDS,
+  getOperation,
+  getParameter,
+} from "../../lib/contract/contract.ts";
 import { escapeHtml } from "../../lib/mail/mail.ts";
+import { createFixedClock } from "../../testing.ts";
 import { createRecordingLogger, createTestClient } from "../_support.ts";
+import {
+  assertNoSampleWords,
+  OTHER_CORPUS,
+  OTHER_SCHEDULE,
+  OTHER_TIME_ZONE,
+} from "../_other_studio.ts";
 
 const client = createTestClient(createHandler({ logger: createRecordingLogger() }));
 
@@ -60,4 +73,59 @@ test("the booking forms are the book_call tool of WebMCP, which a person submits
       `${path}: the fieldset of the free times describes start`,
     );
   }
+});
+
+/** The booking widget of a page: the section and its configuration block. */
+function readBookingWidget(html: string): { html: string; config: Record<string, unknown> } {
+  const widget =
+    /<section class="booking"[\s\S]*?<script type="application\/json" id="booking-config">([^<]*)<\/script>/
+      .exec(html);
+  assert.ok(widget, "the booking widget and its configuration");
+  return { html: widget[0], config: JSON.parse(widget[1]) };
+}
+
+test("the booking forms give their script the schedule's zone and the slot tool's month in it: the sample's zone by default", async () => {
+  for (const path of ["/marcar-conversa", "/en/book"]) {
+    const { config } = readBookingWidget(await (await client.get(path)).text());
+    assert.equal(config.timeZone, "Europe/Lisbon", path);
+    assert.equal(
+      (config.tool as Record<string, string>).monthDescription,
+      buildParameterDescription(getParameter("listBookingSlots", "month"), "Europe/Lisbon"),
+      path,
+    );
+  }
+});
+
+test("the booking forms of a studio in another zone list its times in that zone and never name the sample studio, its city or its zone", async () => {
+  const other = createTestClient(createHandler({
+    logger: createRecordingLogger(),
+    clock: createFixedClock("2026-11-21T10:00:00Z"),
+    schedule: OTHER_SCHEDULE,
+    content: OTHER_CORPUS,
+  }));
+  for (const path of ["/marcar-conversa?month=2026-12", "/en/book?month=2026-12"]) {
+    const widget = readBookingWidget(await (await other.get(path)).text());
+    assert.equal(widget.config.timeZone, OTHER_TIME_ZONE, path);
+    assert.match(
+      (widget.config.tool as Record<string, string>).monthDescription,
+      /counted in America\/Sao_Paulo,/,
+      path,
+    );
+    // The first free time of 2 December: 09:30 in São Paulo, as the schedule's hours say.
+    assert.match(
+      widget.html,
+      /value="2026-12-02T09:30:00-03:00"[^>]*><span>09:30<\/span>/,
+      path,
+    );
+    assertNoSampleWords(widget.html, path);
+  }
+});
+
+test("GET /assets/booking.js writes times in the zone the page gives it, and names no zone of its own", async () => {
+  const response = await client.get("/assets/booking.js");
+  assert.equal(response.status, 200);
+  const script = await response.text();
+  assert.match(script, /timeZone: config\.timeZone/);
+  assert.match(script, /description: config\.tool\.monthDescription/);
+  assert.doesNotMatch(script, /Lisbo[an]|Europe\//);
 });
