@@ -4,7 +4,8 @@
  * negotiated and compressed), each from a fresh process, next to a plain server of the same
  * runtime answering its first health check (the baselines of scripts/bench_health.ts),
  * alternately for several rounds; prints the medians and their ratios to the plain server. The
- * service runs as a deployment runs it (`deno run build/server/main.js`, after `deno task build`,
+ * service runs as a deployment runs it (`deno run --config build/server/config.json
+ * build/server/main.js`, after `deno task build`,
  * which this runs first), with its request log (to /dev/null); `--entry main.ts` times the
  * sources as a checkout runs them instead. Goals on Deno: health within 1.5×, the first page within 2× the bare
  * `Deno.serve` launched with no project configuration (`--no-config`: a bare server does not read
@@ -31,6 +32,10 @@ const runtimes = chosen === "all" ? ["deno", "node", "bun"] : [chosen];
 const PAGE_PATH = readFlag("--path") ?? "/en";
 /** What Deno runs: the deployment's bundle, or the sources' entry (`main.ts`). */
 const DENO_ENTRY = readFlag("--entry") ?? "build/server/main.js";
+/** The bundle runs with its own configuration, as the README's Deploy section runs it. */
+const DENO_CONFIG = DENO_ENTRY.startsWith("build/server/")
+  ? ["--config", "build/server/config.json"]
+  : [];
 
 /**
  * Each runtime's launches: the service, the plain server, and on Deno the plain server without
@@ -42,7 +47,7 @@ const STARTS: Record<
 > = {
   deno: {
     program: Deno.execPath(),
-    service: ["run", "--allow-all", DENO_ENTRY],
+    service: ["run", "--allow-all", ...DENO_CONFIG, DENO_ENTRY],
     baseline: ["run", "--allow-all", "scripts/_bench_baseline.ts"],
     bare: ["run", "--allow-all", "--no-config", "scripts/_bench_baseline.ts"],
   },

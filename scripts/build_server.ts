@@ -10,7 +10,13 @@
  * imports (the RateLimit fields' serializer), bundled at the version `deno.lock` holds: a start
  * that imports no npm package spares Deno their resolution before its first answer. The
  * generated modules of `build/` (the corpus, the prepared site, the tables) stay imports, from
- * beside the bundle.
+ * beside the bundle. Beside it go a configuration of its own (`build/server/config.json`: the
+ * run-time imports and unstable features of the root's, nothing of the workspace), which a
+ * deployment names with `--config`, and the lock of the packages those imports reach
+ * (`build/server/deno.lock`, cut from the root's, whose entries are the development tools' too):
+ * reading the root's configuration and its 120 KB lock costs a start some 5 ms (see the README's
+ * Benchmarks). The configuration is not named `deno.json`, which Deno would find beside the
+ * bundle and warn about, as a member the root's workspace does not list.
  *
  * Usage: a step of `deno task build` (`--check` exits 1 when `build/server/` is out of date)
  *
@@ -57,6 +63,75 @@ async function listFiles(folder: string, prefix = ""): Promise<string[]> {
   return found.sort();
 }
 
+/** The parts of `deno.json` and `deno.lock` (version 5) this script reads. */
+interface DenoConfig {
+  imports: Record<string, string>;
+  unstable?: string[];
+}
+interface DenoLock {
+  version: string;
+  specifiers: Record<string, string>;
+  npm: Record<string, { dependencies?: string[]; optionalDependencies?: string[] }>;
+  workspace: { dependencies?: string[] };
+}
+
+/**
+ * The bundle's configuration: the root's run-time imports and unstable features, and its own
+ * lock, frozen.
+ */
+export function buildServerConfig(root: DenoConfig): string {
+  const config = {
+    imports: root.imports,
+    unstable: root.unstable ?? [],
+    lock: { path: "./deno.lock", frozen: true },
+  };
+  return JSON.stringify(config, null, 2) + "\n";
+}
+
+/**
+ * The root lock cut to what the root's own imports reach: their specifiers and every npm package
+ * they depend on, optional dependencies included (the development tools' are left out).
+ *
+ * @param lock The root's lock, version 5.
+ * @returns The cut lock's text.
+ * @throws {Error} When the lock is of another version, or names a package it does not hold.
+ */
+export function buildServerLock(lock: DenoLock): string {
+  if (lock.version !== "5") throw new Error(`deno.lock version ${lock.version}: expected 5`);
+  const roots = lock.workspace.dependencies ?? [];
+  const packages = Object.keys(lock.npm);
+  // A dependency is named by its package's name alone when the lock holds one version of it.
+  const toKey = (dependency: string) =>
+    dependency in lock.npm
+      ? dependency
+      : packages.find((key) => key.split("_")[0].replace(/^(@?[^@]+)@.*$/, "$1") === dependency);
+  const kept = new Set<string>();
+  const pending = roots.map((specifier) =>
+    `${specifier.slice(4).replace(/@[^@]*$/, "")}@${lock.specifiers[specifier]}`
+  );
+  while (pending.length) {
+    const key = pending.pop() ?? "";
+    if (kept.has(key)) continue;
+    const entry = lock.npm[key];
+    if (!entry) throw new Error(`deno.lock holds no package "${key}"`);
+    kept.add(key);
+    for (const dependency of [...entry.dependencies ?? [], ...entry.optionalDependencies ?? []]) {
+      const found = toKey(dependency);
+      if (!found) throw new Error(`deno.lock holds no package "${dependency}" (of "${key}")`);
+      pending.push(found);
+    }
+  }
+  const cut = {
+    version: "5",
+    specifiers: Object.fromEntries(
+      roots.map((specifier) => [specifier, lock.specifiers[specifier]]),
+    ),
+    npm: Object.fromEntries([...kept].sort().map((key) => [key, lock.npm[key]])),
+    workspace: { dependencies: roots },
+  };
+  return JSON.stringify(cut, null, 2) + "\n";
+}
+
 /** The run-time packages `deno.json` maps but start-up does not import: left to that map. */
 async function readExternalPackages(): Promise<string[]> {
   const config = JSON.parse(await Deno.readTextFile(ROOT + "deno.json"));
@@ -101,6 +176,12 @@ export async function bundleServer(): Promise<Map<string, string>> {
       }
       files.set(name, HEADER + rewritten);
     }
+    const config: DenoConfig = JSON.parse(await Deno.readTextFile(ROOT + "deno.json"));
+    files.set("config.json", buildServerConfig(config));
+    files.set(
+      "deno.lock",
+      buildServerLock(JSON.parse(await Deno.readTextFile(ROOT + "deno.lock"))),
+    );
     return files;
   } finally {
     await Deno.remove(folder, { recursive: true });

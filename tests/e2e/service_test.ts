@@ -275,7 +275,14 @@ test(
     const port = await findFreePort();
     const child = spawn(
       process.execPath,
-      ["run", "--allow-all", "--quiet", "build/server/main.js"],
+      [
+        "run",
+        "--allow-all",
+        "--quiet",
+        "--config",
+        "build/server/config.json",
+        "build/server/main.js",
+      ],
       {
         cwd: fileURLToPath(new URL("../../", import.meta.url)),
         env: {
