@@ -23,6 +23,7 @@
  * @module
  */
 import { readFlag } from "./_bench_support.ts";
+import { runBuild } from "./build.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const rounds = Number(readFlag("--rounds") ?? 7);
@@ -124,12 +125,7 @@ function median(values: number[]): number {
 
 if (runtimes.includes("deno")) {
   // What a deployment runs is made by `deno task build`: bring it up to date first.
-  const build = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "scripts/build.ts"],
-    cwd: ROOT,
-    stdout: "null",
-  }).spawn().status;
-  if (!build.success) Deno.exit(build.code || 1);
+  if (!await runBuild([], "null")) Deno.exit(1);
 }
 
 const folder = await Deno.makeTempDir({ prefix: "studio-bench-start-" });

@@ -13,6 +13,7 @@
  * @module
  */
 import ts from "typescript";
+import { runBuild } from "./build.ts";
 import { SERVICE_NAME } from "../lib/contract/contract.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -268,10 +269,6 @@ async function linkIfAbsent(file: string, from: string): Promise<void> {
 }
 
 // The package compiles build/'s modules with the sources: bring them up to date first.
-const build = await new Deno.Command(Deno.execPath(), {
-  args: ["run", "--allow-all", new URL("build.ts", import.meta.url).href],
-  stdin: "null",
-}).spawn().status;
-if (!build.success) Deno.exit(build.code || 1);
+if (!await runBuild()) Deno.exit(1);
 await buildPackage();
 if (Deno.args.includes("--tests")) await buildTests();

@@ -8,8 +8,9 @@
  *
  * @module
  */
+import { runBuild } from "./build.ts";
+
 const ROOT = new URL("../", import.meta.url);
-const BUILD = new URL("scripts/build.ts", ROOT).href;
 /** How long the content folder must be still before a build starts (ms): an editor saves twice. */
 const SETTLE_MILLISECONDS = 300;
 /**
@@ -21,11 +22,7 @@ const STOP_GRACE_MILLISECONDS = 3_000;
 
 /** Runs `deno task build`; true when it succeeded. */
 async function build(): Promise<boolean> {
-  const { success } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", BUILD],
-    cwd: ROOT,
-    stdin: "null",
-  }).spawn().status;
+  const success = await runBuild();
   if (!success) console.error("deno task dev: the build failed; the service keeps the last one");
   return success;
 }

@@ -8,14 +8,12 @@
  *
  * @module
  */
+import { runBuild } from "./build.ts";
+
 /** The modules whose `@example` blocks run as tests besides `tests/`. */
 const DOC_SOURCES = ["mod.ts", "compose/", "testing.ts", "lib/"];
 
-const build = await new Deno.Command(Deno.execPath(), {
-  args: ["run", "--allow-all", new URL("build.ts", import.meta.url).href],
-  stdin: "null",
-}).spawn().status;
-if (!build.success) {
+if (!await runBuild()) {
   console.error("deno task build failed: the tests need build/");
   console.log("\n0 passed, 1 failed");
   Deno.exit(1);
