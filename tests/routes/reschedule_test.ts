@@ -321,7 +321,10 @@ test("/booking/reschedule answers 403 to forged links, 404 to an unknown booking
     link.replace("seq=0", "seq=00"),
     link.replace(/sig=.*/, `sig=${cancel}`),
     link.replace(/&seq=0/, ""),
-    `/booking/reschedule?id=${record.id.replace(/.$/, "0")}&seq=0&sig=${signature}`,
+    // Another booking's id: the last character changed, never to itself.
+    `/booking/reschedule?id=${
+      record.id.replace(/.$/, (last) => last === "0" ? "1" : "0")
+    }&seq=0&sig=${signature}`,
   ];
   for (const forged of forgeries) {
     for (const method of ["GET", "POST"] as const) {
