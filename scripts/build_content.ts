@@ -6,7 +6,8 @@
  * - `content/pt/<id>.md` and `content/en/<id>.md`: one page per file, with YAML front matter,
  *   paired with its translation by file name (`not_found.md` is the 404 page);
  * - `content/assets/*`: the stylesheet and the page scripts, served under `/assets/`, with the
- *   browser libraries they use (`VENDORED_SCRIPTS`, read from their npm packages);
+ *   browser libraries they use (`VENDORED_SCRIPTS`, read from their npm packages), and the case
+ *   studies' pictures (a photo is not served: only its renditions);
  * - `content/skills/<name>/SKILL.md`: the Agent Skills, served whole under
  *   `/.well-known/agent-skills/<name>/SKILL.md` (front matter: `name`, the folder's, and
  *   `description`, nothing else).
@@ -15,10 +16,11 @@
  *   into the stylesheet, icons, sharing card and manifest (scripts/build_design.ts), with the web
  *   font the tokens name, read from its npm package;
  * - case studies: pages whose layout is `case`, with front matter `project` (client, year, tags,
- *   summary, selected, cover and gallery pictures: SVG assets, whose size is read from them);
- * - the pictures' renditions (AVIF and WebP at a few widths) and every page's sharing card, whose
- *   bytes are files under `build/files/`, read only when one is first asked for
- *   (scripts/build_pictures.ts, build_cards.ts).
+ *   summary, selected, cover and gallery pictures: JPEG, PNG, WebP, AVIF or SVG files of
+ *   `assets/`, whose size is read from them);
+ * - the pictures' renditions (AVIF and WebP at a few widths, and JPEG for a photo, without its
+ *   metadata) and every page's sharing card, whose bytes are files under `build/files/`, read only
+ *   when one is first asked for (scripts/build_pictures.ts, build_cards.ts).
  *
  * `{{name}}`, `{{email}}` and `{{address}}` in any text are replaced by the facts of site.yaml.
  *
@@ -40,8 +42,12 @@ import {
   FILE_READER_MODULE_PATH,
   type FileGroupPlan,
   hashParts,
+  PICTURE_FORMATS,
+  planPhoto,
   planPicture,
+  readPhotoSize,
   renderFileReaderModule,
+  toPictureKind,
   toVersion,
   writeFileGroups,
 } from "./build_pictures.ts";
@@ -67,6 +73,7 @@ import {
   type CorpusFile,
   type CorpusPage,
   type CorpusPicture,
+  type CorpusRendition,
   type CorpusSkill,
   LANGUAGES,
   PAGE_LAYOUTS,
@@ -88,8 +95,10 @@ export interface SourceFile {
   path: string;
   /** Its text (empty for a binary file). */
   text: string;
-  /** Its bytes, for a binary file (the web font). */
+  /** Its bytes, for a binary file (the web font, a photo). */
   bytes?: Uint8Array;
+  /** A photo's intrinsic size in pixels, upright ({@linkcode readPhotoFile}). */
+  size?: { width: number; height: number };
 }
 
 const MEDIA_TYPES: Record<string, string> = {
@@ -350,7 +359,8 @@ export function buildContent(
   }
   for (const file of files) {
     const match = /^assets\/([a-z0-9_.-]+)\.([a-z0-9]+)$/.exec(file.path);
-    if (!match) continue;
+    // A photo is served only as its renditions, never as its source (nor its metadata).
+    if (!match || toPictureKind(file.path) === "photo") continue;
     const type = MEDIA_TYPES[match[2]];
     if (!type) throw new ContentError(file.path, `no media type known for ".${match[2]}"`);
     if (`${match[1]}.${match[2]}` in assets) {
@@ -438,8 +448,9 @@ function planCard(options: {
 }
 
 /**
- * A picture of a case study: its SVG asset must exist; its size is read from its root; its
- * renditions' group is planned once, however many pages show it.
+ * A picture of a case study: its file must exist in an accepted format (an SVG, whose size is read
+ * from its root, or a photo, whose size was read with it); its renditions' group is planned once,
+ * however many pages show it.
  */
 function toCorpusPicture(
   files: readonly SourceFile[],
@@ -447,17 +458,47 @@ function toCorpusPicture(
   picture: { src: string; alt: string; caption?: string },
   plans: Map<string, FileGroupPlan>,
 ): CorpusPicture {
+  const kind = toPictureKind(picture.src);
+  if (!kind) {
+    throw new ContentError(
+      page,
+      `picture "${picture.src}" is in a format the build does not take: use ${PICTURE_FORMATS}`,
+    );
+  }
   const file = files.find((item) => item.path === `assets/${picture.src}`);
   if (!file) throw new ContentError(page, `picture "${picture.src}" is not in assets/`);
-  const root = /<svg\b[^>]*>/.exec(file.text)?.[0] ?? "";
-  const width = Number(/\swidth="(\d+)"/.exec(root)?.[1]);
-  const height = Number(/\sheight="(\d+)"/.exec(root)?.[1]);
-  if (!width || !height) {
-    throw new ContentError(file.path, "the root <svg> needs width and height in pixels");
+  let planned: { renditions: CorpusRendition[]; fallback?: string; plan: FileGroupPlan };
+  let size: { width: number; height: number };
+  if (kind === "photo") {
+    if (!file.bytes || !file.size) {
+      throw new ContentError(
+        file.path,
+        "is a photo read without its size: read it with readPhotoFile()",
+      );
+    }
+    size = file.size;
+    planned = planPhoto(picture.src, file.bytes, size);
+  } else {
+    const root = /<svg\b[^>]*>/.exec(file.text)?.[0] ?? "";
+    size = {
+      width: Number(/\swidth="(\d+)"/.exec(root)?.[1]),
+      height: Number(/\sheight="(\d+)"/.exec(root)?.[1]),
+    };
+    if (!size.width || !size.height) {
+      throw new ContentError(file.path, "the root <svg> needs width and height in pixels");
+    }
+    planned = planPicture(picture.src, file.text, size);
   }
-  const { renditions, plan } = planPicture(picture.src, file.text, { width, height });
+  const { renditions, fallback, plan } = planned;
+  const other = plans.get(plan.group);
+  if (other && other.source !== plan.source) {
+    throw new ContentError(
+      file.path,
+      `its renditions would have the names of those of "${other.source}": rename one`,
+    );
+  }
   plans.set(plan.group, plan);
-  return { ...picture, width, height, renditions };
+  return { ...picture, ...size, renditions, ...(fallback ? { fallback } : {}) };
 }
 
 /**
@@ -524,8 +565,25 @@ async function readVendoredScripts(): Promise<SourceFile[]> {
 }
 
 /**
+ * A photo of `content/assets/` as a source file: its bytes and its intrinsic size, upright (sharp
+ * reads its header; its EXIF orientation applied).
+ *
+ * @param path Its path relative to `content/`, e.g. `assets/work-x-cover.jpg`.
+ * @param bytes Its file.
+ * @returns The source file.
+ * @throws {ContentError} When sharp cannot decode it.
+ */
+export async function readPhotoFile(path: string, bytes: Uint8Array): Promise<SourceFile> {
+  try {
+    return { path, text: "", bytes, size: await readPhotoSize(bytes) };
+  } catch (error) {
+    throw new ContentError(path, `is not a photo sharp can read: ${describe(error)}`);
+  }
+}
+
+/**
  * Reads the corpus's source files from a content folder: site.yaml, the Markdown of each
- * language and the assets, with the vendored scripts among them.
+ * language and the assets (a photo as bytes, with its size), with the vendored scripts among them.
  *
  * @param folder The content folder. @default {CONTENT_FOLDER}
  */
@@ -564,7 +622,11 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
     for (const name of names) {
       if (name.startsWith(".")) continue;
       const path = `${subfolder}/${name}`;
-      files.push({ path, text: await readFile(folder + path, "utf8") });
+      files.push(
+        subfolder === "assets" && toPictureKind(name) === "photo"
+          ? await readPhotoFile(path, new Uint8Array(await readFile(folder + path)))
+          : { path, text: await readFile(folder + path, "utf8") },
+      );
     }
   }
   files.push(...await readVendoredScripts());

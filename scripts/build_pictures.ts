@@ -1,10 +1,11 @@
 /**
  * The pictures' build step, called by `scripts/build_content.ts`: each SVG picture of a case
  * study becomes AVIF and WebP at a few widths (sharp, rendering the SVG at each width rather
- * than scaling a bitmap), and each page's sharing card a PNG (scripts/build_cards.ts). Their
- * bytes are files under `build/files/`, named as they are served, which the service reads only
- * when one is first asked for (`build/files.generated.ts`), so neither a start nor a page's first
- * request reads them.
+ * than scaling a bitmap), each photo (JPEG, PNG, WebP or AVIF) AVIF, WebP and JPEG at those of
+ * the widths it has (sharp: upright, never scaled up, without its metadata), and each page's
+ * sharing card a PNG (scripts/build_cards.ts). Their bytes are files under `build/files/`, named
+ * as they are served, which the service reads only when one is first asked for
+ * (`build/files.generated.ts`), so neither a start nor a page's first request reads them.
  *
  * The files made from one source are a group, whose key (a hash of its source, the encoders'
  * settings and sharp's version) is kept beside them in `<group>.key`, written after its files:
@@ -15,7 +16,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import type { CorpusRendition, PictureType } from "../lib/site/corpus.ts";
+import { type CorpusRendition, PICTURE_TYPES, type PictureType } from "../lib/site/corpus.ts";
 import { BUILD_FOLDER } from "./_generated_module.ts";
 
 /** The folder of the generated files (pictures' renditions, sharing cards, binary assets). */
@@ -41,7 +42,65 @@ export const ENCODING = {
   "image/webp": { quality: 80, effort: 5 },
 } as const;
 
-const EXTENSIONS: Record<PictureType, string> = { "image/avif": "avif", "image/webp": "webp" };
+/**
+ * How a photo is encoded besides {@linkcode ENCODING} (kept apart so the SVG pictures' keys stay
+ * theirs): its JPEG fallback, on white where the photo is transparent (JPEG has no alpha). Part of
+ * every photo's key.
+ */
+export const PHOTO_ENCODING = {
+  "image/jpeg": { quality: 80, mozjpeg: true },
+  background: "#ffffff",
+} as const;
+
+const EXTENSIONS: Record<PictureType, string> = {
+  "image/avif": "avif",
+  "image/webp": "webp",
+  "image/jpeg": "jpg",
+};
+
+/** A photo's file name: a raster format sharp decodes (an SVG is the other kind of picture). */
+const PHOTO_NAME = /\.(?:jpe?g|png|webp|avif)$/i;
+
+/** The formats a case study's picture may be in, as a message names them. */
+export const PICTURE_FORMATS =
+  "JPEG (.jpg, .jpeg), PNG (.png), WebP (.webp), AVIF (.avif) or SVG (.svg)";
+
+/**
+ * What kind of picture a file name is, by its extension.
+ *
+ * @param name A file name, e.g. `work-x-cover.jpg`.
+ * @returns `photo` (JPEG, PNG, WebP, AVIF), `svg`, or `undefined` for any other format.
+ */
+export function toPictureKind(name: string): "photo" | "svg" | undefined {
+  if (PHOTO_NAME.test(name)) return "photo";
+  return /\.svg$/i.test(name) ? "svg" : undefined;
+}
+
+/**
+ * Reads a photo's intrinsic size, upright: its EXIF orientation applied, as its renditions are.
+ *
+ * @param bytes The photo's file.
+ * @returns Its width and height in pixels.
+ * @throws {Error} When sharp cannot decode it.
+ */
+export async function readPhotoSize(
+  bytes: Uint8Array,
+): Promise<{ width: number; height: number }> {
+  const { default: sharp } = await import("sharp");
+  const { autoOrient } = await sharp(bytes).metadata();
+  return { width: autoOrient.width, height: autoOrient.height };
+}
+
+/**
+ * The widths of a photo's renditions: those of {@linkcode RENDITION_WIDTHS} it covers, never
+ * more than its own, or its own width alone when it is narrower than all of them.
+ *
+ * @param width The photo's width, in pixels.
+ */
+export function toPhotoWidths(width: number): number[] {
+  const widths = RENDITION_WIDTHS.filter((item) => item <= width);
+  return widths.length ? widths : [width];
+}
 
 /** A group of generated files: what they are made from, and how. */
 export interface FileGroupPlan {
@@ -104,6 +163,70 @@ export function planPicture(
     encode: () => encodeRenditions(svg, size.width, renditions),
   };
   return { renditions, plan };
+}
+
+/**
+ * Plans the renditions of a photo: AVIF, WebP and JPEG at the widths it covers (never scaled up),
+ * the largest JPEG its fallback.
+ *
+ * @param source The photo's file name under `content/assets/`, e.g. `work-x-cover.jpg`.
+ * @param bytes Its file. @param size Its intrinsic size, upright ({@linkcode readPhotoSize}).
+ * @returns The renditions (AVIF, WebP, then JPEG, each narrowest first), the fallback's name and
+ * the group's plan.
+ */
+export function planPhoto(
+  source: string,
+  bytes: Uint8Array,
+  size: { width: number; height: number },
+): { renditions: CorpusRendition[]; fallback: string; plan: FileGroupPlan } {
+  const stem = source.replace(PHOTO_NAME, "");
+  const widths = toPhotoWidths(size.width);
+  const renditions = PICTURE_TYPES.flatMap((type) =>
+    widths.map((width): CorpusRendition => ({
+      name: `${stem}-${width}.${EXTENSIONS[type]}`,
+      type,
+      width,
+      height: Math.max(1, Math.round(width * size.height / size.width)),
+    }))
+  );
+  const plan: FileGroupPlan = {
+    group: stem,
+    source: `assets/${source}`,
+    key: hashParts(
+      JSON.stringify(ENCODING),
+      JSON.stringify(PHOTO_ENCODING),
+      JSON.stringify(renditions),
+      bytes,
+    ),
+    files: renditions,
+    encode: () => encodePhoto(bytes, renditions),
+  };
+  return { renditions, fallback: renditions[renditions.length - 1].name, plan };
+}
+
+/**
+ * Scales the photo to each rendition's size and encodes it: upright first (its EXIF orientation
+ * applied), then written without its metadata (sharp keeps none unless asked: no EXIF, GPS, XMP,
+ * IPTC or ICC profile; its colours converted to sRGB, what a browser assumes without a profile).
+ */
+async function encodePhoto(
+  bytes: Uint8Array,
+  renditions: readonly CorpusRendition[],
+): Promise<Record<string, Uint8Array>> {
+  const { default: sharp } = await import("sharp");
+  const files: Record<string, Uint8Array> = {};
+  for (const rendition of renditions) {
+    const image = sharp(bytes).autoOrient()
+      .resize({ width: rendition.width, height: rendition.height, fit: "fill" });
+    const encoded = rendition.type === "image/avif"
+      ? image.avif(ENCODING["image/avif"])
+      : rendition.type === "image/webp"
+      ? image.webp(ENCODING["image/webp"])
+      : image.flatten({ background: PHOTO_ENCODING.background })
+        .jpeg(PHOTO_ENCODING["image/jpeg"]);
+    files[rendition.name] = new Uint8Array(await encoded.toBuffer());
+  }
+  return files;
 }
 
 /** Renders the SVG at each rendition's width and encodes it. */

@@ -70,6 +70,7 @@ const CorpusPicture: Describe<CorpusPicture> = object({
   height: number(),
   caption: optional(string()),
   renditions: optional(array(CorpusRendition)),
+  fallback: optional(TEXT),
 });
 
 /** The validator of {@linkcode CorpusProject}. */
@@ -290,8 +291,9 @@ export class CorpusError extends Error {
 
 /**
  * Checks a corpus: its shape, then that every page has its translation, paths are unique and in
- * the right language's space (`/en…` for English only), and every page id named by the settings
- * exists in both languages.
+ * the right language's space (`/en…` for English only), every page id named by the settings
+ * exists in both languages, every file a page names is in `files`, and a photo's fallback is one of
+ * its JPEG renditions.
  *
  * @param corpus The corpus to check.
  * @returns The same corpus, typed.
@@ -341,6 +343,14 @@ export function checkCorpus(corpus: unknown): Corpus {
   }
   for (const page of corpus.pages) {
     const pictures = page.project ? [page.project.cover, ...page.project.gallery] : [];
+    for (const picture of pictures) {
+      const fallback = picture.renditions?.find((item) => item.name === picture.fallback);
+      if (picture.fallback && fallback?.type !== "image/jpeg") {
+        throw new CorpusError(
+          `Page "${page.path}" shows picture "${picture.src}" with fallback "${picture.fallback}", which is not one of its JPEG renditions`,
+        );
+      }
+    }
     const names = [
       ...pictures.flatMap((picture) => picture.renditions ?? []).map((item) => item.name),
       ...(page.card ? [page.card] : []),

@@ -33,8 +33,12 @@ export const PAGE_LAYOUTS = ["page", "contact", "booking", "home", "work", "case
 /** A page layout. */
 export type PageLayout = typeof PAGE_LAYOUTS[number];
 
-/** The formats a picture is encoded in, best first: `<picture>` offers them in this order. */
-export const PICTURE_TYPES = ["image/avif", "image/webp"] as const;
+/**
+ * The formats a picture's renditions are encoded in, best first: `<picture>` offers AVIF and WebP
+ * as `<source>`s in this order, and a photo's JPEG renditions are its `<img>`, which every browser
+ * shows.
+ */
+export const PICTURE_TYPES = ["image/avif", "image/webp", "image/jpeg"] as const;
 
 /** A picture's encoded format. */
 export type PictureType = typeof PICTURE_TYPES[number];
@@ -54,9 +58,15 @@ export interface CorpusRendition {
   height: number;
 }
 
-/** A picture of the corpus: an SVG asset, its intrinsic size and its text alternative. */
+/**
+ * A picture of the corpus: a drawing (an SVG asset) or a photo (JPEG, PNG, WebP or AVIF, served
+ * only as its renditions), its intrinsic size and its text alternative.
+ */
 export interface CorpusPicture {
-  /** The asset's file name, e.g. `work-mare-alta-cover.svg`. */
+  /**
+   * Its source's file name, e.g. `work-mare-alta-cover.svg`: an SVG is an asset, the `<img>`'s
+   * fallback; a photo's source is not served.
+   */
   src: string;
   /** What the picture shows, for people who cannot see it. */
   alt: string;
@@ -66,8 +76,16 @@ export interface CorpusPicture {
   height: number;
   /** An optional caption. */
   caption?: string;
-  /** Its raster renditions (AVIF and WebP at a few widths), served through `<picture>`. */
+  /**
+   * Its raster renditions (AVIF and WebP at a few widths, and JPEG for a photo), served through
+   * `<picture>`.
+   */
   renditions?: CorpusRendition[];
+  /**
+   * A photo's fallback: its largest JPEG rendition, a file of {@linkcode Corpus.files}, which the
+   * `<img>` shows and the Markdown links. Absent for an SVG, its own fallback.
+   */
+  fallback?: string;
 }
 
 /** The facts of a case study (front matter `project` of a page whose layout is `case`). */
@@ -408,7 +426,7 @@ export interface Corpus {
   files?: Record<string, CorpusFile>;
   /**
    * Reads a file of `files` (the generated corpus reads `build/files/`). Without it the site shows
-   * the pictures' SVG sources and the site-wide sharing card.
+   * the pictures' SVG sources, no photo, and the site-wide sharing card.
    */
   loadFiles?: LoadFiles;
 }

@@ -12,6 +12,7 @@ import {
   type CorpusPicture,
   type Language,
   PICTURE_TYPES,
+  type PictureType,
 } from "./corpus.ts";
 import { escapeHtml } from "../mail/mail.ts";
 import { findPage } from "./render_page.ts";
@@ -55,8 +56,10 @@ export function toPageMarkdown(corpus: Corpus, page: CorpusPage): string {
       `- ${text.services}: ${project.tags.join(", ")}`,
     ].join("\n");
     markdown = markdown.replace(/^# .*\n/, (heading) => `${heading}\n${facts}\n`);
+    // A photo's source is not served: its largest JPEG rendition stands for it.
     const pictures = [project.cover, ...project.gallery]
-      .map((picture) => `![${picture.alt}](/assets/${picture.src})`).join("\n\n");
+      .map((picture) => `![${picture.alt}](/assets/${picture.fallback ?? picture.src})`)
+      .join("\n\n");
     markdown = `${markdown.trimEnd()}\n\n## ${text.gallery}\n\n${pictures}\n`;
   }
   return markdown;
@@ -72,10 +75,15 @@ interface PictureOptions {
   alt?: string;
 }
 
+/** The format of a photo's `<img>`, which every browser shows; the others are `<source>`s. */
+const FALLBACK_TYPE = "image/jpeg";
+
 /**
  * A picture with its intrinsic size: a `<picture>` offering its AVIF and WebP renditions by
- * width (`srcset` and `sizes`), the SVG source as the `<img>` fallback; lazy unless it is the
- * hero, which is fetched with high priority. Without renditions, the SVG alone.
+ * width (`srcset` and `sizes`), and as the `<img>` fallback an SVG's source or a photo's JPEG
+ * renditions; lazy unless it is the hero, which is fetched with high priority. Without
+ * renditions, the SVG alone; a photo whose renditions cannot be served (a corpus without its
+ * loader of files), nothing.
  */
 function renderImage(
   picture: CorpusPicture,
@@ -83,23 +91,25 @@ function renderImage(
   options: PictureOptions = {},
 ): string {
   const url = (name: string) => assetUrls[name] ?? `/assets/${name}`;
+  if (picture.fallback && !(picture.fallback in assetUrls)) return "";
+  // Only renditions the site can serve (a corpus without its loader has none).
+  const renditions = (picture.renditions ?? []).filter((item) => item.name in assetUrls);
+  const sizes = options.sizes ?? "100vw";
+  const srcset = (type: PictureType) =>
+    renditions.filter((item) => item.type === type)
+      .map((item) => `${url(item.name)} ${item.width}w`).join(", ");
   const loading = options.hero
     ? ' fetchpriority="high" loading="eager"'
     : ' loading="lazy" decoding="async"';
-  const image = `<img src="${
-    url(picture.src)
-  }" width="${picture.width}" height="${picture.height}" alt="${
+  const image = `<img src="${url(picture.fallback ?? picture.src)}"${
+    picture.fallback ? ` srcset="${srcset(FALLBACK_TYPE)}" sizes="${sizes}"` : ""
+  } width="${picture.width}" height="${picture.height}" alt="${
     escapeHtml(options.alt ?? picture.alt)
   }"${loading}>`;
-  // Only renditions the site can serve (a corpus without its loader has none).
-  const renditions = (picture.renditions ?? []).filter((item) => item.name in assetUrls);
   if (!renditions.length) return image;
-  const sources = PICTURE_TYPES.map((type) => {
-    const srcset = renditions.filter((item) => item.type === type)
-      .map((item) => `${url(item.name)} ${item.width}w`).join(", ");
-    return srcset
-      ? `<source type="${type}" srcset="${srcset}" sizes="${options.sizes ?? "100vw"}">`
-      : "";
+  const sources = PICTURE_TYPES.filter((type) => type !== FALLBACK_TYPE).map((type) => {
+    const candidates = srcset(type);
+    return candidates ? `<source type="${type}" srcset="${candidates}" sizes="${sizes}">` : "";
   });
   return `<picture>${sources.join("")}${image}</picture>`;
 }
@@ -208,20 +218,22 @@ export function renderCaseStudy(
   const booking = findPage(corpus, settings.callToAction, page.language);
   const sizes = corpus.design?.pictureSizes;
   const gallerySizes = sizes?.gallery[Math.min(project.gallery.length, sizes.gallery.length) - 1];
-  const gallery = project.gallery.map((picture) =>
-    `<figure>${renderImage(picture, assetUrls, { sizes: gallerySizes })}${
-      picture.caption ? `<figcaption>${escapeHtml(picture.caption)}</figcaption>` : ""
-    }</figure>`
-  ).join("");
+  const gallery = project.gallery.map((picture) => {
+    const image = renderImage(picture, assetUrls, { sizes: gallerySizes });
+    return image
+      ? `<figure>${image}${
+        picture.caption ? `<figcaption>${escapeHtml(picture.caption)}</figcaption>` : ""
+      }</figure>`
+      : "";
+  }).join("");
+  const hero = renderImage(project.cover, assetUrls, { hero: true, sizes: sizes?.wide });
   return [
     `<div class="case-head"><div>${head.trim()}</div><dl class="facts">${
       fact(text.client, project.client)
     }${fact(text.year, project.year)}${fact(text.services, project.tags.join(", "))}</dl></div>`,
-    `<figure class="case-hero">${
-      renderImage(project.cover, assetUrls, { hero: true, sizes: sizes?.wide })
-    }</figure>`,
+    hero ? `<figure class="case-hero">${hero}</figure>` : "",
     story.trim(),
-    project.gallery.length
+    gallery
       ? `<h2 class="wide" id="gallery">${
         escapeHtml(text.gallery)
       }</h2>\n<div class="gallery">${gallery}</div>`
