@@ -22,7 +22,9 @@
  *   metadata) and every page's sharing card, whose bytes are files under `build/files/`, read only
  *   when one is first asked for (scripts/build_pictures.ts, build_cards.ts).
  *
- * `{{name}}`, `{{email}}` and `{{address}}` in any text are replaced by the facts of site.yaml.
+ * `{{name}}`, `{{email}}`, `{{address}}` and `{{city}}` in any text are replaced by the facts of
+ * site.yaml, and `{{timeZone}}`, `{{zone}}` and `{{hours}}` by what `content/schedule.json` says
+ * (the zone's IANA id, its name for people and the weekly opening hours, in each page's language).
  *
  * Usage: a step of `deno task build` (writes the modules and files, encoding again only the
  * pictures and cards whose inputs changed); `deno task build --check` exits 1 when a module or
@@ -59,13 +61,20 @@ import {
   create,
   defaulted,
   enums,
+  type Infer,
   nonempty,
   number,
   object,
   optional,
+  record,
   string,
   StructError,
+  union,
 } from "superstruct";
+import { readSchedule } from "../lib/availability/read_schedule.ts";
+import type { ScheduleSettings } from "../lib/availability/schedule.ts";
+import { toZoneName } from "../lib/availability/to_zone_name.ts";
+import { formatWeeklyHours } from "../lib/availability/format_weekly_hours.ts";
 import { checkCorpus } from "../lib/site/check_corpus.ts";
 import { fromBase64 } from "../lib/site/site_assets.ts";
 import {
@@ -143,7 +152,40 @@ const NotFoundFrontMatter = object({
   path: optional(string()),
 });
 
-const Facts = object({ name: string(), email: string(), address: string() });
+const Facts = object({
+  name: string(),
+  email: string(),
+  address: string(),
+  // The city, one name for both languages or one per language: `{ pt: Lisboa, en: Lisbon }`.
+  city: optional(union([string(), record(string(), string())])),
+});
+
+/** The placeholders of the content, by language: the facts, and what the schedule says. */
+type Placeholders = Record<string, string>;
+
+/**
+ * The placeholders of one language: `{{name}}`, `{{email}}`, `{{address}}` and `{{city}}` from
+ * site.yaml, and, when the content has a schedule, `{{timeZone}}` (its IANA id), `{{zone}}` (the
+ * zone named for people in the language) and `{{hours}}` (the weekly opening hours).
+ */
+function toPlaceholders(
+  facts: Infer<typeof Facts>,
+  schedule: ScheduleSettings | undefined,
+  language: string,
+  tag: string,
+): Placeholders {
+  const { city, ...rest } = facts;
+  const placeholders: Placeholders = { ...rest };
+  const cityName = typeof city === "string" ? city : city?.[language];
+  if (cityName !== undefined) placeholders.city = cityName;
+  if (schedule) {
+    placeholders.timeZone = schedule.timeZone;
+    // A zone's generic name does not change with summer time; the year of the build names it.
+    placeholders.zone = toZoneName(schedule.timeZone, { locale: tag, at: Temporal.Now.instant() });
+    placeholders.hours = formatWeeklyHours(schedule.weeklyHours, tag);
+  }
+  return placeholders;
+}
 
 /** A SKILL.md's front matter: exactly `name` and `description` (`object` refuses any other key). */
 const SkillFrontMatter = object({ name: nonempty(string()), description: nonempty(string()) });
@@ -172,15 +214,22 @@ function describe(error: unknown): string {
 }
 
 /** Replaces `{{fact}}` with the studio's facts, refusing any unknown name. */
-function substitute(file: string, text: string, facts: Record<string, string>): string {
+function substitute(file: string, text: string, facts: Placeholders): string {
   return text.replace(/\{\{(\w+)\}\}/g, (_all, name: string) => {
-    if (!(name in facts)) throw new ContentError(file, `unknown placeholder "{{${name}}}"`);
+    if (!(name in facts)) {
+      throw new ContentError(
+        file,
+        `unknown placeholder "{{${name}}}" (known: ${
+          Object.keys(facts).map((known) => `{{${known}}}`).join(", ")
+        })`,
+      );
+    }
     return facts[name];
   });
 }
 
 /** Applies {@linkcode substitute} to every string inside a parsed YAML value. */
-function substituteDeep(file: string, value: unknown, facts: Record<string, string>): unknown {
+function substituteDeep(file: string, value: unknown, facts: Placeholders): unknown {
   if (typeof value === "string") return substitute(file, value, facts);
   if (Array.isArray(value)) return value.map((item) => substituteDeep(file, item, facts));
   if (value && typeof value === "object") {
@@ -224,16 +273,41 @@ export function buildContent(
   const settingsFile = files.find((file) => file.path === "site.yaml");
   if (!settingsFile) throw new ContentError("site.yaml", "missing");
   const raw = parse(settingsFile.text) as Record<string, unknown>;
-  let facts: Record<string, string>;
+  let given: Infer<typeof Facts>;
   try {
-    facts = create(
-      { name: raw.name, email: raw.email, address: raw.address },
+    given = create(
+      { name: raw.name, email: raw.email, address: raw.address, city: raw.city },
       Facts,
     );
   } catch (error) {
     throw new ContentError("site.yaml", describe(error));
   }
-  const settings = substituteDeep("site.yaml", raw, facts) as Record<string, unknown>;
+  const scheduleFile = files.find((file) => file.path === "schedule.json");
+  let schedule: ScheduleSettings | undefined;
+  try {
+    schedule = scheduleFile ? readSchedule(JSON.parse(scheduleFile.text)) : undefined;
+  } catch (error) {
+    throw new ContentError("schedule.json", describe(error));
+  }
+  const rawLanguages = (raw.languages ?? {}) as Record<string, Record<string, unknown>>;
+  const placeholdersOf = new Map(
+    Object.entries(rawLanguages).map(([language, settings]) => [
+      language,
+      toPlaceholders(given, schedule, language, String(settings?.tag ?? language)),
+    ]),
+  );
+  // The facts of a file of no language (a skill, the site's own name): the first language's.
+  const facts = placeholdersOf.values().next().value ??
+    toPlaceholders(given, schedule, "en", "en");
+  const factsOf = (language: string) => placeholdersOf.get(language) ?? facts;
+  const settings = {
+    ...raw,
+    languages: Object.fromEntries(
+      Object.entries(rawLanguages).map((
+        [language, value],
+      ) => [language, substituteDeep("site.yaml", value, factsOf(language))]),
+    ),
+  } as Record<string, unknown>;
   const languages = settings.languages as Record<string, Record<string, unknown>>;
   const pages: CorpusPage[] = [];
   const notFound: Partial<Record<string, PageText>> = {};
@@ -242,11 +316,15 @@ export function buildContent(
     if (!match) continue;
     const [, language, id] = match as unknown as [string, CorpusPage["language"], string];
     const { data, body } = splitFrontMatter(file);
-    const markdown = substitute(file.path, body, facts);
+    const markdown = substitute(file.path, body, factsOf(language));
     try {
       if (id + ".md" === NOT_FOUND_FILE) {
         const front = create(data, NotFoundFrontMatter);
-        notFound[language] = { title: front.title, description: front.description, markdown };
+        notFound[language] = {
+          title: substitute(file.path, front.title, factsOf(language)),
+          description: substitute(file.path, front.description, factsOf(language)),
+          markdown,
+        };
         continue;
       }
       const { project, ...front } = create(data, FrontMatter);
@@ -263,9 +341,9 @@ export function buildContent(
             },
           }
           : {}),
-        title: substitute(file.path, front.title, facts),
-        label: front.label ?? front.title,
-        description: substitute(file.path, front.description, facts),
+        title: substitute(file.path, front.title, factsOf(language)),
+        label: substitute(file.path, front.label ?? front.title, factsOf(language)),
+        description: substitute(file.path, front.description, factsOf(language)),
         markdown,
       });
     } catch (error) {
@@ -382,8 +460,9 @@ export function buildContent(
     if (front.name !== match[1]) {
       throw new ContentError(file.path, `name "${front.name}" is not its folder's, "${match[1]}"`);
     }
-    const markdown = substitute(file.path, file.text.replace(/\r\n/g, "\n"), facts);
-    const description = substitute(file.path, front.description, facts);
+    // Agent Skills are written in English, so they say the English facts (the city's name).
+    const markdown = substitute(file.path, file.text.replace(/\r\n/g, "\n"), factsOf("en"));
+    const description = substitute(file.path, front.description, factsOf("en"));
     skills.push({ name: front.name, description, markdown });
   }
   skills.sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -592,6 +671,9 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
     path: "site.yaml",
     text: await readFile(folder + "site.yaml", "utf8"),
   }];
+  // The schedule names the zone and the hours the pages may say (`{{zone}}`, `{{hours}}`).
+  const schedule = await readFile(folder + "schedule.json", "utf8").catch(() => undefined);
+  if (schedule !== undefined) files.push({ path: "schedule.json", text: schedule });
   for (const name of (await readdir(folder + "skills")).sort()) {
     if (name.startsWith(".")) continue;
     const path = `skills/${name}/SKILL.md`;

@@ -218,7 +218,10 @@ export interface BookingText {
   slotsFailed: string;
   /** The widget's heading. */
   chooseTime: string;
-  /** The note that times are Lisbon's. */
+  /**
+   * The note naming the times' zone: `{zone}` is filled with the schedule's zone named for people
+   * in the page's language, `{timeZone}` with its IANA id, e.g. "Times in {zone} ({timeZone})."
+   */
   timeZone: string;
   /** The label of the attendee's name. */
   name: string;

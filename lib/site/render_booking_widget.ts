@@ -19,6 +19,7 @@ import {
 import type { FieldProblem } from "../contract/fields.ts";
 import type { BookingText, Corpus, Language } from "./corpus.ts";
 import { escapeHtml } from "../mail/mail.ts";
+import { toZoneName } from "../availability/to_zone_name.ts";
 
 /** What the booking form shows. */
 export interface BookingFormState {
@@ -207,6 +208,17 @@ export function renderDays(
 }
 
 /** The notice above the form: what happened to the last submission, or an empty status. */
+/**
+ * Fills the note on the times' zone (`BookingText.timeZone`): `{zone}` with the schedule's zone
+ * named for people in the page's language (in the month shown), `{timeZone}` with its IANA id.
+ */
+function describeTimeZone(note: string, state: BookingFormState, tag: string): string {
+  const at = Temporal.PlainDate.from(`${state.month}-01`).toZonedDateTime(state.timeZone)
+    .toInstant();
+  return note.replaceAll("{zone}", toZoneName(state.timeZone, { locale: tag, at }))
+    .replaceAll("{timeZone}", state.timeZone);
+}
+
 function renderNotice(state: BookingFormState): string {
   return state.notice
     ? `<p class="booking-result notice${
@@ -321,7 +333,7 @@ export function renderBookingWidget(
   return [
     '<section class="booking" id="booking" aria-labelledby="booking-title">',
     `<h2 id="booking-title">${escapeHtml(text.chooseTime)}</h2>`,
-    `<p class="small">${escapeHtml(text.timeZone)}</p>`,
+    `<p class="small">${escapeHtml(describeTimeZone(text.timeZone, state, tag))}</p>`,
     ...renderMonthBar(state, text, tag),
     renderNotice(state),
     // A tool for an agent in the browser (WebMCP), which a person still submits.
