@@ -10,11 +10,17 @@
  * whole build exists: `main.ts` builds when it is missing (a fresh clone, or a first build that
  * was interrupted), and `deno task dev` restarts the service when it changes.
  *
- * Usage: `deno task build` (`--check` writes nothing and fails when a file is out of date)
+ * Usage: `deno task build` (`--check` writes nothing and fails when a file is out of date).
+ * `deno task build --content <folder> --out <folder>` builds another studio's content (a test's
+ * fixture studio, or a studio that imports the handler as a library) into a folder of its own:
+ * the studio's steps only (content and holidays), whose modules `createHandler`'s `content`,
+ * `schedule` and `holidays` options take.
  *
  * @module
  */
 import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { BUILD_FOLDER } from "./_generated_module.ts";
 
 /** The steps, in order: each script's file name in scripts/. */
@@ -25,6 +31,9 @@ const STEPS = [
   "build_api_reference.ts",
   "build_server.ts",
 ] as const;
+
+/** The steps that build a studio's content, for `--out`: the rest belongs to the service. */
+const STUDIO_STEPS: readonly string[] = ["build_content.ts", "build_holidays.ts"];
 
 /** The manifest's path: written last, so its presence means the build is whole. */
 export const MANIFEST_PATH: string = BUILD_FOLDER + "manifest.json";
@@ -41,7 +50,14 @@ export async function runBuild(
   output: "inherit" | "null" = "inherit",
 ): Promise<boolean> {
   const started = performance.now();
-  for (const step of STEPS) {
+  const { values } = parseArgs({
+    args: [...args],
+    options: { out: { type: "string" } },
+    strict: false,
+  });
+  const out = typeof values.out === "string" ? resolve(values.out) + "/" : undefined;
+  const steps = out ? STUDIO_STEPS : STEPS;
+  for (const step of steps) {
     const { success } = await new Deno.Command(Deno.execPath(), {
       args: ["run", "--allow-all", new URL(step, import.meta.url).href, ...args],
       stdin: "null",
@@ -53,11 +69,14 @@ export async function runBuild(
     }
   }
   if (!args.includes("--check")) {
-    const manifest = { builtAt: new Date().toISOString(), steps: STEPS };
-    await writeFile(MANIFEST_PATH, JSON.stringify(manifest, null, 2) + "\n");
+    const manifest = { builtAt: new Date().toISOString(), steps };
+    const path = out ? out + "manifest.json" : MANIFEST_PATH;
+    await writeFile(path, JSON.stringify(manifest, null, 2) + "\n");
   }
   if (output === "inherit") {
-    console.log(`build/ is ready (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `${out ?? "build/"} is ready (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+    );
   }
   return true;
 }

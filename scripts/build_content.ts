@@ -35,7 +35,7 @@
 import { renderSiteIndexModule, SITE_INDEX_MODULE_PATH } from "./build_site_index.ts";
 import { writePrebuiltSite } from "./prerender_site.ts";
 import { renderScheduleModule, SCHEDULE_MODULE_PATH } from "./build_schedule.ts";
-import { BUILD_FOLDER, writeGeneratedModule } from "./_generated_module.ts";
+import { BUILD_FOLDER, CONTENT_FOLDER, writeGeneratedModule } from "./_generated_module.ts";
 import { readdir, readFile } from "node:fs/promises";
 import { resolvePackageFile } from "./_package_file.ts";
 import { buildDesign, buildPictureSizes, type DesignTokens, readTokens } from "./build_design.ts";
@@ -66,6 +66,7 @@ import {
   number,
   object,
   optional,
+  pattern,
   record,
   string,
   StructError,
@@ -91,7 +92,7 @@ import {
 } from "../lib/site/corpus.ts";
 
 /** The content folder. */
-export const CONTENT_FOLDER = fileURLToPath(new URL("../content/", import.meta.url));
+export { CONTENT_FOLDER };
 
 /** Where the compiled module is written. */
 export const CORPUS_MODULE_PATH = BUILD_FOLDER + "corpus.generated.ts";
@@ -156,6 +157,8 @@ const Facts = object({
   name: string(),
   email: string(),
   address: string(),
+  // The country, ISO 3166-1 alpha-2: the postal address's in the pages' structured data.
+  country: optional(pattern(string(), /^[A-Z]{2}$/)),
   // The city, one name for both languages or one per language: `{ pt: Lisboa, en: Lisbon }`.
   city: optional(union([string(), record(string(), string())])),
 });
@@ -174,7 +177,7 @@ function toPlaceholders(
   language: string,
   tag: string,
 ): Placeholders {
-  const { city, ...rest } = facts;
+  const { city, country: _country, ...rest } = facts;
   const placeholders: Placeholders = { ...rest };
   const cityName = typeof city === "string" ? city : city?.[language];
   if (cityName !== undefined) placeholders.city = cityName;
@@ -211,6 +214,11 @@ function describe(error: unknown): string {
     return `front matter "${error.path.join(".") || error.key}": ${error.message}`;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The named keys of a parsed YAML mapping, those absent left out. */
+function pick(value: Record<string, unknown>, ...keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((key) => key in value).map((key) => [key, value[key]]));
 }
 
 /** Replaces `{{fact}}` with the studio's facts, refusing any unknown name. */
@@ -276,7 +284,7 @@ export function buildContent(
   let given: Infer<typeof Facts>;
   try {
     given = create(
-      { name: raw.name, email: raw.email, address: raw.address, city: raw.city },
+      { ...pick(raw, "name", "email", "address", "country", "city") },
       Facts,
     );
   } catch (error) {
@@ -477,6 +485,7 @@ export function buildContent(
     name: facts.name,
     email: facts.email,
     address: facts.address,
+    ...(given.country ? { country: given.country } : {}),
     languages,
     pages,
     assets,

@@ -9,8 +9,8 @@
  *
  * @module
  */
+import { pathToFileURL } from "node:url";
 import { BUILD_FOLDER, writeGeneratedModule } from "./_generated_module.ts";
-import { DEFAULT_SCHEDULE } from "../build/schedule.generated.ts";
 import { createHolidayCalendar } from "../lib/availability/holidays.ts";
 
 /** The years the table covers: a margin behind, and the booking horizon and more ahead. */
@@ -48,6 +48,10 @@ export async function renderHolidayTable(countries: readonly string[]): Promise<
 }
 
 if (import.meta.main) {
+  // The schedule the content step checked, in the build folder being written.
+  const { DEFAULT_SCHEDULE } = await import(
+    pathToFileURL(BUILD_FOLDER + "schedule.generated.ts").href
+  ) as typeof import("../build/schedule.generated.ts");
   await writeGeneratedModule(
     TABLE_PATH,
     await renderHolidayTable([DEFAULT_SCHEDULE.holidayCountry]),

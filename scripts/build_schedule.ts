@@ -7,14 +7,11 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { readSchedule } from "../lib/availability/read_schedule.ts";
-import { BUILD_FOLDER } from "./_generated_module.ts";
+import { BUILD_FOLDER, CONTENT_FOLDER } from "./_generated_module.ts";
 
 /** The schedule's source. */
-export const SCHEDULE_SOURCE_PATH = fileURLToPath(
-  new URL("../content/schedule.json", import.meta.url),
-);
+export const SCHEDULE_SOURCE_PATH: string = CONTENT_FOLDER + "schedule.json";
 
 /** Where the checked schedule is written. */
 export const SCHEDULE_MODULE_PATH: string = BUILD_FOLDER + "schedule.generated.ts";

@@ -6,13 +6,14 @@
  *
  * @module
  */
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { BUILD_FOLDER } from "./_generated_module.ts";
 import type { Corpus } from "../lib/site/corpus.ts";
 import { buildSiteIndex } from "../lib/site/site_index.ts";
 
 /** Where the index is written. */
 export const SITE_INDEX_MODULE_PATH = fileURLToPath(
-  new URL("../build/site_index.generated.ts", import.meta.url),
+  new URL("site_index.generated.ts", pathToFileURL(BUILD_FOLDER)),
 );
 
 /**

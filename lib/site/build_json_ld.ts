@@ -46,7 +46,11 @@ export function buildJsonLd(view: JsonLdView): Record<string, unknown> {
     name: corpus.name,
     url: `${baseUrl}/`,
     email: corpus.email,
-    address: { "@type": "PostalAddress", streetAddress: corpus.address, addressCountry: "PT" },
+    address: {
+      "@type": "PostalAddress",
+      streetAddress: corpus.address,
+      ...(corpus.country ? { addressCountry: corpus.country } : {}),
+    },
     knowsLanguage: [tags.pt, tags.en],
     contactPoint: {
       "@type": "ContactPoint",

@@ -271,6 +271,7 @@ const Corpus: Describe<Corpus> = object({
   name: TEXT,
   email: TEXT,
   address: TEXT,
+  country: optional(pattern(string(), /^[A-Z]{2}$/)),
   languages: object({ pt: LanguageSettings, en: LanguageSettings }),
   pages: array(CorpusPage),
   assets: record(string(), CorpusAsset),

@@ -410,8 +410,10 @@ export interface Corpus {
   name: string;
   /** The studio's public e-mail address. */
   email: string;
-  /** The studio's postal address, as written in Portugal. */
+  /** The studio's postal address, as written in its country. */
   address: string;
+  /** The studio's country, an ISO 3166-1 alpha-2 code (`PT`): the address's, in JSON-LD. */
+  country?: string;
   /** Settings per language. */
   languages: Record<Language, LanguageSettings>;
   /** Every page of both languages, in a stable order (Portuguese first, then by `order`). */
