@@ -86,6 +86,13 @@ export interface HandlerOptions {
    */
   schedule?: ScheduleSettings;
   /**
+   * National public holidays computed ahead (`public_holidays.generated.ts` of a studio's build,
+   * `deno task build --content <folder> --out <folder>`), by country and year: a listing of the
+   * schedule's country then loads no holiday library. Other countries and years are computed by
+   * `date-holidays` when first listed. @default {the table of the studio's own build}
+   */
+  holidays?: HolidayTable;
+  /**
    * The calendars whose events block slots (see `createIcsCalendar`). @default {no calendar}
    */
   busyCalendar?: BusyCalendar;
@@ -251,7 +258,7 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
       busyCalendar,
       store,
       nowMilliseconds,
-      holidays: defaults.holidays,
+      holidays: options.holidays ?? defaults.holidays,
     }),
     booking: {
       confirmation: options.confirmation ?? "auto",
