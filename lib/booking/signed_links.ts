@@ -56,13 +56,18 @@ export function decodeBase64Url(text: string): Uint8Array<ArrayBuffer> | undefin
 }
 
 /**
- * The 32 bytes of a 43-character base64url text (a signature or a token).
+ * The 32 bytes of a 43-character base64url text (a signature or a token), in its canonical
+ * spelling only: the last character carries two bits that are not data, and a text whose two bits
+ * are not zero (another spelling of the same bytes, e.g. `…B` for `…A`) is refused, so that a
+ * signed link has exactly one valid form (RFC 4648, section 3.5).
  *
  * @param text The text.
- * @returns Its bytes, or `undefined` when it is not 43 characters of base64url.
+ * @returns Its bytes, or `undefined` when it is not the canonical base64url of 32 bytes.
  */
 export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
-  return /^[A-Za-z0-9_-]{43}$/.test(text) ? decodeBase64Url(text) : undefined;
+  if (!/^[A-Za-z0-9_-]{43}$/.test(text)) return undefined;
+  const bytes = decodeBase64Url(text);
+  return bytes && toBase64Url(bytes) === text ? bytes : undefined;
 }
 
 /** Signs and checks booking links with one secret. */
