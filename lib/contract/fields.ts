@@ -44,10 +44,15 @@ export type JsonSchema = { [keyword: string]: unknown };
 /**
  * Control characters that no field may carry (C0 but tab, line feed and carriage return; DEL;
  * C1): RFC 5545 forbids them in iCalendar text and no mail body needs them, so they are removed
- * before a field is checked.
+ * before a field is checked. So are the invisible formatting characters that reorder or hide what
+ * a person reads (Unicode's bidirectional embeddings, overrides and isolates, U+202A–U+202E and
+ * U+2066–U+2069; the zero-width space, joiners and marks, U+200B–U+200F; the byte order mark,
+ * U+FEFF): a name or message could otherwise display reversed in a mail or on the desk
+ * ("Trojan Source", CVE-2021-42574).
  */
-// deno-lint-ignore no-control-regex -- matching control characters is the point
-const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+const CONTROL_CHARACTERS =
+  // deno-lint-ignore no-control-regex -- matching control characters is the point
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
 
 /**
  * The rules a field can break, each the name of a superstruct refinement, checked in this order:
@@ -182,7 +187,8 @@ const CLEANING_NOTE =
  * A JSON Schema pattern (ECMA-262, not anchored): the value holds a character that is neither
  * white space nor a control character (C0, DEL, C1), as {@linkcode CONTROL_CHARACTERS} removes.
  */
-const VISIBLE_CHARACTER_PATTERN = "[^\\s\\x00-\\x1f\\x7f-\\x9f]";
+const VISIBLE_CHARACTER_PATTERN =
+  "[^\\s\\x00-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]";
 
 /**
  * Builds the JSON Schema (2020-12) of a field set, as the OpenAPI document declares it.

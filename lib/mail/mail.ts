@@ -74,6 +74,8 @@ export interface Mailer {
 export function toHeaderText(value: string, maxLength = 200): string {
   // deno-lint-ignore no-control-regex
   const clean = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
+    // Invisible formatting characters that reorder or hide the text (see lib/contract/fields.ts).
+    .replace(/[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, "")
     .replace(/ {2,}/g, " ").trim();
   return [...clean].slice(0, maxLength).join("");
 }

@@ -444,7 +444,10 @@ for (const { schema, fields, bounds } of [CONTACT, BOOKING]) {
         maxLength: bounds[name].maxLength,
       };
       // A required field holds a character that cleaning leaves (not white space, not control).
-      if (bounds[name].required) expected.pattern = "[^\\s\\x00-\\x1f\\x7f-\\x9f]";
+      if (bounds[name].required) {
+        expected.pattern =
+          "[^\\s\\x00-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]";
+      }
       if (bounds[name].minLength) expected.minLength = bounds[name].minLength;
       if (field.format) expected.format = field.format;
       if (field.enum) expected.enum = [...field.enum];
@@ -462,7 +465,7 @@ test("buildJsonSchema() gives required, bounds, format and enum for the spec's f
   assert.deepEqual(contactProperties.Email, {
     type: "string",
     description: "Reply-to address of the sender.",
-    pattern: "[^\\s\\x00-\\x1f\\x7f-\\x9f]",
+    pattern: "[^\\s\\x00-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]",
     maxLength: 320,
     format: "email",
     examples: ["ana@example.pt"],
