@@ -63,7 +63,21 @@ export function composeServices(options: HandlerOptions = {}): Services {
  * @throws {TypeError | RangeError} When an option is invalid (a bad base URL, quota or notice).
  */
 export function composeHandler(options: HandlerOptions = {}): Handler {
+  return composeService(options).handler;
+}
+
+/**
+ * Creates the studio's fetch handler, as {@linkcode composeHandler}, with the services it closes
+ * over: what the service's start (`create_app.ts`) acts with besides answering requests.
+ *
+ * @param options Injected services and settings, checked as for `composeHandler`.
+ * @returns The handler and its services.
+ * @throws {TypeError | RangeError} When an option is invalid.
+ */
+export function composeService(
+  options: HandlerOptions = {},
+): { handler: Handler; services: Services } {
   const services = composeServices(options);
   const { table, fallback } = buildRouteTable(services);
-  return createPipeline({ ...services, table, fallback });
+  return { handler: createPipeline({ ...services, table, fallback }), services };
 }

@@ -16,7 +16,8 @@ import { retry } from "../lib/store/retry.ts";
 import { checkDeprecationWindow } from "../lib/http/versioning.ts";
 import type { Handler } from "../lib/http/create_pipeline.ts";
 import { type HandlerOptions, SYSTEM_CLOCK } from "../lib/resolve_services.ts";
-import { composeHandler } from "./compose_handler.ts";
+import { composeService } from "./compose_handler.ts";
+import { recordStudioAddresses } from "../lib/privacy/studio_addresses.ts";
 import { createOutbox, type Outbox, OUTBOX_START_DELAY_MILLISECONDS } from "../lib/mail/outbox.ts";
 import { createSmtpMailer } from "../adapters/smtp_mailer.ts";
 import { DEFAULT_SCHEDULE } from "../build/schedule.generated.ts";
@@ -140,7 +141,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       ? (await import("../lib/http/kv_rate_limit.ts")).createKvRateLimiter({ store, logger })
       : undefined;
     const stopping = new AbortController();
-    const handler = composeHandler({
+    const { handler, services } = composeService({
       ...toHandlerOptions(config),
       busyCalendar,
       store,
@@ -151,6 +152,13 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       signal: stopping.signal,
     });
     outbox.start(OUTBOX_START_DELAY_MILLISECONDS);
+    // The studio's own addresses, for the operator's CLI to refuse whatever its environment says
+    // (lib/privacy/studio_addresses.ts); when the outbox first looks, since that opens the store.
+    const recording = setTimeout(() => {
+      recordStudioAddresses(store, services, clock.now()).catch((error) =>
+        logger.warn("The studio's addresses could not be recorded", { error: String(error) })
+      );
+    }, OUTBOX_START_DELAY_MILLISECONDS);
     return {
       config,
       handler: config.log === "info" ? logRequests(handler, { write: log.write, time }) : handler,
@@ -159,6 +167,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       log,
       interrupt: () => stopping.abort(),
       async close() {
+        clearTimeout(recording);
         stopping.abort();
         await outbox.stop();
         mailer?.close();

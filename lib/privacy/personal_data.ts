@@ -22,11 +22,11 @@ import { SLOTS_VERSION_KEY } from "../availability/slot_holds.ts";
 import { applyBookingAction, type BookingServices } from "../booking/bookings.ts";
 import type { InquiryRecord } from "../contact/inquiries.ts";
 import { ApiError } from "../contract/api_error.ts";
-import { type MailAddresses, toBareAddress } from "../mail/mail.ts";
+import { readStudioAddresses, type StudioAddresses } from "./studio_addresses.ts";
 import { OUTBOX_PREFIX } from "../mail/outbox.ts";
 import type { Clock } from "../ports.ts";
 import { createId } from "../store/ids.ts";
-import { SIGN_IN_WINDOW_MILLISECONDS, type TeamSettings } from "../team/team.ts";
+import { SIGN_IN_WINDOW_MILLISECONDS } from "../team/team.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import type { AtomicOperation, KvKey, Store } from "../store/store.ts";
 import { findPersonalData, type FoundPersonalData, readAddress } from "./find_personal_data.ts";
@@ -141,14 +141,7 @@ export interface ErasureOptions {
   withCommit?(operation: AtomicOperation, record: ErasureRecord): void;
 }
 
-/**
- * The studio's own addresses, which export and erasure refuse: the inbox and the From address
- * (whose bare addresses are taken) and the team's members.
- */
-export type StudioAddresses = {
-  mail: Pick<MailAddresses, "from" | "inbox">;
-  team: Pick<TeamSettings, "members">;
-};
+export type { StudioAddresses } from "./studio_addresses.ts";
 
 /** The ports an export reads, and the studio's addresses it refuses. */
 export type ExportServices = { store: Store; clock: Clock } & StudioAddresses;
@@ -157,17 +150,17 @@ export type ExportServices = { store: Store; clock: Clock } & StudioAddresses;
 export type ErasureServices = BookingServices & StudioAddresses;
 
 /**
- * Reads the address of an export or an erasure, refusing the studio's own.
+ * Reads the address of an export or an erasure, refusing the studio's own: those of the
+ * configuration and those the service recorded in the store (`studio_addresses.ts`).
  *
  * @throws {ApiError} 400 `validation-failed` for an invalid address or one of the studio's.
  */
-function readVisitorAddress(services: StudioAddresses, email: string): string {
+async function readVisitorAddress(
+  services: StudioAddresses & { store: Store },
+  email: string,
+): Promise<string> {
   const address = readAddress(email);
-  const own = new Set([
-    toBareAddress(services.mail.inbox).trim().toLowerCase(),
-    toBareAddress(services.mail.from).trim().toLowerCase(),
-    ...services.team.members,
-  ]);
+  const own = await readStudioAddresses(services.store, services);
   if (own.has(address)) {
     throw new ApiError("validation-failed", {
       status: 400,
@@ -193,7 +186,7 @@ export async function exportPersonalData(
   services: ExportServices,
   email: string,
 ): Promise<PersonalDataExport> {
-  const found = await findPersonalData(services.store, readVisitorAddress(services, email));
+  const found = await findPersonalData(services.store, await readVisitorAddress(services, email));
   return {
     kind: "personal-data-export",
     address: found.address,
@@ -430,7 +423,7 @@ export async function erasePersonalData(
   email: string,
   options: ErasureOptions,
 ): Promise<ErasureRecord> {
-  const address = readVisitorAddress(services, email);
+  const address = await readVisitorAddress(services, email);
   const actor = readActor(options.actor, address);
   const { store } = services;
   const counts: ErasureCounts = {
