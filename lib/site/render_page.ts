@@ -176,7 +176,10 @@ function renderNavLink(page: CorpusPage | undefined, target: CorpusPage, classNa
   return `<a href="${target.path}"${classes}${current}>${escapeHtml(target.label)}</a>`;
 }
 
-/** The site's header: the studio's logo and name, the language switch and the navigation. */
+/**
+ * The site's header: the studio's logo and name, the language switch, the navigation and the
+ * call to action (the booking page).
+ */
 function renderHeader(view: PageView): string[] {
   const { corpus, language, page, translation } = view;
   const settings = corpus.languages[language];
@@ -185,8 +188,12 @@ function renderHeader(view: PageView): string[] {
   const nav = settings.nav.map((id) =>
     `<li>${renderNavLink(page, findPage(corpus, id, language))}</li>`
   );
-  nav.push(
-    `<li>${renderNavLink(page, findPage(corpus, settings.callToAction, language), "cta")}</li>`,
+  // The call to action stands apart from the navigation, so that a phone's first row shows it
+  // beside the studio's name rather than at the end of a row of links.
+  const callToAction = renderNavLink(
+    page,
+    findPage(corpus, settings.callToAction, language),
+    "cta",
   );
   const switchTarget = translation?.path ?? view.otherLanguagePath ?? toHomePath(OTHER[language]);
   return [
@@ -198,6 +205,7 @@ function renderHeader(view: PageView): string[] {
       escapeHtml(switchTarget)
     }" hreflang="${other.tag}" lang="${other.tag}">${escapeHtml(other.label)}</a>`,
     `<nav aria-label="${escapeHtml(settings.text.navLabel)}"><ul>${nav.join("")}</ul></nav>`,
+    callToAction,
     "</header>",
   ];
 }
