@@ -233,7 +233,7 @@ async function answerCalendarFeed(pages: TeamPages, desk: DeskRequest): Promise<
   if (!actions.renewCalendarFeed) {
     return answerProblem(pages, request, { locale, status: 404, text: words.badForm });
   }
-  const { url } = await actions.renewCalendarFeed({
+  await actions.renewCalendarFeed({
     actor: session.email,
     withCommit: (operation) =>
       addAuditEntry(operation, services.clock.now(), {
@@ -241,17 +241,8 @@ async function answerCalendarFeed(pages: TeamPages, desk: DeskRequest): Promise<
         action: "feed-renewed",
       }),
   });
-  return await pages.page(request, locale, {
-    status: 200,
-    title: words.feedRenewedTitle,
-    mainHtml: `${
-      renderMessage(locale, {
-        title: words.feedRenewedTitle,
-        text: words.feedRenewed,
-        back: "desk",
-      })
-    }\n<p><code>${escapeHtml(url)}</code></p>`,
-  });
+  // POST, redirect, GET: a reload or a second click shows the desk, and renews nothing again.
+  return redirectToDesk(locale, "feed-renewed", "calendar-feed");
 }
 
 /**

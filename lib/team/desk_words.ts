@@ -23,6 +23,7 @@ export const DESK_NOTICES = [
   "passkey-added",
   "passkey-removed",
   "passkey-refused",
+  "feed-renewed",
 ] as const;
 
 /** One of the desk's notices. */
@@ -109,6 +110,8 @@ const PT = {
     "passkey-removed": "Chave de acesso removida.",
     "passkey-refused":
       "A chave de acesso não foi guardada: o pedido caducou ou não foi aceite. Tente de novo.",
+    "feed-renewed":
+      "Segredo renovado: o endereço antigo do calendário deixou de servir. Subscreva o novo, abaixo.",
   } satisfies Record<DeskNotice, string>,
   personalData: "Dados pessoais",
   personalDataLead:
@@ -130,9 +133,6 @@ const PT = {
     "Subscreva este endereço secreto na aplicação de calendário para ver as reservas. Renovar o segredo faz o endereço antigo deixar de servir.",
   noFeed: "Ainda não há endereço: renove o segredo para criar um.",
   renewFeed: "Renovar o segredo",
-  feedRenewedTitle: "Novo endereço do calendário",
-  feedRenewed:
-    "O endereço antigo deixou de servir. Subscreva este (só é mostrado aqui e na secretária):",
   passkeys: "Chaves de acesso",
   passkeysLead:
     "Uma chave de acesso (passkey) deixa-o entrar sem esperar pelo e-mail, com o desbloqueio do dispositivo. A ligação por e-mail continua a servir.",
@@ -258,6 +258,8 @@ const EN: DeskWords = {
     "passkey-removed": "Passkey removed.",
     "passkey-refused":
       "The passkey was not saved: the request expired or was not accepted. Try again.",
+    "feed-renewed":
+      "Secret renewed: the old calendar address no longer works. Subscribe to the new one below.",
   },
   personalData: "Personal data",
   personalDataLead:
@@ -279,9 +281,6 @@ const EN: DeskWords = {
     "Subscribe to this secret address in your calendar app to see the bookings. Renewing the secret stops the old address from working.",
   noFeed: "There is no address yet: renew the secret to create one.",
   renewFeed: "Renew the secret",
-  feedRenewedTitle: "New calendar address",
-  feedRenewed:
-    "The old address no longer works. Subscribe to this one (shown only here and on the desk):",
   passkeys: "Passkeys",
   passkeysLead:
     "A passkey signs you in without waiting for the e-mail, by unlocking your device. The e-mailed link keeps working.",

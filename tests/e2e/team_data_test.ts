@@ -117,9 +117,14 @@ test("the desk shows the calendar feed's URL, which serves the bookings; renewin
     Cookie: cookie,
     Origin: BASE_URL,
   });
-  assert.equal(renewed.status, 200);
+  // POST, redirect, GET: the desk shows the new address; a reload renews nothing again.
+  assert.equal(renewed.status, 303);
+  assert.equal(renewed.headers.get("Location"), "/en/team?notice=feed-renewed#calendar-feed");
   assert.equal(renewed.headers.get("Cache-Control"), "no-store");
-  const page = await renewed.text();
+  await renewed.body?.cancel();
+  const page = await (await open(server, "/en/team?notice=feed-renewed", {
+    headers: { ...HTML, Cookie: cookie },
+  })).text();
   const fresh = new RegExp(`<code>(${BASE_URL}/team/calendar\\.ics\\?key=[0-9a-f]{64})</code>`)
     .exec(page)?.[1];
   assert.ok(fresh && fresh !== shown, "the page shows a new URL");

@@ -101,10 +101,12 @@ test(
     await add("desk en", open(server, "/en/team", withCookie));
     await add("search", open(server, "/en/team?q=marta", withCookie));
     await add("search, nothing found", open(server, "/equipa?q=nobody", withCookie));
-    await add(
-      "feed renewed",
-      post(server, "/equipa/agenda", { form_token: desk.token }, { Cookie: cookie }),
-    );
+    const renewed = await post(server, "/equipa/agenda", { form_token: desk.token }, {
+      Cookie: cookie,
+    });
+    assert.equal(renewed.status, 303);
+    await renewed.body?.cancel();
+    await add("feed renewed", open(server, "/equipa?notice=feed-renewed", withCookie));
     await add(
       "erased",
       post(server, "/en/team/personal-data", {

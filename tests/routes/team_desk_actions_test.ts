@@ -189,17 +189,19 @@ test("POST /equipa/dados erases only once confirmed, and records the counts with
   assert.doesNotMatch(desk, /rita@example\.pt/);
 });
 
-test("POST /equipa/agenda renews the feed's secret, shows the new address once and records it", async () => {
+test("POST /equipa/agenda renews the feed's secret, answers 303 to the desk's calendar section, and records it", async () => {
   const calls: Calls = [];
   const { call } = await createDesk((site) => createActions(calls, site.store));
   const response = await call("calendarFeed", "POST", { path: "/equipa/agenda" });
-  assert.equal(response.status, 200);
+  // POST, redirect, GET: a reload of what the browser shows renews nothing a second time.
+  assert.equal(response.status, 303);
+  assert.equal(response.headers.get("Location"), "/equipa?notice=feed-renewed#calendar-feed");
   assert.equal(response.headers.get("Cache-Control"), "no-store");
-  assert.match(
-    await response.text(),
-    /<code>http:\/\/localhost:8000\/calendar\/new-secret\.ics<\/code>/,
-  );
+  await response.body?.cancel();
   assert.deepEqual(calls, ["renew by ana@studio.example"]);
+  const shown = await (await call("desk", "GET", { path: "/equipa?notice=feed-renewed" })).text();
+  assert.match(shown, /role="status">Segredo renovado: o endereço antigo do calendário/);
+  assert.deepEqual(calls, ["renew by ana@studio.example"], "showing the desk renews nothing");
   const desk = await (await call("desk", "GET", { path: "/equipa" })).text();
   assert.match(desk, /ana@studio\.example renovou o segredo do calendário/);
 });
@@ -276,10 +278,12 @@ test("POST /equipa/dados shows a 503 with the erasure's hint, and passes the des
 test("POST /equipa/agenda writes its audit entry in the commit of the new secret", async () => {
   const { call, store } = await createDesk(createTeamDeskActions);
   const response = await call("calendarFeed", "POST", { path: "/equipa/agenda" });
-  assert.equal(response.status, 200);
+  assert.equal(response.status, 303);
+  await response.body?.cancel();
   const secret = await store.get<{ secret: string }>(FEED_SECRET_KEY);
   assert.ok(secret.value);
-  assert.ok((await response.text()).includes(secret.value.secret), "the page shows the new key");
+  const desk = await (await call("desk", "GET", { path: "/equipa" })).text();
+  assert.ok(desk.includes(secret.value.secret), "the desk shows the new key");
   const [entry] = (await listAudit(store)).filter(({ value }) => value.action === "feed-renewed");
   assert.equal(entry.value.actor, MEMBER);
   assert.equal(entry.versionstamp, secret.versionstamp);
