@@ -5,10 +5,10 @@
  * studio's (forged), after 15 minutes (expired), once used (replayed), or once its member signed
  * out (revoked). Asking answers the same, and as fast, whatever the address, so the form tells no
  * one who is on the team. Each client may ask {@linkcode SIGN_IN_LINKS_PER_CLIENT} times per
- * window for an address, whether or not it is a member's, so that no one locks a member out by
- * spending a shared quota; an address is sent at most {@linkcode SIGN_IN_LINKS_PER_ADDRESS}
- * e-mails per window, whichever clients ask, and requests past that are answered alike and
- * dropped quietly.
+ * window for an address, whether or not it is a member's: a budget of its own, so that strangers
+ * cannot spend the member's; and all clients together {@linkcode SIGN_IN_LINKS_PER_ADDRESS} times,
+ * past which every client is told to wait (429, for any address alike), never silently sent
+ * nothing.
  *
  * @module
  */
@@ -126,24 +126,15 @@ interface LinkToSend {
   email: string;
   /** The language of the desk. */
   locale: TeamLocale;
-  /** Whether the address's e-mails of this window are still within their budget. */
-  withinBudget: boolean;
 }
 
 /**
  * Stores a new link for a member, and queues its e-mail, in one commit; nothing for any other
- * address, nor past the address's budget. Never rejects: a failure is logged, and the member asks
- * again.
+ * address. Never rejects: a failure is logged, and the member asks again.
  */
 async function sendSignInLink(services: TeamServices, request: LinkToSend): Promise<void> {
   const { email, locale } = request;
   if (!services.team.members.has(email)) return;
-  if (!request.withinBudget) {
-    services.logger.warn(
-      "Team sign-in link not sent: the address's e-mails of this window are spent",
-    );
-    return;
-  }
   try {
     const token = createSecretToken();
     const signature = await services.team.signer.sign(token);
@@ -191,8 +182,8 @@ async function countRequests(
 /**
  * Asks for a sign-in link for an address: counts the request against the quota of the address
  * and client, the same for every address, and adds up what every client asked for the address
- * (its budget of e-mails, which requests arriving at the same instant from new clients can pass
- * by a few).
+ * (the guard against a flood, which requests arriving at the same instant from new clients can
+ * pass by a few).
  *
  * The link itself is stored and e-mailed by the returned `sendLink`, which the caller runs once
  * its answer is handed over: the answer then takes as long for a member's address as for anyone
@@ -201,9 +192,9 @@ async function countRequests(
  * @param services The team's ports.
  * @param request The address as typed (trimmed and lower-cased here), the desk's language, and
  * the client's rate-limit key.
- * @returns `accepted` with `sendLink` for every address within the client's quota (`sendLink`
- * sends nothing to an address not on the team, nor past the address's budget, and never
- * rejects); `limited` beyond the client's quota.
+ * @returns `accepted` with `sendLink` for every address within the client's quota and the
+ * address's (`sendLink` sends nothing to an address not on the team, and never rejects);
+ * `limited` beyond either, with the seconds until the window ends.
  * @throws Whatever the store throws once its retries are spent.
  */
 export async function requestSignInLink(
@@ -223,16 +214,12 @@ export async function requestSignInLink(
       countRequests(services, addressPrefix, window),
     ]);
     const count = client.value ?? 0;
-    if (count >= SIGN_IN_LINKS_PER_CLIENT) {
+    if (count >= SIGN_IN_LINKS_PER_CLIENT || asked >= SIGN_IN_LINKS_PER_ADDRESS) {
       return { kind: "limited", retryAfterSeconds: Math.ceil(resetMilliseconds / 1000) };
     }
     const operation = services.store.atomic().check(client).set(clientKey, count + 1, expiry);
     if ((await retry(() => operation.commit(), STORE_CONTENTION_RETRY)).ok) {
-      const link = {
-        email,
-        locale: request.locale,
-        withinBudget: asked < SIGN_IN_LINKS_PER_ADDRESS,
-      };
+      const link = { email, locale: request.locale };
       return { kind: "accepted", sendLink: () => sendSignInLink(services, link) };
     }
   }

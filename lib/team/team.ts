@@ -101,11 +101,13 @@ export const SESSION_MAX_MILLISECONDS = 12 * 3600_000;
 export const SIGN_IN_LINKS_PER_CLIENT = 3;
 
 /**
- * Sign-in e-mails one address may be sent per window, whichever clients ask: past it, requests
- * are answered as usual and no e-mail is sent, so that many clients together cannot flood a
- * mailbox either.
+ * Sign-in links all clients together may ask for one address per window, a guard against many
+ * clients flooding a mailbox: past it, every client is answered 429 for that address, member or
+ * not (so the answer tells no one who is on the team), and says when to try again, rather than
+ * answering as usual and sending nothing. A member's own client is not limited by strangers
+ * before that: each client has its own {@linkcode SIGN_IN_LINKS_PER_CLIENT}.
  */
-export const SIGN_IN_LINKS_PER_ADDRESS = 10;
+export const SIGN_IN_LINKS_PER_ADDRESS = 30;
 
 /** The window of the sign-in quotas, in milliseconds: 15 minutes. */
 export const SIGN_IN_WINDOW_MILLISECONDS = 15 * 60_000;
