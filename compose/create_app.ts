@@ -19,6 +19,7 @@ import { type HandlerOptions, SYSTEM_CLOCK } from "../lib/resolve_services.ts";
 import { composeService } from "./compose_handler.ts";
 import { recordStudioAddresses } from "../lib/privacy/studio_addresses.ts";
 import { createOutbox, type Outbox, OUTBOX_START_DELAY_MILLISECONDS } from "../lib/mail/outbox.ts";
+import { createReminderSweeper, type ReminderSweeper } from "../lib/booking/reminder_sweeper.ts";
 import { createSmtpMailer } from "../adapters/smtp_mailer.ts";
 import { DEFAULT_SCHEDULE } from "../build/schedule.generated.ts";
 import { logRequests } from "../lib/http/log_requests.ts";
@@ -50,6 +51,11 @@ export interface App {
   store: Store;
   /** The outbox, started (its first pass a second after start; `Deno.cron` may nudge it). */
   outbox: Outbox;
+  /**
+   * The booking reminders' sweeper, started with the outbox unless `STUDIO_REMINDER_LEAD_MINUTES`
+   * is 0 (`Deno.cron` may nudge it); `counts()` tells how many reminders this process queued.
+   */
+  reminders: ReminderSweeper;
   /**
    * The log's writer (batches on `logOutput`, or `console.log` without one). The host writes its
    * own lines here ("Listening", "Stopped"), so that they keep their place among the request
@@ -103,7 +109,8 @@ function createAppLog(
 /**
  * Builds the application from environment variables: the checked configuration, the store
  * (`STUDIO_KV_PATH`: a local file by default, created on first start, or a KV Connect URL), the
- * SMTP mailer and outbox (started), the busy calendars and the handler.
+ * SMTP mailer and outbox (started), the booking reminders' sweeper (started unless reminders are
+ * off), the busy calendars and the handler.
  *
  * @param env The environment, e.g. `Deno.env.toObject()` or `process.env`.
  * @param runtime How this runtime opens the store.
@@ -152,6 +159,8 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       signal: stopping.signal,
     });
     outbox.start(OUTBOX_START_DELAY_MILLISECONDS);
+    const reminders = createReminderSweeper({ services });
+    if (config.reminderLeadMinutes > 0) reminders.start(OUTBOX_START_DELAY_MILLISECONDS);
     // The studio's own addresses, for the operator's CLI to refuse whatever its environment says
     // (lib/privacy/studio_addresses.ts); when the outbox first looks, since that opens the store.
     const recording = setTimeout(() => {
@@ -164,11 +173,14 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       handler: config.log === "info" ? logRequests(handler, { write: log.write, time }) : handler,
       store,
       outbox,
+      reminders,
       log,
       interrupt: () => stopping.abort(),
       async close() {
         clearTimeout(recording);
         stopping.abort();
+        // Reminders first: a reminder queued while stopping is then in the outbox for next time.
+        await reminders.stop();
         await outbox.stop();
         mailer?.close();
         store.close();
@@ -363,6 +375,7 @@ export function toHandlerOptions(config: Config): HandlerOptions {
     baseUrl: config.baseUrl,
     confirmation: config.confirmation,
     bookingsPerAttendee: config.bookingsPerAttendee,
+    reminderLeadMinutes: config.reminderLeadMinutes,
     allowedOrigins: config.allowedOrigins,
     // Read (or made) by the first link signed or checked, not before the service listens.
     secret: config.secret,

@@ -38,7 +38,12 @@ export const SERVICE_DEFAULTS = {
   kvPath: "data/studio.kv",
   /** From address of outgoing e-mail, and the studio's inbox. */
   mailAddress: "studio@localhost",
+  /** Minutes before a booking's start that its attendee is reminded; 0: no reminders. */
+  reminderLeadMinutes: 1440,
 } as const;
+
+/** The longest reminder lead `STUDIO_REMINDER_LEAD_MINUTES` accepts: 30 days, in minutes. */
+export const MAX_REMINDER_LEAD_MINUTES = 43_200;
 
 /** One documented environment variable (the README's table lists every one). */
 export interface EnvironmentVariable {
@@ -109,6 +114,12 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     name: "STUDIO_BOOKINGS_PER_ADDRESS",
     defaultValue: String(DEFAULT_BOOKINGS_PER_ATTENDEE),
     description: "Bookings one attendee e-mail address may receive per day (UTC), whoever books",
+  },
+  {
+    name: "STUDIO_REMINDER_LEAD_MINUTES",
+    defaultValue: String(SERVICE_DEFAULTS.reminderLeadMinutes),
+    description:
+      `Minutes before an accepted booking's start that its attendee gets one reminder e-mail, 0 to ${MAX_REMINDER_LEAD_MINUTES}; 0: none`,
   },
   {
     name: "STUDIO_SECRET",
@@ -220,6 +231,11 @@ export interface Config {
   confirmation: "auto" | "manual";
   /** Bookings per attendee address and day (`STUDIO_BOOKINGS_PER_ADDRESS`). */
   bookingsPerAttendee: number;
+  /**
+   * Minutes before an accepted booking's start that its attendee is reminded
+   * (`STUDIO_REMINDER_LEAD_MINUTES`); 0: no reminders.
+   */
+  reminderLeadMinutes: number;
   /** Link-signing secret, if configured. */
   secret?: string;
   /** Trusted proxy header. */
@@ -392,6 +408,20 @@ function readSecret(env: Environment): string | undefined {
   return secret;
 }
 
+/** The reminder lead in minutes: a whole number from 0 (no reminders) to 30 days. */
+function readReminderLead(env: Environment): number {
+  const name = "STUDIO_REMINDER_LEAD_MINUTES";
+  const value = readText(env, name);
+  if (value === undefined) return SERVICE_DEFAULTS.reminderLeadMinutes;
+  if (!/^\d+$/.test(value) || Number(value) > MAX_REMINDER_LEAD_MINUTES) {
+    throw new ConfigError(
+      name,
+      `"${value}" is not a whole number of minutes from 0 (no reminders) to ${MAX_REMINDER_LEAD_MINUTES} (30 days)`,
+    );
+  }
+  return Number(value);
+}
+
 function readTrustProxy(env: Environment): TrustedProxyHeader | undefined {
   const trustProxy = readText(env, "STUDIO_TRUST_PROXY")?.toLowerCase();
   if (
@@ -456,6 +486,7 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
       "STUDIO_BOOKINGS_PER_ADDRESS",
       DEFAULT_BOOKINGS_PER_ATTENDEE,
     ),
+    reminderLeadMinutes: readReminderLead(env),
     secret,
     trustProxy,
     rateLimits: {

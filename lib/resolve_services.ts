@@ -11,7 +11,7 @@ import {
   type RateLimitPolicy,
 } from "./contract/contract.ts";
 import type { TrustedProxyHeader } from "./http/client_address.ts";
-import { SERVICE_DEFAULTS } from "./config.ts";
+import { MAX_REMINDER_LEAD_MINUTES, SERVICE_DEFAULTS } from "./config.ts";
 import { createRateLimiter, type RateLimiter } from "./http/rate_limit.ts";
 import { buildVersionHeaders, type DeprecationNotice } from "./http/versioning.ts";
 import { type BusyCalendar, NO_BUSY_CALENDAR } from "./availability/busy_calendar.ts";
@@ -103,6 +103,13 @@ export interface HandlerOptions {
    * address text the booker wrote. A whole number of at least 1. @default {3}
    */
   bookingsPerAttendee?: number;
+  /**
+   * Minutes before an accepted booking's start that its attendee gets one reminder e-mail, a whole
+   * number from 0 to 43,200 (30 days); 0: no reminders. The handler schedules them with the
+   * bookings; a sweeper (`createReminderSweeper`, which the service's start runs) queues them
+   * when due. @default {1440}
+   */
+  reminderLeadMinutes?: number;
   /**
    * Origins whose pages may POST (contact, booking, the contact form, booking links): a POST whose
    * `Origin` is another is refused with 403; a request without `Origin` is always accepted.
@@ -215,6 +222,17 @@ function readBookingsPerAttendee(limit: number = DEFAULT_BOOKINGS_PER_ATTENDEE):
   return limit;
 }
 
+function readReminderLeadMinutes(
+  minutes: number = SERVICE_DEFAULTS.reminderLeadMinutes,
+): number {
+  if (!Number.isInteger(minutes) || minutes < 0 || minutes > MAX_REMINDER_LEAD_MINUTES) {
+    throw new RangeError(
+      `Invalid reminderLeadMinutes: ${minutes} is not a whole number from 0 to ${MAX_REMINDER_LEAD_MINUTES}`,
+    );
+  }
+  return minutes;
+}
+
 /**
  * Resolves the options into the frozen services that route factories close over.
  *
@@ -263,6 +281,7 @@ export function resolveServices(options: HandlerOptions, defaults: ServiceDefaul
     booking: {
       confirmation: options.confirmation ?? "auto",
       bookingsPerAttendee: readBookingsPerAttendee(options.bookingsPerAttendee),
+      reminderLeadMinutes: readReminderLeadMinutes(options.reminderLeadMinutes),
     },
     allowedOrigins: new Set(options.allowedOrigins ?? [baseUrl]),
     linkSigner: createLinkSigner(readSecret),

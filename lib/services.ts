@@ -59,8 +59,15 @@ export interface Services {
   busyCalendar: BusyCalendar;
   /** The availability service (listing and booking check). */
   slotFinder: SlotFinder;
-  /** Booking rules: the confirmation mode and the bookings per attendee address and day. */
-  booking: { confirmation: "auto" | "manual"; bookingsPerAttendee: number };
+  /**
+   * Booking rules: the confirmation mode, the bookings per attendee address and day, and the
+   * minutes before the start that the attendee is reminded (0: no reminders).
+   */
+  booking: {
+    confirmation: "auto" | "manual";
+    bookingsPerAttendee: number;
+    reminderLeadMinutes: number;
+  };
   /** The origins whose pages may POST (contact, booking, the forms); see `createOriginCheck`. */
   allowedOrigins: ReadonlySet<string>;
   /** Signs and checks the links of booking e-mails. */

@@ -56,6 +56,16 @@ export interface BookingRecord {
   mailIds: string[];
   /** After the attendee moved it: the start before the last move, epoch milliseconds. */
   previousStartEpochMs?: number;
+  /**
+   * The attendee's IANA time zone, when the booking names one: the reminder writes the time in it
+   * as well as in the schedule's zone.
+   */
+  timeZone?: string;
+  /**
+   * While the attendee's reminder waits (`reminders.ts`): when it is due, epoch milliseconds, the
+   * time in its key `["reminder", due, id]`. Absent once it was queued, or when none is due.
+   */
+  reminderDueEpochMs?: number;
 }
 
 /** What every booking e-mail needs besides the booking. */
@@ -119,6 +129,7 @@ const TEXT = {
     declinedSubject: "Não foi possível confirmar a conversa",
     cancelledSubject: "Conversa cancelada",
     movedSubject: "Conversa mudada",
+    reminderSubject: "Lembrete: conversa com o estúdio",
     hello: (name: string) => `Olá ${name},`,
     booked:
       "A sua conversa com o estúdio está marcada. O convite segue em anexo para o seu calendário.",
@@ -131,6 +142,9 @@ const TEXT = {
       "A sua conversa mudou de hora, como pediu. O convite atualizado segue em anexo para o seu calendário.",
     movedPending:
       "O seu pedido de conversa mudou de hora, como pediu. A equipa vai confirmá-lo em breve e enviaremos o convite nessa altura.",
+    reminder:
+      "Lembramos que a sua conversa com o estúdio está marcada para breve. Se precisar, pode mudá-la para outra hora ou cancelá-la com as ligações abaixo.",
+    studioTime: "Hora do estúdio",
     previously: "Antes",
     cancelLink: "Para cancelar, use esta ligação:",
     rescheduleLink:
@@ -152,6 +166,7 @@ const TEXT = {
     declinedSubject: "We could not confirm your conversation",
     cancelledSubject: "Conversation cancelled",
     movedSubject: "Conversation moved",
+    reminderSubject: "Reminder: conversation with the studio",
     hello: (name: string) => `Hello ${name},`,
     booked:
       "Your conversation with the studio is booked. The invite is attached for your calendar.",
@@ -164,6 +179,9 @@ const TEXT = {
       "Your conversation has moved to the new time, as you asked. The updated invite is attached for your calendar.",
     movedPending:
       "Your request for a conversation has moved to the new time, as you asked. The team will confirm it shortly and send the invite then.",
+    reminder:
+      "A reminder that your conversation with the studio is coming up. If you need to, you can move it to another time or cancel it with the links below.",
+    studioTime: "Studio time",
     previously: "Previously",
     cancelLink: "To cancel, use this link:",
     rescheduleLink:
@@ -216,6 +234,43 @@ function detailLines(record: BookingRecord, locale: "pt" | "en", context: Bookin
   ];
 }
 
+/** Whether `timeZone` is a zone the runtime knows (an IANA name such as `America/Sao_Paulo`). */
+function isKnownZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The reminder's details: the start in the attendee's zone when the booking names one the runtime
+ * knows (else the schedule's), then in the schedule's zone when that differs, and the rest as in
+ * every booking e-mail.
+ */
+function reminderLines(
+  record: BookingRecord,
+  locale: "pt" | "en",
+  context: BookingMailContext,
+): string[] {
+  const text = TEXT[locale];
+  const [when, ...rest] = detailLines(record, locale, context);
+  const zone = record.timeZone;
+  if (!zone || zone === context.timeZone || !isKnownZone(zone)) return [when, ...rest];
+  return [
+    `${text.when}: ${describeStart(record, locale, zone)}`,
+    `${text.studioTime}: ${describeStart(record, locale, context.timeZone)}`,
+    ...rest,
+  ];
+}
+
+/** The start as the reminder's subject writes it: in the attendee's zone, if the booking has one. */
+function reminderWhen(record: BookingRecord, locale: "pt" | "en", context: BookingMailContext) {
+  const zone = record.timeZone && isKnownZone(record.timeZone) ? record.timeZone : context.timeZone;
+  return describeStart(record, locale, zone);
+}
+
 function invite(
   record: BookingRecord,
   method: "REQUEST" | "CANCEL",
@@ -255,6 +310,7 @@ export type BookingMailKind =
   | "attendee-declined"
   | "attendee-cancelled"
   | "attendee-moved"
+  | "attendee-reminder"
   | "studio-new"
   | "studio-cancelled"
   | "studio-moved";
@@ -289,7 +345,8 @@ function previousLines(
 
 /**
  * An e-mail to the attendee, in the booking's locale; booked, cancelled and moved (once the
- * attendee has been invited) carry an invite.
+ * attendee has been invited) carry an invite. The reminder carries none (nothing changed): it
+ * says when, in the attendee's zone too, with the cancel and reschedule links.
  */
 function buildAttendeeMail(
   kind: BookingMailKind,
@@ -302,6 +359,8 @@ function buildAttendeeMail(
   const when = describeStart(record, locale, context.timeZone);
   const [subject, lead] = kind === "attendee-booked"
     ? [`${text.bookedSubject}: ${when}`, text.booked]
+    : kind === "attendee-reminder"
+    ? [`${text.reminderSubject}: ${reminderWhen(record, locale, context)}`, text.reminder]
     : kind === "attendee-pending"
     ? [text.pendingSubject, text.pending]
     : kind === "attendee-declined"
@@ -317,9 +376,12 @@ function buildAttendeeMail(
     ...(context.note && (kind === "attendee-declined" || kind === "attendee-cancelled")
       ? [text.note, context.note, ""]
       : []),
-    ...detailLines(record, locale, context),
+    ...(kind === "attendee-reminder"
+      ? reminderLines(record, locale, context)
+      : detailLines(record, locale, context)),
     ...(kind === "attendee-moved" ? previousLines(record, locale, context) : []),
-    ...(kind === "attendee-booked" || kind === "attendee-pending" || kind === "attendee-moved"
+    ...(kind === "attendee-booked" || kind === "attendee-pending" || kind === "attendee-moved" ||
+        kind === "attendee-reminder"
       ? linkLines(text, links)
       : []),
     "",

@@ -43,6 +43,7 @@ import type { BookingAction } from "./signed_links.ts";
 import type { AtomicOperation, KvEntryMaybe, KvKey } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import { sha256Hex } from "../store/digest.ts";
+import { addReminderWrites } from "./reminders.ts";
 
 /** How long a booking is kept after its last change, in milliseconds. */
 export const RETENTION_MILLISECONDS = RETENTION_DAYS * 86_400_000;
@@ -155,16 +156,27 @@ export interface BookingServices {
   /** Signs the confirm, decline, cancel and reschedule links. */
   linkSigner: LinkSigner;
   /**
-   * Whether bookings are accepted at once or wait for the team, and how many bookings one
-   * attendee address may receive per day (UTC).
+   * Whether bookings are accepted at once or wait for the team, how many bookings one attendee
+   * address may receive per day (UTC), and how many minutes before the start the attendee of an
+   * accepted booking is reminded (absent or 0: no reminders; see `reminders.ts`).
    */
-  booking: { confirmation: "auto" | "manual"; bookingsPerAttendee: number };
+  booking: {
+    confirmation: "auto" | "manual";
+    bookingsPerAttendee: number;
+    reminderLeadMinutes?: number;
+  };
   /** Loads the invites' module once, with the first e-mail a booking queues. */
   loadInvites(): Promise<InviteModule>;
 }
 
+/** What the booking e-mails are written with: addresses, schedule, links, the clock, the outbox. */
+export type BookingMailServices = Pick<
+  BookingServices,
+  "baseUrl" | "clock" | "outbox" | "schedule" | "mail" | "linkSigner" | "loadInvites"
+>;
+
 /** The mail context of the services, at the current instant. */
-function mailContext(services: BookingServices, invites: InviteModule): BookingMailContext {
+function mailContext(services: BookingMailServices, invites: InviteModule): BookingMailContext {
   return {
     from: services.mail.from,
     inbox: services.mail.inbox,
@@ -177,7 +189,10 @@ function mailContext(services: BookingServices, invites: InviteModule): BookingM
   };
 }
 
-async function buildLinks(services: BookingServices, record: BookingRecord): Promise<BookingLinks> {
+async function buildLinks(
+  services: BookingMailServices,
+  record: BookingRecord,
+): Promise<BookingLinks> {
   const { linkSigner, baseUrl } = services;
   const links: BookingLinks = { cancel: await linkSigner.buildUrl(baseUrl, "cancel", record.id) };
   if (record.status === "pending") {
@@ -194,7 +209,7 @@ async function buildLinks(services: BookingServices, record: BookingRecord): Pro
  * Adds a booking's e-mails of `kinds` to `operation` (the outbox's records, delivered once it
  * commits), with the signed links the booking's state calls for.
  *
- * @param services The ports and settings bookings use.
+ * @param services The ports and settings the e-mails are written with.
  * @param operation The booking's atomic operation.
  * @param record The booking as the operation writes it.
  * @param kinds Which e-mails.
@@ -202,7 +217,7 @@ async function buildLinks(services: BookingServices, record: BookingRecord): Pro
  * @throws Whatever the store throws while the links' secret is read.
  */
 export async function queueMails(
-  services: BookingServices,
+  services: BookingMailServices,
   operation: AtomicOperation,
   record: BookingRecord,
   kinds: BookingMailKind[],
@@ -435,6 +450,10 @@ async function addBookingWrites(
     throw storeUnavailable();
   }
   const holdMilliseconds = record.endEpochMs - now.epochMilliseconds + 86_400_000;
+  addReminderWrites(operation, record, {
+    leadMinutes: services.booking.reminderLeadMinutes ?? 0,
+    nowEpochMs: now.epochMilliseconds,
+  });
   operation.set(planned.slotKey, planned.hold, { expireIn: holdMilliseconds })
     .set([...BOOKING_PREFIX, record.id], record, { expireIn: RETENTION_MILLISECONDS })
     .set(SLOTS_VERSION_KEY, crypto.randomUUID())
@@ -647,6 +666,12 @@ export async function applyBookingAction(
     const note = action === "confirm" ? undefined : options.note;
     const mailIds = await queueMails(services, operation, next, kinds, note);
     next.mailIds = [...current.mailIds, ...mailIds];
+    // Confirming schedules the attendee's reminder; declining or cancelling deletes it.
+    addReminderWrites(operation, next, {
+      previous: current,
+      leadMinutes: services.booking.reminderLeadMinutes ?? 0,
+      nowEpochMs,
+    });
     operation.set(entry.key, next, { expireIn: RETENTION_MILLISECONDS });
     options.withCommit?.(operation, next);
     if (ownHold && action === "confirm") {

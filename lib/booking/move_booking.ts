@@ -24,6 +24,7 @@ import {
 import type { CandidateSlot } from "../availability/availability.ts";
 import type { KvEntry, KvKey } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
+import { addReminderWrites } from "./reminders.ts";
 
 /** What the attendee asks for: the booking, as their link knew it, and the new start. */
 export interface MoveRequest {
@@ -140,6 +141,12 @@ async function commitMove(
     endEpochMs: next.endEpochMs,
     ...(next.holdUntilEpochMs === undefined ? {} : { lapsesAtEpochMs: next.holdUntilEpochMs }),
   };
+  // The attendee's reminder follows the new start (none if its due time has passed).
+  addReminderWrites(operation, next, {
+    previous: current,
+    leadMinutes: services.booking.reminderLeadMinutes ?? 0,
+    nowEpochMs,
+  });
   operation.set(newKey, hold, { expireIn: next.endEpochMs - nowEpochMs + 86_400_000 })
     .set(entry.key, next, { expireIn: RETENTION_MILLISECONDS })
     .set(SLOTS_VERSION_KEY, crypto.randomUUID());

@@ -6,8 +6,9 @@
  * `["outbox_sent", id]`), the bookings counted per address (`["attendee_quota", sha256, day]`),
  * the sign-in links asked for it at the team's sign-in form (`["team_sign_in_quota",
  * sha256(address), sha256(client), window]`, counted for any address typed there), the idempotency records of its bookings
- * (`["idempotency", key]`) and their slot holds (`["slot", start]`). Export and erasure both start
- * here, so that they cannot disagree on what is held.
+ * (`["idempotency", key]`), their slot holds (`["slot", start]`) and their waiting reminders
+ * (`["reminder", due, bookingId]`). Export and erasure both start here, so that they cannot
+ * disagree on what is held.
  *
  * Addresses compare case-insensitively, as the per-address quota counts them. Mail is matched by
  * its record, its id, or a recipient (or Reply-To) that is the address; export and erasure refuse
@@ -37,6 +38,7 @@ import {
 } from "../mail/outbox.ts";
 import { sha256Hex } from "../store/digest.ts";
 import { SIGN_IN_QUOTA_PREFIX } from "../team/team.ts";
+import { REMINDER_PREFIX, type ReminderEntry } from "../booking/reminders.ts";
 import type { KvEntry, KvKey, Store } from "../store/store.ts";
 
 /** What the store holds about one address, entry by entry (keys, values and versionstamps). */
@@ -61,6 +63,8 @@ export interface FoundPersonalData {
   idempotencyRecords: KvEntry<IdempotencyRecord>[];
   /** The slot holds its bookings still have. */
   slotHolds: KvEntry<SlotHold>[];
+  /** The reminders its bookings still wait for (they hold the booking's id, not the address). */
+  reminders: KvEntry<ReminderEntry>[];
 }
 
 /**
@@ -198,6 +202,8 @@ export async function findPersonalData(
   );
   const digest = await sha256Hex(address);
   const bookingRecords = bookings.map((entry) => entry.value);
+  // Ids an earlier look found count too: their bookings are deleted by the next look.
+  const bookingIds = new Set([...known.recordIds, ...bookingRecords.map((booking) => booking.id)]);
   return {
     address,
     inquiries,
@@ -213,5 +219,10 @@ export async function findPersonalData(
       createIdempotencyMatcher(bookingRecords),
     ),
     slotHolds: await findHolds(store, bookingRecords),
+    reminders: await collect<ReminderEntry>(
+      store,
+      REMINDER_PREFIX,
+      (reminder) => bookingIds.has(reminder.bookingId),
+    ),
   };
 }

@@ -5,7 +5,7 @@
  *
  * Erasure leaves no key or value that holds the address: inquiries, bookings, the mail they
  * caused (waiting or delivered), the bookings counted per address and the idempotency records of
- * its bookings are deleted. An upcoming booking is first cancelled through the same transition as
+ * its bookings are deleted, and so are its bookings' waiting reminders. An upcoming booking is first cancelled through the same transition as
  * the cancel link, so that both sides receive its METHOD:CANCEL invite, and erased once that mail
  * has left the outbox. What stays is an erasure record (when, by whom, how many records of each
  * kind) under `["erasure", id]`, with no personal data.
@@ -346,6 +346,7 @@ function keysOf(found: FoundPersonalData): KvKey[] {
     ...found.signInQuotaRecords,
     ...found.idempotencyRecords,
     ...found.slotHolds,
+    ...found.reminders,
   ].map((entry) => entry.key).concat(found.dueKeys);
 }
 

@@ -52,6 +52,7 @@ test("readConfig() applies every default to an empty environment", () => {
     busyCalendars: [],
     confirmation: "auto",
     bookingsPerAttendee: 3,
+    reminderLeadMinutes: 1440,
     secret: undefined,
     trustProxy: undefined,
     rateLimits: { read: 120, write: 10, booking: 5 },
@@ -227,6 +228,7 @@ test("readConfig() parses every variable set to a good value", () => {
       "https://cal.example/a.ics,https://cal.example/b.ics\nhttp://cal.example/c",
     STUDIO_CONFIRMATION: "manual",
     STUDIO_BOOKINGS_PER_ADDRESS: "5",
+    STUDIO_REMINDER_LEAD_MINUTES: "120",
     STUDIO_SECRET: "0123456789abcdef0123456789abcdef",
     STUDIO_TRUST_PROXY: "X-Forwarded-For",
     STUDIO_RATE_LIMIT_READ: "60",
@@ -258,6 +260,7 @@ test("readConfig() parses every variable set to a good value", () => {
     ],
     confirmation: "manual",
     bookingsPerAttendee: 5,
+    reminderLeadMinutes: 120,
     secret: "0123456789abcdef0123456789abcdef",
     trustProxy: "x-forwarded-for",
     rateLimits: { read: 60, write: 3, booking: 2 },
@@ -310,7 +313,7 @@ test("readConfig() takes the team from STUDIO_TEAM, else the inbox's address", (
   assert.match(message, /"ana" is not an e-mail address/);
 });
 
-test("ENVIRONMENT_VARIABLES lists the 22 variables readConfig() reads, each once", () => {
+test("ENVIRONMENT_VARIABLES lists the 23 variables readConfig() reads, each once", () => {
   const names = ENVIRONMENT_VARIABLES.map((variable) => variable.name);
   assert.equal(new Set(names).size, names.length);
   assert.deepEqual(names, [
@@ -326,6 +329,7 @@ test("ENVIRONMENT_VARIABLES lists the 22 variables readConfig() reads, each once
     "STUDIO_BUSY_CALENDARS",
     "STUDIO_CONFIRMATION",
     "STUDIO_BOOKINGS_PER_ADDRESS",
+    "STUDIO_REMINDER_LEAD_MINUTES",
     "STUDIO_SECRET",
     "STUDIO_TRUST_PROXY",
     "STUDIO_RATE_LIMIT_READ",
