@@ -203,7 +203,11 @@ function renderHeader(view: PageView): string[] {
     }<span>${escapeHtml(corpus.name)}<small>${escapeHtml(settings.tagline)}</small></span></a>`,
     `<a class="lang" href="${
       escapeHtml(switchTarget)
-    }" hreflang="${other.tag}" lang="${other.tag}">${escapeHtml(other.label)}</a>`,
+    }" hreflang="${other.tag}" lang="${other.tag}"><span class="lang-name">${
+      escapeHtml(other.label)
+    }</span><span class="lang-code">${
+      escapeHtml(other.tag.split("-")[0].toUpperCase())
+    }</span></a>`,
     `<nav aria-label="${escapeHtml(settings.text.navLabel)}"><ul>${nav.join("")}</ul></nav>`,
     callToAction,
     "</header>",
