@@ -14,6 +14,7 @@ import { METHODS as NODE_METHODS } from "node:http";
 import { connect } from "node:net";
 import { RUNTIME } from "../_kv.ts";
 import type { OpenApiContract } from "./_contract.ts";
+import { CORPUS, pageOf } from "./_studio.ts";
 
 /** A request sent through `fetch`. */
 export interface FetchCase {
@@ -46,17 +47,20 @@ const API_PATHS = [
   "/api/v1/booking",
   "/api/v1/booking/slots",
 ];
+/** The studio's contact pages, Portuguese and English. */
+const CONTACT_PATHS = [pageOf("contact", "pt").path, pageOf("contact", "en").path];
+/** The first page of the Portuguese navigation. */
+const FIRST_NAV_ID = CORPUS.languages.pt.nav[0];
 const SITE_PATHS = [
-  "/",
-  "/en",
-  "/contacto",
-  "/en/contact",
-  "/marcar-conversa",
-  "/en/book",
-  "/servicos",
+  pageOf("home", "pt").path,
+  pageOf("home", "en").path,
+  ...CONTACT_PATHS,
+  pageOf("booking", "pt").path,
+  pageOf("booking", "en").path,
+  pageOf(FIRST_NAV_ID, "pt").path,
   "/md/",
-  "/md/en/services",
-  "/md/servicos.md",
+  `/md${pageOf(FIRST_NAV_ID, "en").path}`,
+  `/md${pageOf(FIRST_NAV_ID, "pt").path}.md`,
   "/llms.txt",
   "/llms-full.txt",
   "/sitemap.xml",
@@ -590,7 +594,7 @@ export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.oneof(
           weight: 2,
           arbitrary: fc.constantFrom("/api/v1/contact", "/api/fuel-contact", "/api/v1/booking"),
         },
-        { weight: 1, arbitrary: fc.constantFrom("/contacto", "/en/contact") },
+        { weight: 1, arbitrary: fc.constantFrom(...CONTACT_PATHS) },
         { weight: 3, arbitrary: target },
       ),
       headers,

@@ -9,7 +9,8 @@
 import assert from "node:assert/strict";
 import type { RunningServer } from "./_server.ts";
 import type { ReceivedMail, TestSmtpServer } from "../_smtp.ts";
-import { buildBookingBody, listMonths } from "../_booking.ts";
+import { buildBookingBody } from "../_booking.ts";
+import { findFreeStarts } from "./_studio.ts";
 
 /** The `Accept` of a browser's navigation. */
 export const HTML = { Accept: "text/html,application/xhtml+xml" } as const;
@@ -134,20 +135,17 @@ export async function openDesk(
 }
 
 /**
- * Books a free slot of next month over the API.
+ * Books a free slot from next month on over the API.
  *
- * @param index Which of the month's free slots, in order (0: the first).
+ * @param index Which of the free slots, in order (0: the first).
  * @returns The slot's start.
  */
 export async function bookNextMonth(
   server: RunningServer,
   attendee: { email: string; name: string; index?: number },
 ): Promise<string> {
-  const month = listMonths(Temporal.Now.instant(), 2)[1];
-  const listing = await open(server, `/api/v1/booking/slots?month=${month}`);
-  const body: { slots: Record<string, Array<{ start: string }>> } = await listing.json();
-  const start = Object.values(body.slots).flat()[attendee.index ?? 0]?.start;
-  assert.ok(start, "a free slot next month");
+  const index = attendee.index ?? 0;
+  const start = (await findFreeStarts(server.origin, { minimum: index + 1 }))[index];
   const response = await open(server, "/api/v1/booking", {
     method: "POST",
     headers: { "Content-Type": "application/json" },

@@ -13,11 +13,11 @@ import {
   findLink,
   findLinks,
   hasCalendar,
-  listMonths,
   type ParsedInvite,
   readInvite,
 } from "../_booking.ts";
 import { findMails, receiveMail } from "./_booking_mail.ts";
+import { listStudioMonths, MEETING_MILLISECONDS, MEETING_MINUTES, STUDIO_ZONE } from "./_studio.ts";
 
 const INBOX = "inbox@studio.example";
 const MAIL_FROM = "Studio <site@studio.example>";
@@ -28,7 +28,6 @@ const readError = createErrorReader(`${BASE_URL}/openapi.json`);
 const DEFAULT_POLICY = '"write";q=10;w=60, "booking";q=5;w=300';
 /** Just over the outbox's poll interval of 5 s: a message sent twice would show up by now. */
 const POLL_MARGIN_MILLISECONDS = 5500;
-const MEETING_MS = 30 * 60_000;
 
 function buildEnv(
   kvPath: string,
@@ -53,7 +52,7 @@ const delay = (milliseconds: number) => new Promise((resolve) => setTimeout(reso
 /** Every listed start from next month to six months ahead, in time order. */
 async function listAllSlots(server: RunningServer): Promise<string[]> {
   const starts: string[] = [];
-  for (const month of listMonths(Temporal.Now.instant(), 6).slice(1)) {
+  for (const month of listStudioMonths(6).slice(1)) {
     starts.push(...await listMonth(server, month));
   }
   return starts;
@@ -64,7 +63,7 @@ async function listMonth(server: RunningServer, month: string): Promise<string[]
   assert.equal(response.status, 200);
   const body: { timeZone: string; slots: Record<string, Array<{ start: string }>> } = await response
     .json();
-  assert.equal(body.timeZone, "Europe/Lisbon");
+  assert.equal(body.timeZone, STUDIO_ZONE);
   return Object.values(body.slots).flat().map((slot) => slot.start);
 }
 
@@ -103,10 +102,10 @@ function assertInvite(
   assert.equal(invite.eventCount, 1);
   assert.match(invite.uid, /^booking-[0-9A-Z]{26}@studio\.example$/);
   assert.equal(invite.sequence, expected.sequence);
-  assert.equal(invite.startTzid, "Europe/Lisbon");
-  assert.equal(invite.endTzid, "Europe/Lisbon");
+  assert.equal(invite.startTzid, STUDIO_ZONE);
+  assert.equal(invite.endTzid, STUDIO_ZONE);
   assert.equal(invite.startEpochMs, Date.parse(expected.start), "DTSTART is the booked instant");
-  assert.equal(invite.endEpochMs - invite.startEpochMs, MEETING_MS);
+  assert.equal(invite.endEpochMs - invite.startEpochMs, MEETING_MILLISECONDS);
   assert.equal(invite.organizer.toLowerCase(), `mailto:${STUDIO_ADDRESS}`);
   assert.equal(invite.attendee.toLowerCase(), `mailto:${expected.email}`);
   assert.equal(invite.attendeeRsvp, "TRUE");
@@ -138,12 +137,21 @@ test("main.ts books listed slots in winter and summer time, e-mails both sides t
   try {
     const slots = await listAllSlots(server);
     assert.ok(slots.length > 0, "next month's listing is not empty");
-    // One slot in each of the zone's offsets that the real clock's window offers.
-    const bySeason = [
-      { season: "winter", start: slots.find((start) => start.endsWith("+00:00")) },
-      { season: "summer", start: slots.find((start) => start.endsWith("+01:00")) },
-    ].filter((item): item is { season: string; start: string } => item.start !== undefined);
-    assert.ok(bySeason.length >= 1);
+    // One slot in each of the zone's offsets (winter and summer time) that the real clock's
+    // window offers; each listed start carries the zone's offset at that instant.
+    const offsetOf = (start: string) => start.slice(-6);
+    for (const start of slots) {
+      assert.equal(
+        offsetOf(start),
+        Temporal.Instant.from(start).toZonedDateTimeISO(STUDIO_ZONE).offset,
+        `${start} is written with ${STUDIO_ZONE}'s offset`,
+      );
+    }
+    const bySeason = [...new Set(slots.map(offsetOf))].map((offset) => ({
+      season: offset.replace("+", "plus").replace("-", "minus").replace(":", ""),
+      start: slots.find((start) => offsetOf(start) === offset) ?? "",
+    }));
+    assert.ok(bySeason.length >= 1 && bySeason.length <= 2, JSON.stringify(bySeason));
     const booked: Array<{ start: string; email: string; locale: "pt" | "en" }> = [];
     for (const [index, { season, start }] of bySeason.entries()) {
       const email = `ana.${season}@example.pt`;
@@ -169,11 +177,15 @@ test("main.ts books listed slots in winter and summer time, e-mails both sides t
       assertInvite(attendeeInvite, { start, email, sequence: 0 });
       assertInvite(studioInvite, { start, email, sequence: 0 });
       assert.equal(attendeeInvite.uid, studioInvite.uid);
+      // The summary names the schedule's meeting length.
+      const summaryPt = new RegExp(`^Conversa de ${MEETING_MINUTES} minutos`);
       assert.match(
         attendeeInvite.summary,
-        locale === "en" ? /^30-minute conversation with the studio/ : /^Conversa de 30 minutos/,
+        locale === "en"
+          ? new RegExp(`^${MEETING_MINUTES}-minute conversation with the studio`)
+          : summaryPt,
       );
-      assert.match(studioInvite.summary, /^Conversa de 30 minutos/);
+      assert.match(studioInvite.summary, summaryPt);
       const cancel = new URL(findLink(attendee, "cancel"));
       assert.equal(cancel.origin, BASE_URL);
     }

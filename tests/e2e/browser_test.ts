@@ -14,7 +14,18 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { findFreePort, startServer } from "./_server.ts";
 import { startSmtpServer } from "../_smtp.ts";
 import { BOOKING_NOTHING_BOOKED_HINT } from "../../lib/contract/contract.ts";
-import { CORPUS } from "../../build/corpus.generated.ts";
+import {
+  CORPUS,
+  findForeignZone,
+  headingOf,
+  leadOf,
+  nextMonth,
+  pageOf,
+  STUDIO_ZONE,
+  thanksPageOf,
+  toLiteralPattern,
+  toMessagePattern,
+} from "./_studio.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
@@ -78,30 +89,55 @@ async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
 }
 
+/** The studio's booking pages: Portuguese, English. */
+const BOOK_PT = pageOf("booking", "pt").path;
+const BOOK_EN = pageOf("booking", "en").path;
+/** The studio's contact pages: Portuguese, English. */
+const CONTACT_PT = pageOf("contact", "pt").path;
+const CONTACT_EN = pageOf("contact", "en").path;
+
+/** A kind of work the contact form of `language` offers: its `index`-th, counted from the end. */
+function pickCategory(language: "pt" | "en", index: number): string {
+  const { categories } = CORPUS.languages[language].form;
+  assert.ok(categories.length > 0, `the ${language} form offers kinds of work`);
+  return categories[Math.max(0, categories.length - 1 - index)].value;
+}
+
+/** The booking widget's English messages. */
+const BOOKING_EN = CORPUS.languages.en.booking;
+/** What a booking that went through says, accepted or pending. */
+const BOOKED_EN = new RegExp(
+  [BOOKING_EN.accepted, BOOKING_EN.pending].map((text) => toLiteralPattern(leadOf(text))).join("|"),
+);
+/** The visitor's zone of the JavaScript booking test: another offset than the studio's. */
+const VISITOR_ZONE = findForeignZone(Temporal.Now.instant());
+
 const CONTACT_CASES = [
   {
     language: "pt",
-    landing: "/servicos?utm_source=newsletter&utm_medium=email&gclid=EAIaIQobChMI-browser",
-    contact: "/contacto",
-    thanks: "/contacto/obrigado",
+    // The first page of the navigation, reached from a newsletter.
+    landing: `${pageOf(CORPUS.languages.pt.nav[0], "pt").path}?utm_source=newsletter` +
+      "&utm_medium=email&gclid=EAIaIQobChMI-browser",
+    contact: CONTACT_PT,
+    thanks: thanksPageOf("pt").path,
     first: "Inês",
     last: "Marques Gonçalves",
     email: "ines.goncalves@example.org",
-    category: "branding",
+    category: pickCategory("pt", 2),
     message: "Somos uma cooperativa de Mértola e precisamos de uma marca nova até março.",
-    heading: "Obrigado, recebemos a sua mensagem",
+    heading: headingOf(thanksPageOf("pt")),
   },
   {
     language: "en",
-    landing: "/en?utm_source=linkedin&utm_campaign=autumn",
-    contact: "/en/contact",
-    thanks: "/en/contact/thanks",
+    landing: `${pageOf("home", "en").path}?utm_source=linkedin&utm_campaign=autumn`,
+    contact: CONTACT_EN,
+    thanks: thanksPageOf("en").path,
     first: "Oliver",
     last: "Brown",
     email: "oliver@example.org",
-    category: "product",
+    category: pickCategory("en", 1),
     message: "We are a small team in Bristol looking for help with a first product release.",
-    heading: "Thank you, we received your message",
+    heading: headingOf(thanksPageOf("en")),
   },
 ] as const;
 
@@ -123,7 +159,7 @@ for (const item of CONTACT_CASES) {
         assert.equal(contact?.status(), 200);
         assert.equal(
           await page.getAttribute("html", "lang"),
-          item.language === "pt" ? "pt-PT" : "en",
+          CORPUS.languages[item.language].tag,
         );
         const names = page.locator('input[name="Name"]');
         assert.equal(await names.count(), 2, "two Name inputs");
@@ -162,13 +198,13 @@ for (const item of CONTACT_CASES) {
 }
 
 test(
-  "GET /contacto in a browser without JavaScript shows the form again with messages when a field is wrong",
+  `GET ${CONTACT_PT} in a browser without JavaScript shows the form again with messages when a field is wrong`,
   { skip: SKIP },
   async () => {
     const context = await (await openBrowser()).newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
     try {
-      await page.goto(origin + "/contacto");
+      await page.goto(origin + CONTACT_PT);
       await page.fill("#f-first", "Rui");
       await page.fill("#f-email", "rui.example.pt");
       // Bypass the browser's own checks so the server's answer is what is shown.
@@ -176,7 +212,7 @@ test(
       await page.click('form.contact-form button[type="submit"]');
       assert.equal(
         await page.textContent("#form-errors h2"),
-        "A mensagem não foi enviada. Corrija, por favor:",
+        CORPUS.languages.pt.form.errorSummary,
       );
       assert.equal(await page.inputValue("#f-first"), "Rui");
       assert.equal(await page.inputValue("#f-email"), "rui.example.pt");
@@ -194,7 +230,7 @@ test(
 );
 
 test(
-  "POST /en/book from a browser without JavaScript books a time, and a 409 shows the other times",
+  `POST ${BOOK_EN} from a browser without JavaScript books a time, and a 409 shows the other times`,
   { skip: SKIP },
   async () => {
     const context = await (await openBrowser()).newContext({
@@ -204,7 +240,7 @@ test(
     const page = await context.newPage();
     try {
       const before = smtp.messages.length;
-      await openMonthWithSlots(page, "/en/book");
+      await openMonthWithSlots(page, BOOK_EN);
       const slots = page.locator('.days input[name="start"]');
       assert.ok(await slots.count() >= 2, "the server lists free times without JavaScript");
       const [taken, free] = [await slots.nth(0).inputValue(), await slots.nth(1).inputValue()];
@@ -234,7 +270,7 @@ test(
       await page.waitForLoadState();
       assert.match(
         await page.textContent(".booking-result") ?? "",
-        /That time was just taken/,
+        new RegExp(toLiteralPattern(leadOf(BOOKING_EN.conflict))),
       );
       assert.equal(await page.locator(`.days input[value="${taken}"]`).count(), 0, "refreshed");
       assert.equal(await page.inputValue("#b-name"), "Rui Alves", "the details are kept");
@@ -245,10 +281,7 @@ test(
       assert.equal(await page.isChecked(`.days input[value="${free}"]`), true);
       await page.focus('#booking button[type="submit"]');
       await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
-      assert.match(
-        await page.textContent("main") ?? "",
-        /You are booked for|We received your request/,
-      );
+      assert.match(await page.textContent("main") ?? "", BOOKED_EN);
       assert.match(await page.textContent("main") ?? "", /rui@example\.org/);
       await screenshot(page, "booking-en-nojs.png");
       const deadline = Date.now() + 10_000;
@@ -265,28 +298,30 @@ test(
 );
 
 test(
-  "GET /en/book lists the month's free times and books one, explaining a 409 in plain words",
+  `GET ${BOOK_EN} lists the month's free times and books one, explaining a 409 in plain words`,
   { skip: SKIP },
   async () => {
     const context = await (await openBrowser()).newContext({
       viewport: { width: 1024, height: 900 },
-      timezoneId: "America/New_York",
+      timezoneId: VISITOR_ZONE,
     });
     const page = await context.newPage();
     try {
       const before = smtp.messages.length;
-      await openMonthWithSlots(page, "/en/book");
+      await openMonthWithSlots(page, BOOK_EN);
       const slots = page.locator('.days input[name="start"]');
       assert.ok(await slots.count() >= 2, "free times are listed");
       const [taken, free] = [await slots.nth(0).inputValue(), await slots.nth(1).inputValue()];
       const firstTime = await page.locator(".days .times span").first().textContent();
-      const zoned = new Intl.DateTimeFormat("en", {
-        timeZone: "Europe/Lisbon",
-        hour: "2-digit",
-        minute: "2-digit",
-        hourCycle: "h23",
-      }).format(new Date(taken));
-      assert.equal(firstTime, zoned, "times are shown in Lisbon time, not the visitor's");
+      const inZone = (timeZone: string) =>
+        new Intl.DateTimeFormat("en", {
+          timeZone,
+          hour: "2-digit",
+          minute: "2-digit",
+          hourCycle: "h23",
+        }).format(new Date(taken));
+      assert.notEqual(inZone(STUDIO_ZONE), inZone(VISITOR_ZONE), "the zones tell times apart");
+      assert.equal(firstTime, inZone(STUDIO_ZONE), "times are shown in the studio's zone");
 
       // Someone else takes the first time meanwhile.
       const other = await fetch(`${origin}/api/v1/booking`, {
@@ -308,7 +343,7 @@ test(
       await page.fill("#b-company", "Clínica Jardim");
       await page.fill("#b-topic", "A new website for our physiotherapy clinic");
       await page.click('#booking button[type="submit"]');
-      await page.locator(".booking-result").filter({ hasText: "That time was just taken" })
+      await page.locator(".booking-result").filter({ hasText: leadOf(BOOKING_EN.conflict) })
         .waitFor();
       await screenshot(page, "booking-en-conflict.png");
       // The times are read again after the message is shown: wait for the taken one to go.
@@ -318,7 +353,7 @@ test(
       await page.check(`.days input[value="${free}"]`, { force: true });
       await page.click('#booking button[type="submit"]');
       const result = page.locator(".booking-result");
-      await result.filter({ hasText: /You are booked for|We received your request/ }).waitFor();
+      await result.filter({ hasText: BOOKED_EN }).waitFor();
       assert.match(await result.textContent() ?? "", /ana@example\.org/);
       await screenshot(page, "booking-en.png");
       const messages = await smtp.waitFor(before + 2);
@@ -379,7 +414,7 @@ async function bookAgainst503(
 }
 
 test(
-  "GET /en/book tells a 503 that booked nothing from an uncertain one, and keeps the details for a retry",
+  `GET ${BOOK_EN} tells a 503 that booked nothing from an uncertain one, and keeps the details for a retry`,
   { skip: SKIP },
   async () => {
     // The studio's calendar could not be read: the service booked nothing.
@@ -388,12 +423,15 @@ test(
       hint: BOOKING_NOTHING_BOOKED_HINT,
     };
     await bookAgainst503(
-      "/en/book",
+      BOOK_EN,
       { topic: "An online shop for our bookshop", error },
       async (page) => {
         const result = page.locator(".booking-result");
-        await result.filter({ hasText: "nothing was booked" }).waitFor();
-        assert.doesNotMatch(await result.textContent() ?? "", /could not confirm/i);
+        await result.filter({ hasText: leadOf(BOOKING_EN.unavailable) }).waitFor();
+        assert.ok(
+          !(await result.textContent() ?? "").includes(leadOf(BOOKING_EN.uncertain)),
+          "not told that the outcome is uncertain",
+        );
         assert.equal(await page.isDisabled('#booking button[type="submit"]'), false, "retry");
         assert.equal(await page.inputValue("#b-name"), "Joana Pires");
       },
@@ -402,7 +440,7 @@ test(
 );
 
 test(
-  "GET /marcar-conversa explains a 503 in plain words and does not invite a retry",
+  `GET ${BOOK_PT} explains a 503 in plain words and does not invite a retry`,
   { skip: SKIP },
   async () => {
     // The calendar provider fails after the request was sent: the outcome is uncertain. A
@@ -413,11 +451,12 @@ test(
     };
     const topic = "Uma loja online para a nossa livraria";
     const headers = { "Retry-After": "30" };
-    await bookAgainst503("/marcar-conversa", { topic, error, headers }, async (page) => {
+    await bookAgainst503(BOOK_PT, { topic, error, headers }, async (page) => {
       const result = page.locator(".booking-result");
-      await result.filter({ hasText: "Não conseguimos confirmar" }).waitFor();
+      const uncertain = CORPUS.languages.pt.booking.uncertain;
+      await result.filter({ hasText: leadOf(uncertain) }).waitFor();
       const text = await result.textContent() ?? "";
-      assert.match(text, /Não volte a marcar já/);
+      assert.match(text, toMessagePattern(uncertain, { attendee: "joana@example.pt" }));
       assert.match(text, /joana@example\.pt/);
       assert.equal(
         await page.isDisabled('#booking button[type="submit"]'),
@@ -430,7 +469,7 @@ test(
 );
 
 test(
-  "GET /marcar-conversa shows the booking form in Portuguese with Lisbon times",
+  `GET ${BOOK_PT} shows the booking form in Portuguese with the studio's times`,
   { skip: SKIP },
   async () => {
     const context = await (await openBrowser()).newContext({
@@ -438,18 +477,26 @@ test(
     });
     const page = await context.newPage();
     try {
-      await page.goto(origin + "/marcar-conversa");
+      await openMonthWithSlots(page, BOOK_PT);
       assert.equal(await page.isVisible("#booking"), true, "the form is shown");
       assert.match(await page.textContent(".month-name") ?? "", /\d{4}/);
-      assert.equal(await page.textContent("#booking-title"), "Escolha uma hora");
+      assert.equal(
+        await page.textContent("#booking-title"),
+        CORPUS.languages.pt.booking.chooseTime,
+      );
       const days = page.locator(".days legend");
-      if (await days.count()) {
-        // Portuguese writes weekdays and months in lower case: only the first letter is raised.
-        assert.match(
-          await days.first().textContent() ?? "",
-          /^[A-Z][a-z]+-feira, \d{1,2} de [a-zç]+$/,
-        );
-      }
+      assert.ok(await days.count() > 0, "a month with free times");
+      // The first day, written in Portuguese in the studio's zone: only the first letter is raised.
+      const first = await page.locator('.days input[name="start"]').first().inputValue();
+      const day = new Intl.DateTimeFormat(CORPUS.languages.pt.tag, {
+        timeZone: STUDIO_ZONE,
+        weekday: "long",
+        day: "numeric",
+        month: "long",
+      }).format(new Date(first));
+      const legend = await days.first().textContent() ?? "";
+      assert.equal(legend, day.charAt(0).toLocaleUpperCase("pt") + day.slice(1));
+      assert.match(legend, /^\p{Lu}\P{Lu}+$/u);
       await screenshot(page, "booking-pt-mobile.png");
     } finally {
       await context.close();
@@ -539,7 +586,7 @@ test(
         );
       const found: string[] = [];
       try {
-        for (const path of ["/contacto", "/en/contact"]) {
+        for (const path of [CONTACT_PT, CONTACT_EN]) {
           await page.goto(foreign + path);
           await postToSite("form.contact-form");
           await page.fill("#f-first", 'Zé "Ana" <b>');
@@ -559,9 +606,8 @@ test(
           assert.ok(await page.isVisible("#form-errors h2"), path);
           found.push(...(await runAxe(page)).map((violation) => `${path}: ${violation}`));
         }
-        for (const path of ["/marcar-conversa", "/en/book"]) {
-          const month = Temporal.Now.plainDateISO("Europe/Lisbon").toPlainYearMonth()
-            .add({ months: 1 });
+        for (const path of [BOOK_PT, BOOK_EN]) {
+          const month = nextMonth();
           await page.goto(`${foreign}${path}?month=${month}`);
           await postToSite("#booking form");
           const start = await page.locator('.days input[name="start"]').first().inputValue();
@@ -590,7 +636,7 @@ test(
 );
 
 test(
-  "on a 390 px phone the header takes at most 120 px on every page, light and dark, without JavaScript: one scrolling row of links, the call to action among them",
+  "on a 390 px phone the header takes at most 120 px on every page, light and dark, without JavaScript: the call to action beside the studio's name, the links in one row of their own, none off-screen",
   { skip: SKIP },
   async () => {
     for (const colorScheme of ["light", "dark"] as const) {
@@ -606,20 +652,39 @@ test(
           const header = await page.locator(".site-header").boundingBox();
           assert.ok(header, path);
           assert.ok(header.height <= 120, `${path} (${colorScheme}): ${header.height} px`);
-          const row = await page.locator(".site-header nav").evaluate((nav) => ({
-            scrolls: nav.scrollWidth > nav.clientWidth,
-            // One row: every item starts above the bottom of every other.
-            oneRow: (() => {
-              const boxes = [...nav.querySelectorAll("li")].map((item) =>
-                item.getBoundingClientRect()
-              );
-              return Math.max(...boxes.map((box) => box.top)) <
-                Math.min(...boxes.map((box) => box.bottom));
-            })(),
-          }));
+          const row = await page.locator(".site-header nav").evaluate((nav) => {
+            const boxes = [...nav.querySelectorAll("li")].map((item) =>
+              item.getBoundingClientRect()
+            );
+            return {
+              scrolls: nav.scrollWidth > nav.clientWidth,
+              // One row: every item starts above the bottom of every other.
+              oneRow: Math.max(...boxes.map((box) => box.top)) <
+                Math.min(...boxes.map((box) => box.bottom)),
+              right: Math.max(...boxes.map((box) => box.right)),
+              top: Math.min(...boxes.map((box) => box.top)),
+            };
+          });
           assert.ok(row.oneRow, `${path}: the links keep to one row`);
-          assert.ok(row.scrolls, `${path}: the row scrolls sideways to the call to action`);
-          assert.equal(await page.locator(".site-header nav a.cta").count(), 1, path);
+          assert.ok(!row.scrolls && row.right <= 390, `${path}: no link is off-screen`);
+          // The call to action (the language's booking page) stands beside the studio's name,
+          // above the row of links.
+          const language = CORPUS.pages.find((item) => item.path === path)?.language ?? "en";
+          const cta = page.locator(".site-header a.cta");
+          assert.equal(await cta.count(), 1, path);
+          assert.equal(
+            await cta.getAttribute("href"),
+            pageOf(CORPUS.languages[language].callToAction, language).path,
+            path,
+          );
+          const [ctaBox, brand] = [
+            await cta.boundingBox(),
+            await page.locator(".brand").boundingBox(),
+          ];
+          assert.ok(ctaBox && brand, path);
+          assert.ok(ctaBox.y < brand.y + brand.height && brand.y < ctaBox.y + ctaBox.height, path);
+          assert.ok(ctaBox.x + ctaBox.width <= 390, `${path}: the call to action is on screen`);
+          assert.ok(ctaBox.y + ctaBox.height <= row.top, `${path}: above the links`);
         }
         await screenshot(page, `header-mobile-${colorScheme}.png`);
       } finally {
@@ -641,7 +706,7 @@ test(
       });
       const page = await context.newPage();
       try {
-        for (const path of ["/en/book", "/marcar-conversa"]) {
+        for (const path of [BOOK_EN, BOOK_PT]) {
           await page.goto(origin + path);
           const times = await page.locator(".booking .slots").boundingBox();
           const details = await page.locator(".booking .booking-details").boundingBox();

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
 import { startServer } from "./_server.ts";
-import { CORPUS } from "../../build/corpus.generated.ts";
+import { CORPUS, pageOf, toLiteralPattern } from "./_studio.ts";
 
 interface Picture {
   src: string;
@@ -25,8 +25,19 @@ test(
     skip: CHROMIUM_SKIP,
   },
   async () => {
-    const caseStudy = CORPUS.pages.find((page) => page.layout === "case" && page.language === "en");
-    assert.ok(caseStudy, "an English case study");
+    const caseStudy = pageOf("case", "en");
+    const project = caseStudy.project;
+    assert.ok(project, `${caseStudy.path} has a project`);
+    // The AVIF renditions of the case studies' covers and galleries: what the page may load
+    // (its own pictures, and the next case study's cover).
+    const renditions = CORPUS.pages.flatMap((page) =>
+      page.project ? [page.project.cover, ...page.project.gallery] : []
+    ).flatMap((picture) => (picture.renditions ?? []).filter((item) => item.type === "image/avif"));
+    assert.ok(renditions.length > 0, `${caseStudy.path} has AVIF renditions`);
+    const avifSource = new RegExp(
+      `/assets/(${renditions.map((item) => toLiteralPattern(item.name)).join("|")})` +
+        "\\?v=[0-9a-f]{16}$",
+    );
     const folder = mkdtempSync(join(tmpdir(), "studio-pictures-"));
     const server = await startServer({
       STUDIO_KV_PATH: join(folder, "studio.kv"),
@@ -85,7 +96,10 @@ test(
               };
             }),
         );
-        assert.ok(pictures.length >= 3, `${viewport.width}: a hero and a gallery`);
+        assert.ok(
+          pictures.length >= 1 + project.gallery.length,
+          `${viewport.width}: a hero and a gallery of ${project.gallery.length}`,
+        );
         for (const picture of pictures) {
           const label = `${viewport.width} px ${picture.src}`;
           assert.ok(picture.loaded, `${label} loaded`);
@@ -96,12 +110,13 @@ test(
           // Chromium takes AVIF, and a width between the largest that is too small for the slot
           // at this density and the smallest that is large enough (its pick between the two
           // depends on how close each comes).
-          assert.match(picture.src, /\/assets\/work-[a-z-]+-\d+\.avif\?v=[0-9a-f]{16}$/, label);
+          assert.match(picture.src, avifSource, label);
           const needed = picture.width * scale;
           const enough = picture.offered.find((width) => width >= needed) ?? picture.offered.at(-1);
           const below = picture.offered.filter((width) => width < needed).at(-1) ?? 0;
           // naturalWidth is in CSS pixels (the file's width over its density): read the file's.
-          const chosen = Number(/-(\d+)\.avif/.exec(picture.src)?.[1]);
+          const name = avifSource.exec(picture.src)?.[1];
+          const chosen = renditions.find((item) => item.name === name)?.width ?? 0;
           assert.ok(
             chosen <= (enough ?? 0) && chosen >= below,
             `${label}: ${chosen} px for a slot of ${needed} device px`,

@@ -9,6 +9,7 @@ import { compileContract, type ContractOperation, type OpenApiContract } from ".
 import { startSmtpServer } from "../_smtp.ts";
 import { buildCalendar, startIcsFeedServer } from "../_ics_feed.ts";
 import { buildBookingBody } from "../_booking.ts";
+import { nextMonth } from "./_studio.ts";
 
 const BASE_URL = "https://studio.example";
 
@@ -19,11 +20,6 @@ async function findDeadPort(): Promise<number> {
   const address = server.address();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return typeof address === "object" && address ? address.port : 9;
-}
-
-function nextMonth(): string {
-  return Temporal.Now.zonedDateTimeISO("Europe/Lisbon").toPlainDate().toPlainYearMonth()
-    .add({ months: 1 }).toString();
 }
 
 /**

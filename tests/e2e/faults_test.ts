@@ -9,6 +9,7 @@ import { startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
 import { withKvFile } from "../_kv.ts";
 import { buildCalendar, startIcsFeedServer } from "../_ics_feed.ts";
 import { buildBookingBody } from "../_booking.ts";
+import { findFreeStarts } from "./_studio.ts";
 
 /** SIGKILLs per run (`FAULT_KILLS`; scripts/faults.ts runs more). */
 const KILLS = Number(process.env.FAULT_KILLS ?? 2);
@@ -82,16 +83,9 @@ function buildEnv(kvPath: string, smtp: TestSmtpServer, extra: Record<string, st
   };
 }
 
-async function listStarts(origin: string, months: number): Promise<string[]> {
-  const starts: string[] = [];
-  let month = Temporal.Now.zonedDateTimeISO("Europe/Lisbon").toPlainDate().toPlainYearMonth();
-  for (let index = 0; index < months; index++) {
-    month = month.add({ months: 1 });
-    const response = await fetch(`${origin}/api/v1/booking/slots?month=${month}`);
-    const body: { slots: Record<string, Array<{ start: string }>> } = await response.json();
-    starts.push(...Object.values(body.slots).flat().map((slot) => slot.start));
-  }
-  return starts;
+/** At least `minimum` free starts, from next month on (as many months as that takes). */
+function listStarts(origin: string, minimum: number): Promise<string[]> {
+  return findFreeStarts(origin, { minimum });
 }
 
 /**
@@ -177,7 +171,7 @@ test(`SIGKILL ×${KILLS} under mixed contact and booking load: every 200/201 is 
   const smtp = await startSmtpServer();
   let server: RunningServer | undefined = await startServer(buildEnv(kvPath, smtp));
   try {
-    const starts = (await listStarts(server.origin, 2)).slice(0, 40);
+    const starts = (await listStarts(server.origin, 20)).slice(0, 40);
     assert.ok(starts.length >= 20, `slots to book: ${starts.length}`);
     const load = startLoad(() => server?.origin, starts, "kill");
     const killedAt: number[] = [];
@@ -309,7 +303,8 @@ test("SMTP and the busy calendar stopped under load: answers stay as documented 
     buildEnv(join(folder, "studio.kv"), smtp, { STUDIO_BUSY_CALENDARS: feed.url }),
   );
   try {
-    const all = await listStarts(server.origin, 2);
+    // Forty to book, and a spare one past them.
+    const all = await listStarts(server.origin, 41);
     const starts = all.slice(0, 40);
     const spare = all[all.length - 1];
     // The mail server goes away: every inquiry and booking is still answered 200/201 (or 409).

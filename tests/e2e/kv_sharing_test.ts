@@ -20,6 +20,7 @@ import type { KvKey, Store } from "../../lib/store/store.ts";
 import { type RunningServer, SERVER_FOLDER, startServer } from "./_server.ts";
 import { startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
 import { buildBookingBody } from "../_booking.ts";
+import { findFreeStarts } from "./_studio.ts";
 
 const NODE_ONLY = {
   skip: RUNTIME === "deno"
@@ -119,12 +120,7 @@ async function storeInquiryAndBooking(server: RunningServer): Promise<string> {
     body: JSON.stringify({ Name: "Rita Lopes", Email: "rita@example.pt", Message: MESSAGE }),
   });
   assert.equal(contact.status, 200, await contact.text());
-  const month = Temporal.Now.zonedDateTimeISO("Europe/Lisbon").toPlainDate().toPlainYearMonth()
-    .add({ months: 1 }).toString();
-  const slots = await fetch(`${server.origin}/api/v1/booking/slots?month=${month}`);
-  const body: { slots: Record<string, Array<{ start: string }>> } = await slots.json();
-  const start = Object.values(body.slots).flat()[0]?.start;
-  assert.ok(start, "a free slot next month");
+  const [start] = await findFreeStarts(server.origin);
   const booking = await fetch(`${server.origin}/api/v1/booking`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },

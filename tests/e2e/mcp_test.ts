@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { BOOKING_FIELDS } from "../../lib/contract/contract.ts";
-import { listMonths } from "../_booking.ts";
 import { startSmtpServer } from "../_smtp.ts";
 import { startServer } from "./_server.ts";
+import { CORPUS, listStudioMonths, MEETING_MINUTES, pageOf, STUDIO_ZONE } from "./_studio.ts";
 
 const INBOX = "inbox@studio.example";
 const BASE_URL = "https://studio.example";
@@ -77,14 +77,14 @@ test("POST /mcp, driven by the official SDK's client, answers in JSON, lists slo
 
     // The first month after this one with a free slot (the current month may be nearly over).
     let starts: string[] = [];
-    for (const month of listMonths(Temporal.Now.instant(), 6).slice(1)) {
+    for (const month of listStudioMonths(6).slice(1)) {
       const listed = await call(client, "list_available_slots", { month });
       assert.ok(!listed.isError, textOf(listed));
       const body = listed.structuredContent as {
         timeZone: string;
         slots: Record<string, Array<{ start: string }>>;
       };
-      assert.equal(body.timeZone, "Europe/Lisbon");
+      assert.equal(body.timeZone, STUDIO_ZONE);
       starts = Object.values(body.slots).flat().map((slot) => slot.start);
       if (starts.length) break;
     }
@@ -117,7 +117,8 @@ test("POST /mcp, driven by the official SDK's client, answers in JSON, lists slo
       name: "Rui MCP",
       email: "rui.mcp@example.pt",
       message: "We need a new brand identity for our bakery, ready by spring.",
-      category: "branding",
+      // A kind of work the studio's form offers.
+      category: CORPUS.languages.en.form.categories[1]?.value ?? "other",
     });
     assert.ok(!sent.isError, textOf(sent));
     assert.deepEqual(sent.structuredContent, { ok: true });
@@ -210,12 +211,23 @@ test("POST /mcp serves the SDK's client pinned to the 2026-07-28 revision, answe
     assert.equal(client.getServerVersion()?.version, "1.0.0");
     const { tools } = await client.listTools();
     assert.equal(tools.length, 4);
-    const [month] = listMonths(Temporal.Now.instant(), 6).slice(1);
+    const [month] = listStudioMonths(6).slice(1);
     const listed = await call(client, "list_available_slots", { month });
     assert.ok(!listed.isError, textOf(listed));
-    assert.equal((listed.structuredContent as { timeZone: string }).timeZone, "Europe/Lisbon");
+    assert.equal((listed.structuredContent as { timeZone: string }).timeZone, STUDIO_ZONE);
     const info = await call(client, "get_studio_info", {});
-    assert.equal((info.structuredContent as { meetingMinutes: number }).meetingMinutes, 30);
+    // The studio's facts, as its content and schedule give them.
+    const facts = info.structuredContent as {
+      name: string;
+      timeZone: string;
+      meetingMinutes: number;
+      contact: { email: string; page: string };
+    };
+    assert.equal(facts.name, CORPUS.name);
+    assert.equal(facts.timeZone, STUDIO_ZONE);
+    assert.equal(facts.meetingMinutes, MEETING_MINUTES);
+    assert.equal(facts.contact.email, CORPUS.email);
+    assert.equal(facts.contact.page, BASE_URL + pageOf("contact", "en").path);
     assert.ok(answers.length >= 4);
     for (const answer of answers) {
       assert.deepEqual(answer, { status: 200, type: "application/json" });

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer } from "./_server.ts";
 import { checkHtml, NU_SKIP } from "./_nu_html.ts";
-import { CORPUS } from "../../build/corpus.generated.ts";
+import { CORPUS, pageOf } from "./_studio.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "studio-nu-"));
 const server = NU_SKIP ? undefined : await startServer({
@@ -36,7 +36,13 @@ test(
     }
     // The forms' answers to a refused post, the page again with a notice and what was typed: a
     // foreign Origin (403), and an e-mail address missing (400).
-    for (const path of ["/contacto", "/en/contact", "/marcar-conversa", "/en/book"]) {
+    const forms = [
+      pageOf("contact", "pt"),
+      pageOf("contact", "en"),
+      pageOf("booking", "pt"),
+      pageOf("booking", "en"),
+    ];
+    for (const { path } of forms) {
       for (const origin of ["https://elsewhere.example", server?.origin ?? ""]) {
         const body = new URLSearchParams({
           Name: 'Zé "Ana" <b>',

@@ -9,6 +9,7 @@ import { startServer } from "./_server.ts";
 import { RUNTIME } from "../_kv.ts";
 import { buildCalendar, startIcsFeedServer } from "../_ics_feed.ts";
 import { CONNECTION_TIMEOUTS } from "../../lib/host.ts";
+import { pageOf } from "./_studio.ts";
 
 /** `METHOD path status`, the key by which answers and log lines are matched. */
 function toKey(method: string, path: string, status: number): string {
@@ -71,7 +72,7 @@ test("the request log has a line for every answered request when SIGTERM comes u
     // own, all at once; SIGTERM once a hundred have their answer.
     const paths = [
       ...Array.from({ length: 200 }, () => "/api/v1/health"),
-      ...Array.from({ length: 50 }, () => "/en/services"),
+      ...Array.from({ length: 50 }, () => pageOf(["services", "page"], "en").path),
       ...Array.from({ length: 50 }, (_, index) => `/en/missing-${index}`),
     ];
     const answered: string[] = [];

@@ -15,7 +15,8 @@ import type { Browser, Page } from "playwright-core";
 import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
 import { findFreePort, startServer } from "./_server.ts";
 import { type ReceivedMail, startSmtpServer } from "../_smtp.ts";
-import { buildBookingBody, findRescheduleLink, listMonths, readInvite } from "../_booking.ts";
+import { buildBookingBody, findRescheduleLink, readInvite } from "../_booking.ts";
+import { nextMonth } from "./_studio.ts";
 
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 const INBOX = "inbox@studio.example";
@@ -51,7 +52,7 @@ async function openBrowser(): Promise<Browser> {
 
 /** Books a free time of next month for `email` and returns the start and the attendee's e-mail. */
 async function book(email: string, locale: "pt" | "en", index = 0) {
-  const month = listMonths(Temporal.Now.instant(), 1)[1];
+  const month = nextMonth();
   const listing = await fetch(`${origin}/api/v1/booking/slots?month=${month}`);
   const body: { slots: Record<string, Array<{ start: string }>> } = await listing.json();
   const start = Object.values(body.slots).flat()[index]?.start;

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { findFreePort, runServerExpectingFailure, startServer } from "./_server.ts";
 import { RUNTIME, withKvFile } from "../_kv.ts";
 import { buildBookingBody } from "../_booking.ts";
+import { nextMonth, pageOf } from "./_studio.ts";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import process from "node:process";
@@ -80,9 +81,7 @@ test("the service serves health, the index, 404, 405 and 429 on a port the syste
 
 /** The free slots of next month, as the API lists them. */
 async function listNextMonthSlots(origin: string): Promise<string[]> {
-  const month = Temporal.Now.zonedDateTimeISO("Europe/Lisbon").toPlainDate().toPlainYearMonth()
-    .add({ months: 1 }).toString();
-  const response = await fetch(`${origin}/api/v1/booking/slots?month=${month}`);
+  const response = await fetch(`${origin}/api/v1/booking/slots?month=${nextMonth()}`);
   const body: { slots: Record<string, Array<{ start: string }>> } = await response.json();
   return Object.values(body.slots).flat().map((slot) => slot.start);
 }
@@ -181,13 +180,15 @@ test("HEAD answers with the Content-Length GET sends, and no body (RFC 9110, sec
   const folder = mkdtempSync(join(tmpdir(), "studio-e2e-"));
   const server = await startServer({ STUDIO_KV_PATH: join(folder, "studio.kv") });
   try {
+    // A page of text and its Markdown: the English page for agents, where the studio has one.
+    const { path: page } = pageOf(["agents", "page"], "en");
     const paths = [
       "/api/v1/health",
       "/api/v1",
       "/openapi.json",
       "/.well-known/api-catalog",
-      "/en/agents",
-      "/md/en/agents",
+      page,
+      `/md${page}`,
       "/llms.txt",
       "/nowhere",
     ];

@@ -16,7 +16,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { findFreePort, startServer } from "./_server.ts";
 import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
 import { startSmtpServer } from "../_smtp.ts";
-import { buildBookingBody, listMonths } from "../_booking.ts";
+import { buildBookingBody } from "../_booking.ts";
+import { findFreeStarts } from "./_studio.ts";
 
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 const MEMBER = "ana@studio.example";
@@ -69,10 +70,7 @@ async function readLink(before: number): Promise<string> {
 
 /** Books the first free slot from next month, and sends an inquiry, for the desk to show. */
 async function fillTheDesk(): Promise<void> {
-  const month = listMonths(Temporal.Now.instant(), 2)[1];
-  const listing = await fetch(`${origin}/api/v1/booking/slots?month=${month}`);
-  const body: { slots: Record<string, Array<{ start: string }>> } = await listing.json();
-  const starts = Object.values(body.slots).flat().map((slot) => slot.start);
+  const starts = await findFreeStarts(origin, { minimum: 2 });
   for (const [index, email] of ["marta@example.com", "joao@example.com"].entries()) {
     const response = await fetch(`${origin}/api/v1/booking`, {
       method: "POST",

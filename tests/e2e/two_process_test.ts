@@ -8,6 +8,7 @@ import type { KvKey, Store } from "../../lib/store/store.ts";
 import { type RunningServer, startServer } from "./_server.ts";
 import { startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
 import { buildBookingBody } from "../_booking.ts";
+import { nextMonth } from "./_studio.ts";
 
 const BASE_URL = "https://studio.example";
 
@@ -37,9 +38,7 @@ function postContact(server: RunningServer, client: string, message: string): Pr
 }
 
 async function listSlots(server: RunningServer): Promise<string[]> {
-  const month = Temporal.Now.zonedDateTimeISO("Europe/Lisbon").toPlainDate().toPlainYearMonth()
-    .add({ months: 1 }).toString();
-  const response = await fetch(`${server.origin}/api/v1/booking/slots?month=${month}`);
+  const response = await fetch(`${server.origin}/api/v1/booking/slots?month=${nextMonth()}`);
   const body: { slots: Record<string, Array<{ start: string }>> } = await response.json();
   return Object.values(body.slots).flat().map((slot) => slot.start);
 }

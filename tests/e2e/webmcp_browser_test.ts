@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
 import { startServer } from "./_server.ts";
+import { nextMonth, pageOf } from "./_studio.ts";
 
 /** WebMCP's model context, as far as this test uses it. */
 interface ModelContext {
@@ -26,9 +27,8 @@ test(
     const browser = await launchChromium(["--enable-features=WebMCPTesting"]);
     try {
       const page = await browser.newPage();
-      const month = Temporal.Now.plainDateISO("Europe/Lisbon").toPlainYearMonth().add({ months: 1 })
-        .toString();
-      for (const path of ["/en/book", "/marcar-conversa"]) {
+      const month = nextMonth();
+      for (const { path } of [pageOf("booking", "en"), pageOf("booking", "pt")]) {
         await page.goto(server.origin + path, { waitUntil: "networkidle" });
         const result = await page.evaluate(async (month) => {
           // Runs in the page: its document and navigator, whose WebMCP members no types declare yet.
