@@ -473,8 +473,14 @@ function buildInfoTool(services: SiteServices): Registration {
     ],
     replyTime: "2 to 8 business hours",
     timeZone: services.schedule.timeZone,
-    meetingMinutes: 30,
-    contact: { email: content.email, address: content.address, page: `${baseUrl}/en/contact` },
+    meetingMinutes: services.schedule.meetingMinutes,
+    contact: {
+      email: content.email,
+      address: content.address,
+      page: baseUrl +
+        (content.pages.find((page) => page.layout === "contact" && page.language === "en")
+          ?.path ?? "/en"),
+    },
     rulesOfUse: [
       `Booking and inquiries: ${RULES_OF_USE}`,
       "After an uncertain booking outcome (503), do not retry blindly: check the attendee's mailbox first.",

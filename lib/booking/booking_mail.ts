@@ -117,7 +117,7 @@ export interface BookingLinks {
 const TEXT = {
   pt: {
     intlLocale: "pt-PT",
-    summary: "Conversa de 30 minutos com o estúdio",
+    summary: (minutes: number) => `Conversa de ${minutes} minutos com o estúdio`,
     when: "Quando",
     duration: "Duração",
     minutes: "minutos",
@@ -154,7 +154,7 @@ const TEXT = {
   },
   en: {
     intlLocale: "en-GB",
-    summary: "30-minute conversation with the studio",
+    summary: (minutes: number) => `${minutes}-minute conversation with the studio`,
     when: "When",
     duration: "Duration",
     minutes: "minutes",
@@ -285,7 +285,7 @@ function invite(
     start: Temporal.Instant.fromEpochMilliseconds(record.startEpochMs)
       .toZonedDateTimeISO(context.timeZone),
     durationMinutes: context.durationMinutes,
-    summary: `${text.summary}: ${toHeaderText(record.name, 120)}`,
+    summary: `${text.summary(context.durationMinutes)}: ${toHeaderText(record.name, 120)}`,
     description: detailLines(record, locale, context).join("\n"),
     location: context.meetingPlace[locale] ?? context.meetingPlace.en ?? "",
     organizer: { name: "Studio", email: toBareAddress(context.from) },
