@@ -21,7 +21,8 @@ const DEFAULT_BUILD_FOLDER = ROOT + "build/";
  * studio's content into another folder (a test's fixture studio, a library user's studio).
  */
 const { values: BUILD_ARGS } = parseArgs({
-  args: Deno.args,
+  // The suite imports the build's steps on Node and Bun too, where no command line names them.
+  args: typeof Deno === "undefined" ? [] : Deno.args,
   options: { content: { type: "string" }, out: { type: "string" } },
   strict: false,
 });

@@ -14,6 +14,7 @@
  */
 import ts from "typescript";
 import { runBuild } from "./build.ts";
+import { buildFixtureStudios } from "./_fixture_studios.ts";
 import { SERVICE_NAME } from "../lib/contract/contract.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -222,8 +223,9 @@ async function buildPackage(): Promise<void> {
 /**
  * Compiles tests/ into npm-tests/tests/ and makes every other compiled module a link to the
  * package's file of the same path, so the tests exercise the built package. Modules the package
- * does not hold (e.g. scripts/) stay compiled from source; the content and the build folder's
- * modules, which tests read as files, are linked from the repository.
+ * does not hold (e.g. scripts/) stay compiled from source, and so do the builds of the fixture
+ * studios the tests serve (tests/.build/, whose files/ are linked beside them); the content and
+ * the build folder's modules, which tests read as files, are linked from the repository.
  */
 async function buildTests(): Promise<void> {
   await Deno.remove(TESTS_OUT, { recursive: true }).catch(() => {});
@@ -271,4 +273,8 @@ async function linkIfAbsent(file: string, from: string): Promise<void> {
 // The package compiles build/'s modules with the sources: bring them up to date first.
 if (!await runBuild()) Deno.exit(1);
 await buildPackage();
-if (Deno.args.includes("--tests")) await buildTests();
+if (Deno.args.includes("--tests")) {
+  // The tests import the fixture studios' builds (tests/.build/), compiled with them.
+  if (!await buildFixtureStudios()) Deno.exit(1);
+  await buildTests();
+}

@@ -1,20 +1,28 @@
 /**
  * Brings `build/` up to date (`deno task build`: quick when nothing changed, and what a fresh
- * clone lacks), then runs the whole test suite under Deno — every test under `tests/` and every `@example` of the
- * library's modules (`deno test --doc`), which assert what they show — and prints a closing
- * `N passed, N failed` line that CI reads as the count. Exits with the test runner's status.
+ * clone lacks) and the fixture studios the tests serve instead of `content/`, in `tests/.build/`
+ * (scripts/_fixture_studios.ts), then runs the whole test suite under Deno — every test under
+ * `tests/` and every `@example` of the library's modules (`deno test --doc`), which assert what
+ * they show — and prints a closing `N passed, N failed` line that CI reads as the count. Exits
+ * with the test runner's status.
  *
  * Usage: `deno task test` (extra arguments go to `deno test`).
  *
  * @module
  */
 import { runBuild } from "./build.ts";
+import { buildFixtureStudios } from "./_fixture_studios.ts";
 
 /** The modules whose `@example` blocks run as tests besides `tests/`. */
 const DOC_SOURCES = ["mod.ts", "compose/", "testing.ts", "lib/"];
 
 if (!await runBuild()) {
   console.error("deno task build failed: the tests need build/");
+  console.log("\n0 passed, 1 failed");
+  Deno.exit(1);
+}
+if (!await buildFixtureStudios()) {
+  console.error("The fixture studios failed to build: the tests need tests/.build/");
   console.log("\n0 passed, 1 failed");
   Deno.exit(1);
 }

@@ -1,5 +1,5 @@
 /**
- * A studio for tests of the team's tools (personal data, the calendar feed): the handler and the
+ * The sample fixture studio for tests of the team's tools (personal data, the calendar feed): the handler and the
  * services the desk and the CLI act with, over one store, one outbox delivering to a real SMTP
  * server, and one fixed clock; with helpers that make inquiries and bookings through the API.
  * Internal to tests/.
@@ -7,7 +7,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { createHandler, createServices, type HandlerOptions } from "../compose/create_handler.ts";
+import type { HandlerOptions } from "../compose/create_handler.ts";
 import type { Handler } from "../lib/http/create_pipeline.ts";
 import { createOutbox, type Outbox } from "../lib/mail/outbox.ts";
 import type { Mailer } from "../lib/mail/mail.ts";
@@ -15,6 +15,7 @@ import type { Services } from "../lib/services.ts";
 import type { Store } from "../lib/store/store.ts";
 import { createFixedClock, type FixedClock } from "../testing.ts";
 import { buildBookingBody } from "./_booking.ts";
+import { createSampleHandler, createSampleServices } from "./_fixture_studio.ts";
 import {
   buildRequest,
   createRecordingLogger,
@@ -67,8 +68,8 @@ export function createStudioApp(
     outbox,
   };
   return {
-    handler: createHandler(all),
-    services: createServices(all),
+    handler: createSampleHandler(all),
+    services: createSampleServices(all),
     store,
     clock,
     outbox,

@@ -1,20 +1,23 @@
 /**
- * The studio's own service defaults, as `create_handler.ts` passes them, for tests that resolve
- * the services themselves (to read the route table). Internal to tests/.
+ * The service defaults of the sample fixture studio (tests/_fixture_studio.ts), as
+ * `compose_handler.ts` gives the studio's own build, for tests that resolve the services
+ * themselves (to read the route table). Internal to tests/.
  *
  * @module
  */
 import type { ServiceDefaults } from "../lib/resolve_services.ts";
-import { CORPUS } from "../build/corpus.generated.ts";
-import { SITE_INDEX } from "../build/site_index.generated.ts";
-import { DEFAULT_SCHEDULE } from "../build/schedule.generated.ts";
-import { PUBLIC_HOLIDAYS } from "../build/public_holidays.generated.ts";
+import { SAMPLE_STUDIO } from "./_fixture_studio.ts";
 
-/** The studio's corpus, schedule, holiday table and API reference renderer. */
+/** The sample fixture's corpus, site prepared ahead, schedule and holidays; the API reference. */
 export const STUDIO_DEFAULTS: ServiceDefaults = {
-  content: { index: SITE_INDEX, load: () => Promise.resolve(CORPUS) },
-  schedule: DEFAULT_SCHEDULE,
-  holidays: PUBLIC_HOLIDAYS,
+  content: {
+    index: SAMPLE_STUDIO.siteIndex,
+    load: () => Promise.resolve(SAMPLE_STUDIO.content),
+    loadPrebuilt: SAMPLE_STUDIO.loadPrebuilt,
+  },
+  schedule: SAMPLE_STUDIO.schedule,
+  holidays: SAMPLE_STUDIO.holidays,
+  // The API reference's renderer is the service's, not a studio's: the service's build has it.
   loadApiReference: async () =>
     (await import("../build/api_reference_bundle.generated.ts")).API_REFERENCE,
 };

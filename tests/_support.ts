@@ -59,7 +59,7 @@ export const API_HEADERS: readonly string[] = [
   "API-Version",
 ];
 
-/** The slot starts (`HH:MM`) of an open weekday in the default schedule (content/schedule.json). */
+/** The slot starts (`HH:MM`) of an open weekday in the sample fixture studio's schedule. */
 export const WEEKDAY_TIMES: readonly string[] = [
   "09:30",
   "10:00",

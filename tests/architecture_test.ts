@@ -74,7 +74,8 @@ const MAX_LIB_FILE_BYTES = 200_000;
 
 /**
  * Folders outside the sources: installed packages and tools, the npm package and its compiled
- * tests, run-time data and test output (all git-ignored), and vendored test fixtures.
+ * tests, run-time data and test output (all git-ignored), vendored test fixtures and the fixture
+ * studios' builds (tests/.build/, git-ignored: a studio's build folder, as build/ is the service's).
  */
 const NOT_SOURCES = [
   ".git",
@@ -86,6 +87,7 @@ const NOT_SOURCES = [
   "test-artifacts",
   ".cache",
   "tests/fixtures",
+  "tests/.build",
 ];
 
 /** A generated file's first line names the script that made it (docs/style.md, Principles). */

@@ -1,12 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler } from "../_fixture_studio.ts";
 import { INTERNAL_ERROR_MESSAGE } from "../../lib/contract/api_error.ts";
 import { buildRequest, createRecordingLogger, fromAddress, readError } from "../_support.ts";
 import { createFixedClock } from "../../testing.ts";
 
 test("createHandler() answers 404 not-found naming /api/v1 for unknown paths under /api/", async () => {
-  const handler = createHandler();
+  const handler = createSampleHandler();
   for (const path of ["/api/v2", "/api/v1/nope", "/api/v1/health/extra", "/api/", "/api/x/../y"]) {
     const response = await handler(buildRequest(path), fromAddress("198.51.100.1"));
     assert.equal(response.status, path === "/api/" ? 200 : 404, path);
@@ -20,7 +20,7 @@ test("createHandler() answers 404 not-found naming /api/v1 for unknown paths und
 });
 
 test("createHandler() hands over an answer ready at once in its promise's response", async () => {
-  const handler = createHandler();
+  const handler = createSampleHandler();
   const ready = handler(buildRequest("/api/v1/health"), fromAddress("198.51.100.1"));
   assert.ok(ready.response, "health answers synchronously");
   assert.equal(ready.response.status, 200);
@@ -42,7 +42,7 @@ test("createHandler() hands over an answer ready at once in its promise's respon
 });
 
 test("createHandler() answers 405 with Allow for a known path and a wrong method", async () => {
-  const handler = createHandler();
+  const handler = createSampleHandler();
   for (const method of ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"]) {
     const response = await handler(buildRequest("/api/v1/health", { method }));
     assert.equal(response.status, 405, method);
@@ -53,7 +53,7 @@ test("createHandler() answers 405 with Allow for a known path and a wrong method
 });
 
 test("createHandler() counts unknown-path requests against the read and write quotas", async () => {
-  const handler = createHandler({ clock: createFixedClock("2026-11-21T10:00:00Z") });
+  const handler = createSampleHandler({ clock: createFixedClock("2026-11-21T10:00:00Z") });
   const get = await handler(buildRequest("/api/nope"), fromAddress("198.51.100.2"));
   assert.equal(get.headers.get("RateLimit-Policy"), '"read";q=120;w=60');
   assert.equal(get.headers.get("RateLimit-Remaining"), "119");
@@ -69,7 +69,7 @@ test("createHandler() counts unknown-path requests against the read and write qu
 
 test("createHandler() answers the 121st read in a window 429 rate-limited with Retry-After", async () => {
   const clock = createFixedClock("2026-11-21T10:00:15Z");
-  const handler = createHandler({ clock });
+  const handler = createSampleHandler({ clock });
   const client = fromAddress("192.0.2.10");
   for (let index = 0; index < 120; index++) {
     const response = await handler(buildRequest("/api/v1/health"), client);
@@ -97,7 +97,7 @@ test("createHandler() answers the 121st read in a window 429 rate-limited with R
 });
 
 test("createHandler() ignores forwarding headers unless trustProxy names one", async () => {
-  const handler = createHandler({ rateLimits: { read: 2 } });
+  const handler = createSampleHandler({ rateLimits: { read: 2 } });
   const statuses: number[] = [];
   for (const forwarded of ["1.1.1.1", "2.2.2.2", "3.3.3.3"]) {
     const response = await handler(
@@ -117,7 +117,7 @@ test("createHandler() ignores forwarding headers unless trustProxy names one", a
 });
 
 test("createHandler() counts the rightmost X-Forwarded-For address when it is trusted", async () => {
-  const handler = createHandler({ rateLimits: { read: 1 }, trustProxy: "x-forwarded-for" });
+  const handler = createSampleHandler({ rateLimits: { read: 1 }, trustProxy: "x-forwarded-for" });
   const statuses: number[] = [];
   for (const forwarded of ["9.9.9.9, 1.1.1.1", "9.9.9.9, 2.2.2.2", "8.8.8.8, 2.2.2.2"]) {
     const response = await handler(
@@ -131,7 +131,7 @@ test("createHandler() counts the rightmost X-Forwarded-For address when it is tr
 });
 
 test("createHandler() counts IPv6 clients per /64", async () => {
-  const handler = createHandler({ rateLimits: { read: 1 } });
+  const handler = createSampleHandler({ rateLimits: { read: 1 } });
   const first = await handler(buildRequest("/api/v1/health"), fromAddress("2001:db8:1:2::1"));
   assert.equal(first.status, 200);
   await first.body?.cancel();
@@ -151,7 +151,7 @@ test("createHandler() counts IPv6 clients per /64", async () => {
 
 test("createHandler() answers 500 internal-error with a fixed message and logs the detail", async () => {
   const logger = createRecordingLogger();
-  const handler = createHandler({
+  const handler = createSampleHandler({
     logger,
     clock: {
       now: () => {
@@ -174,7 +174,7 @@ test("createHandler() answers 500 internal-error with a fixed message and logs t
 
 test("createHandler() answers a failure before routing as a 500 ErrorResponse with API-Version", async () => {
   const logger = createRecordingLogger();
-  const handler = createHandler({ logger });
+  const handler = createSampleHandler({ logger });
   const info = {
     get remoteAddr(): never {
       throw new Error("secret detail: no address");
@@ -194,7 +194,7 @@ test("createHandler() answers a failure before routing as a 500 ErrorResponse wi
 });
 
 test("createHandler() survives absurd query strings and 8 KiB headers", async () => {
-  const handler = createHandler();
+  const handler = createSampleHandler();
   const query = "?" +
     Array.from({ length: 2000 }, (_, index) => `a${index}=%ff%00%zz&a=1`).join("&");
   const expected = [
@@ -217,7 +217,7 @@ test("createHandler() survives absurd query strings and 8 KiB headers", async ()
 });
 
 test("createHandler() sends the deprecation notice on every /api/ response", async () => {
-  const handler = createHandler({
+  const handler = createSampleHandler({
     deprecation: {
       deprecatedAt: "2027-01-01T00:00:00Z",
       sunsetAt: "2027-07-01T00:00:00Z",
@@ -243,12 +243,12 @@ test("createHandler() sends the deprecation notice on every /api/ response", asy
 });
 
 test("createHandler() rejects invalid options with a message naming them", () => {
-  assert.throws(() => createHandler({ baseUrl: "not a url" }), /baseUrl/);
-  assert.throws(() => createHandler({ baseUrl: "ftp://studio.example" }), /baseUrl/);
-  assert.throws(() => createHandler({ rateLimits: { write: 0 } }), /rateLimits\.write/);
+  assert.throws(() => createSampleHandler({ baseUrl: "not a url" }), /baseUrl/);
+  assert.throws(() => createSampleHandler({ baseUrl: "ftp://studio.example" }), /baseUrl/);
+  assert.throws(() => createSampleHandler({ rateLimits: { write: 0 } }), /rateLimits\.write/);
   assert.throws(
     () =>
-      createHandler({
+      createSampleHandler({
         deprecation: {
           deprecatedAt: "2027-01-01T00:00:00Z",
           sunsetAt: "2027-02-01T00:00:00Z",
@@ -260,7 +260,7 @@ test("createHandler() rejects invalid options with a message naming them", () =>
 });
 
 test("createHandler() answers non-API unknown paths without the API envelope", async () => {
-  const handler = createHandler();
+  const handler = createSampleHandler();
   const response = await handler(buildRequest("/no-such-page"));
   assert.equal(response.status, 404);
   assert.equal(response.headers.get("API-Version"), null);

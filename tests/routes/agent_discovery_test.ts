@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler } from "../_fixture_studio.ts";
 import {
   MCP_HANDSHAKE_PROTOCOL_VERSIONS,
   MCP_PROTOCOL_VERSIONS,
@@ -15,7 +15,7 @@ import { buildRequest, fromAddress } from "../_support.ts";
 import { assertNoSampleWords, OTHER_CORPUS } from "../_other_studio.ts";
 
 const BASE_URL = "https://studio.example";
-const handler = createHandler({ baseUrl: BASE_URL });
+const handler = createSampleHandler({ baseUrl: BASE_URL });
 
 /** SEP-2127's v1 schema, vendored (see tests/fixtures/mcp/README.md). */
 const SERVER_CARD_SCHEMA = JSON.parse(
@@ -122,7 +122,7 @@ test("GET /.well-known/ai-catalog.json points to the server card, with the displ
 });
 
 test("GET /.well-known/ai-catalog.json and the server cards name the studio the content names, never the sample studio or its city", async () => {
-  const other = createHandler({ baseUrl: BASE_URL, content: OTHER_CORPUS });
+  const other = createSampleHandler({ baseUrl: BASE_URL, content: OTHER_CORPUS });
   for (
     const path of ["/.well-known/ai-catalog.json", "/mcp/server-card", "/.well-known/mcp.json"]
   ) {
@@ -249,7 +249,7 @@ test("POST /mcp refuses a Host the site does not serve (DNS rebinding)", async (
 });
 
 test("POST /mcp counts against the read quota and, over it, answers a JSON-RPC 429 with Retry-After", async () => {
-  const limited = createHandler({
+  const limited = createSampleHandler({
     baseUrl: BASE_URL,
     clock: createFixedClock("2026-11-21T10:00:00Z"),
     rateLimits: { read: 2 },

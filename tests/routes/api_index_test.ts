@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler } from "../_fixture_studio.ts";
 import { buildRouteTable } from "../../routes/mod.ts";
 import { resolveServices } from "../../lib/resolve_services.ts";
 import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
@@ -8,7 +8,10 @@ import { OPERATIONS } from "../../lib/contract/contract.ts";
 import { buildRequest, fromAddress } from "../_support.ts";
 
 test("GET /api/v1 answers the ApiIndex generated from the route table", async () => {
-  const handler = createHandler({ baseUrl: "https://studio.example", rateLimits: { write: 30 } });
+  const handler = createSampleHandler({
+    baseUrl: "https://studio.example",
+    rateLimits: { write: 30 },
+  });
   const response = await handler(buildRequest("/api/v1"), fromAddress("203.0.113.1"));
   assert.equal(response.status, 200);
   assert.equal(response.headers.get("Content-Type"), "application/json");
@@ -49,7 +52,7 @@ test("GET /api/v1 answers the ApiIndex generated from the route table", async ()
 });
 
 test("GET /api/v1 lists only operations that answer, and unlisted ones answer 404", async () => {
-  const handler = createHandler({ rateLimits: { read: 1000, write: 1000 } });
+  const handler = createSampleHandler({ rateLimits: { read: 1000, write: 1000 } });
   const response = await handler(buildRequest("/api"));
   assert.equal(response.headers.get("Link"), '</api/v1>; rel="latest-version"');
   const index = await response.json();

@@ -1,17 +1,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler, SAMPLE_CORPUS } from "../_fixture_studio.ts";
 import { API_REFERENCE_POLICY, createApiReference } from "../../routes/api_reference.ts";
 import type { RouteHandlers } from "../../lib/http/route.ts";
 import { resolveServices } from "../../lib/resolve_services.ts";
-import { CORPUS } from "../../build/corpus.generated.ts";
 import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
 import { API_REFERENCE_VERSION } from "../../build/api_reference_bundle.generated.ts";
 import { createRecordingLogger, createTestClient } from "../_support.ts";
 
 function createClient() {
   return createTestClient(
-    createHandler({ baseUrl: "https://studio.example", logger: createRecordingLogger() }),
+    createSampleHandler({ baseUrl: "https://studio.example", logger: createRecordingLogger() }),
   );
 }
 
@@ -85,7 +84,7 @@ test("createApiReference() loads the renderer from the services on the first req
   });
   const reference = createApiReference({
     ...services,
-    content: CORPUS,
+    content: SAMPLE_CORPUS,
   });
   assert.equal(loads, 0, "making the handlers loads nothing");
   const handlers: Record<string, RouteHandlers> = {

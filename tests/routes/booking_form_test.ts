@@ -1,10 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler, SAMPLE_CORPUS } from "../_fixture_studio.ts";
 import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../testing.ts";
 import { createRecordingLogger } from "../_support.ts";
 import { startIcsFeedServer } from "../_ics_feed.ts";
-import { CORPUS } from "../../build/corpus.generated.ts";
 import { escapeHtml } from "../../lib/mail/mail.ts";
 import { createIcsCalendar } from "../../lib/availability/busy_calendar.ts";
 import type { Store } from "../../lib/store/store.ts";
@@ -24,7 +23,7 @@ const NOT_INSTANTS = [
 test("POST /en/book and /marcar-conversa answer a start that is not an instant with the form again (400 HTML), not a 500", async () => {
   const store = createMemoryStore();
   const logger = createRecordingLogger();
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE,
     store,
     mailer: createMemoryMailer(),
@@ -59,7 +58,7 @@ test("POST /en/book and /marcar-conversa answer a start that is not an instant w
 test("POST /en/book twice with the same form (a double click, a resend) books once and answers both as booked", async () => {
   const store = createMemoryStore();
   const mailer = createMemoryMailer();
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE,
     store,
     mailer,
@@ -119,8 +118,8 @@ const TYPED = {
 
 /** The booking pages, with their language's `lang` and texts. */
 const BOOKING_PAGES = [
-  { path: "/en/book", lang: "en", text: CORPUS.languages.en.booking },
-  { path: "/marcar-conversa", lang: "pt-PT", text: CORPUS.languages.pt.booking },
+  { path: "/en/book", lang: "en", text: SAMPLE_CORPUS.languages.en.booking },
+  { path: "/marcar-conversa", lang: "pt-PT", text: SAMPLE_CORPUS.languages.pt.booking },
 ] as const;
 
 /** The clock of these tests: free times of December 2026 are listed. */
@@ -219,7 +218,7 @@ async function assertBookingPage(
 }
 
 test("POST /en/book and /marcar-conversa answer a body that is not UTF-8 with the form again, what could be read kept and the time still chosen (400)", async () => {
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE,
     logger: createRecordingLogger(),
     clock: createFixedClock(NOW),
@@ -249,7 +248,7 @@ test("POST /en/book and /marcar-conversa answer a body that is not UTF-8 with th
 });
 
 test("POST /en/book and /marcar-conversa answer a detail that is wrong with the form again, the time still chosen (400)", async () => {
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE,
     logger: createRecordingLogger(),
     clock: createFixedClock(NOW),
@@ -272,7 +271,7 @@ test("POST /en/book and /marcar-conversa answer a detail that is wrong with the 
 
 test("POST /en/book and /marcar-conversa from a foreign Origin answer the form again with the details and the time chosen (403)", async () => {
   const store = createMemoryStore();
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE,
     store,
     logger: createRecordingLogger(),
@@ -301,7 +300,7 @@ test("POST /en/book and /marcar-conversa from a foreign Origin answer the form a
 });
 
 test("POST /en/book and /marcar-conversa answer a time just taken with the other free times, the details kept (409)", async () => {
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE,
     logger: createRecordingLogger(),
     clock: createFixedClock(NOW),
@@ -331,7 +330,7 @@ test("POST /en/book and /marcar-conversa answer a time just taken with the other
 
 test("POST /en/book and /marcar-conversa answer a body over 96 KiB with the form again, keeping the details that arrived and the time chosen (413)", async () => {
   const store = createMemoryStore();
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE,
     store,
     logger: createRecordingLogger(),
@@ -372,7 +371,7 @@ test("POST /en/book and /marcar-conversa answer a body over 96 KiB with the form
 
 test("POST /en/book and /marcar-conversa count against the booking quota: over it, the form again with the details, the time chosen and Retry-After (429)", async () => {
   for (const page of BOOKING_PAGES) {
-    const handler = createHandler({
+    const handler = createSampleHandler({
       baseUrl: BASE,
       logger: createRecordingLogger(),
       clock: createFixedClock(NOW),
@@ -396,7 +395,7 @@ test("POST /en/book and /marcar-conversa count against the booking quota: over i
 });
 
 test("POST /en/book and /marcar-conversa answer an address whose bookings of the day are taken with the form again and Retry-After (429)", async () => {
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE,
     logger: createRecordingLogger(),
     clock: createFixedClock(NOW),
@@ -431,7 +430,7 @@ test("POST /en/book and /marcar-conversa answer an address whose bookings of the
 test("POST /en/book and /marcar-conversa answer a failure of the service with the form again, the details and the time chosen (500)", async () => {
   const logger = createRecordingLogger();
   const store = createFailingStore("atomic");
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE,
     store,
     logger,
@@ -461,7 +460,7 @@ test("POST /en/book and /marcar-conversa answer a calendar that cannot be read w
   const feed = await startIcsFeedServer();
   const clock = createFixedClock(NOW);
   const logger = createRecordingLogger();
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE,
     logger,
     clock,
@@ -472,7 +471,7 @@ test("POST /en/book and /marcar-conversa answer a calendar that cannot be read w
     response.writeHead(500);
     response.end();
   });
-  const broken = createHandler({
+  const broken = createSampleHandler({
     baseUrl: BASE,
     logger,
     clock,
@@ -503,7 +502,7 @@ test("POST /en/book and /marcar-conversa answer a calendar that cannot be read w
 test("POST /en/book and /marcar-conversa answer an uncertain outcome with the form again and its key, never inviting a blind retry (503)", async () => {
   const store = createFailingStore("commit");
   // The links' key is given, so that signing them needs no commit of its own.
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE,
     store,
     secret: "a-secret-of-at-least-32-characters-for-links",

@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { HOLDS_CHECK_MILLISECONDS } from "../../lib/availability/slots.ts";
-import { createHandler, type Handler } from "../../compose/create_handler.ts";
+import type { Handler } from "../../compose/create_handler.ts";
+import { createSampleHandler } from "../_fixture_studio.ts";
 import { type BusyInterval, describeMonth } from "../../lib/availability/availability.ts";
 import {
   type BusyCalendar,
@@ -57,7 +58,7 @@ function setup(
   const clock = createFixedClock(now);
   const store = createMemoryStore();
   const logger = createRecordingLogger();
-  const handler = createHandler({ clock, store, logger, ...options });
+  const handler = createSampleHandler({ clock, store, logger, ...options });
   return { handler, store, clock, logger };
 }
 
@@ -237,7 +238,7 @@ test("GET /api/v1/booking/slots removes the slots under events of an iCalendar f
         "TRANSP:TRANSPARENT",
       ),
     ));
-  const handler = createHandler({ clock, busyCalendar, logger: createRecordingLogger() });
+  const handler = createSampleHandler({ clock, busyCalendar, logger: createRecordingLogger() });
   const body = await readSlots(handler, "2026-12");
   assert.deepEqual(
     body.slots["2026-12-03"].map((slot) => slot.start.slice(11, 16)),
@@ -469,7 +470,7 @@ test(
         buildEvent("no-start", "SUMMARY:Broken"),
         buildEvent("good", "DTSTART:20261202T100000Z", "DTEND:20261202T103000Z"),
       ));
-    const handler = createHandler({ clock, busyCalendar, logger: createRecordingLogger() });
+    const handler = createSampleHandler({ clock, busyCalendar, logger: createRecordingLogger() });
     const body = await readSlots(handler, "2026-12");
     assert.equal(body.slots["2026-12-02"][0].start, "2026-12-02T09:30:00+00:00");
     assert.equal(body.slots["2026-12-02"][1].start, "2026-12-02T10:30:00+00:00");

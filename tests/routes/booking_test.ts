@@ -5,10 +5,10 @@ import { MAX_BODY_BYTES } from "../../lib/contract/contract.ts";
 import { createFixedClock, createMemoryStore, type FixedClock } from "../../testing.ts";
 
 const BOOKING_LIMIT = MAX_BODY_BYTES.createBooking;
-import { createHandler, type Handler, type HandlerOptions } from "../../mod.ts";
+import type { Handler, HandlerOptions } from "../../mod.ts";
+import { createSampleHandler, SAMPLE_SCHEDULE } from "../_fixture_studio.ts";
 import type { BookingRecord } from "../../lib/booking/booking_mail.ts";
 import { createOutbox, type Outbox } from "../../lib/mail/outbox.ts";
-import { DEFAULT_SCHEDULE } from "../../build/schedule.generated.ts";
 import { createLinkSigner } from "../../lib/booking/signed_links.ts";
 import { createSmtpMailer } from "../../adapters/smtp_mailer.ts";
 import type {
@@ -48,7 +48,7 @@ const RAISED = { read: 100_000, write: 100_000, booking: 100_000 };
 const RAISED_POLICY = '"write";q=100000;w=60, "booking";q=100000;w=300';
 const DEFAULT_POLICY = '"write";q=10;w=60, "booking";q=5;w=300';
 const MEETING_MS = 30 * 60_000;
-const PLACE = DEFAULT_SCHEDULE.meetingPlace;
+const PLACE = SAMPLE_SCHEDULE.meetingPlace;
 /** The real SMTP server every test app delivers to, started before the tests and stopped after. */
 let smtp: TestSmtpServer;
 let mailer: ReturnType<typeof createSmtpMailer>;
@@ -84,7 +84,7 @@ function createApp(
   const store = options.store ?? createMemoryStore();
   const outbox = createOutbox({ store, mailer, clock, logger });
   outboxes.push(outbox);
-  const handler = createHandler({
+  const handler = createSampleHandler({
     mailFrom: MAIL_FROM,
     inbox: INBOX,
     secret: SECRET,
@@ -421,7 +421,7 @@ test("POST /api/v1/booking books a summer slot given in UTC and invites at the s
 test("POST /api/v1/booking for a studio in another zone writes its e-mails in that zone and names it, never the sample's city or zone", async () => {
   const app = createApp({ schedule: OTHER_SCHEDULE });
   const start = await takeSlot(app, "2026-12", "2026-12-02");
-  assert.equal(start, "2026-12-02T09:30:00-03:00", "the schedule's hours in São Paulo");
+  assert.equal(start, "2026-12-02T10:00:00-03:00", "the schedule's hours in São Paulo");
   const email = "joana.sp@example.com.br";
   await readCreated(
     await book(app, buildBookingBody(start, { email, locale: "en" })),
@@ -434,12 +434,12 @@ test("POST /api/v1/booking for a studio in another zone writes its e-mails in th
   const attendee = mails["attendee-booked-0"];
   assert.equal(
     attendee.parsed.subject,
-    "Conversation booked: Wednesday, 2 December 2026 at 09:30 (Brasilia Standard Time)",
+    "Conversation booked: Wednesday, 2 December 2026 at 10:00 (Brasilia Standard Time)",
   );
   const studio = mails["studio-new-0"];
   assert.equal(
     studio.parsed.subject,
-    "Nova conversa: Ana Sousa — quarta-feira, 2 de dezembro de 2026 às 09:30 (hora padrão de Brasília)",
+    "Nova conversa: Ana Sousa — quarta-feira, 2 de dezembro de 2026 às 10:00 (hora padrão de Brasília)",
   );
   for (const [name, mail] of Object.entries(mails)) {
     assertNoSampleWords(mail.parsed.subject ?? "", `${name}: the subject`);
@@ -447,7 +447,7 @@ test("POST /api/v1/booking for a studio in another zone writes its e-mails in th
     const invite = readInvite(mail, "REQUEST");
     assert.deepEqual(invite.timeZones, [OTHER_TIME_ZONE]);
     assert.equal(invite.startTzid, OTHER_TIME_ZONE);
-    assert.equal(invite.startWallClock, "2026-12-02T09:30:00");
+    assert.equal(invite.startWallClock, "2026-12-02T10:00:00");
     assertNoSampleWords(invite.ics, `${name}: the invite`);
   }
 });

@@ -1,11 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler, SAMPLE_CORPUS } from "../_fixture_studio.ts";
 import type { InquiryRecord } from "../../lib/contact/inquiries.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { buildRequest, createRecordingLogger, fromAddress } from "../_support.ts";
 import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../testing.ts";
-import { CORPUS } from "../../build/corpus.generated.ts";
 import { escapeHtml } from "../../lib/mail/mail.ts";
 
 const CLIENT = fromAddress("203.0.113.40");
@@ -42,7 +41,7 @@ async function listInquiries(store: Store): Promise<InquiryRecord[]> {
 test("POST /contacto stores the inquiry through the contact service and redirects to the thank-you page", async () => {
   const store = createMemoryStore();
   const mailer = createMemoryMailer();
-  const handler = createHandler({ store, mailer, clock, logger: createRecordingLogger() });
+  const handler = createSampleHandler({ store, mailer, clock, logger: createRecordingLogger() });
   const response = await handler(
     buildRequest("/contacto", {
       method: "POST",
@@ -77,7 +76,7 @@ test("POST /contacto stores the inquiry through the contact service and redirect
 
 test("POST /en/contact with a missing email shows the form again in English, with the values kept", async () => {
   const store = createMemoryStore();
-  const handler = createHandler({ store, clock, logger: createRecordingLogger() });
+  const handler = createSampleHandler({ store, clock, logger: createRecordingLogger() });
   const fields = VALID.map(([name, value]): [string, string] =>
     name === "Email"
       ? [name, ""]
@@ -108,7 +107,7 @@ test("POST /en/contact with a missing email shows the form again in English, wit
 });
 
 test("GET of a page with campaign parameters keeps the first touch, and the contact form carries it", async () => {
-  const handler = createHandler({ baseUrl: "https://studio.example" });
+  const handler = createSampleHandler({ baseUrl: "https://studio.example" });
   const landing = await handler(
     buildRequest("/servicos?utm_source=google&utm_medium=cpc&gclid=abc123&other=1"),
   );
@@ -173,8 +172,8 @@ function buildTypedFields(message = TYPED.message): Array<[string, string]> {
 
 /** The contact pages, with their language's `lang` and the form's texts. */
 const CONTACT_PAGES = [
-  { path: "/en/contact", lang: "en", text: CORPUS.languages.en.form },
-  { path: "/contacto", lang: "pt-PT", text: CORPUS.languages.pt.form },
+  { path: "/en/contact", lang: "en", text: SAMPLE_CORPUS.languages.en.form },
+  { path: "/contacto", lang: "pt-PT", text: SAMPLE_CORPUS.languages.pt.form },
 ] as const;
 
 /** The `value` attribute of the input whose id is `id`, as written in the page. */
@@ -234,7 +233,7 @@ async function assertContactPage(
 }
 
 test("POST /en/contact and /contacto answer a multipart body that does not parse with the form again, what was typed kept (400)", async () => {
-  const handler = createHandler({ clock, logger: createRecordingLogger() });
+  const handler = createSampleHandler({ clock, logger: createRecordingLogger() });
   for (const page of CONTACT_PAGES) {
     // Cut before its closing delimiter, as a dropped connection leaves it.
     const body = buildTypedFields().map(([name, value]) =>
@@ -258,7 +257,7 @@ test("POST /en/contact and /contacto answer a multipart body that does not parse
 });
 
 test("POST /en/contact and /contacto answer a field that is wrong with the form again, its message and the values kept (400)", async () => {
-  const handler = createHandler({ clock, logger: createRecordingLogger() });
+  const handler = createSampleHandler({ clock, logger: createRecordingLogger() });
   for (const page of CONTACT_PAGES) {
     const fields = buildTypedFields().map(([name, value]): [string, string] =>
       name === "Email" ? [name, "ze.example.pt"] : [name, value]
@@ -282,7 +281,7 @@ test("POST /en/contact and /contacto answer a field that is wrong with the form 
 
 test("POST /en/contact and /contacto from a foreign Origin answer the form again with what was typed, saying where to send it (403)", async () => {
   const store = createMemoryStore();
-  const handler = createHandler({ store, clock, logger: createRecordingLogger() });
+  const handler = createSampleHandler({ store, clock, logger: createRecordingLogger() });
   for (const page of CONTACT_PAGES) {
     const response = await handler(
       buildRequest(page.path, {
@@ -304,7 +303,7 @@ test("POST /en/contact and /contacto from a foreign Origin answer the form again
 
 test("POST /en/contact and /contacto answer a body over 64 KiB with the form again, keeping the fields that arrived and the message as far as it did (413)", async () => {
   const store = createMemoryStore();
-  const handler = createHandler({ store, clock, logger: createRecordingLogger() });
+  const handler = createSampleHandler({ store, clock, logger: createRecordingLogger() });
   const long = TYPED.message + " " + "Mais um pormenor. ".repeat(4_000);
   for (const page of CONTACT_PAGES) {
     for (const chunked of [false, true]) {
@@ -343,7 +342,7 @@ test("POST /en/contact and /contacto answer a body over 64 KiB with the form aga
 
 test("POST /en/contact and /contacto count against the write quota: over it, the form again with what was typed and Retry-After (429)", async () => {
   for (const page of CONTACT_PAGES) {
-    const handler = createHandler({
+    const handler = createSampleHandler({
       clock,
       rateLimits: { write: 2 },
       logger: createRecordingLogger(),
@@ -397,7 +396,7 @@ test("POST /en/contact and /contacto answer the form again with what was typed w
       return operation;
     },
   };
-  const handler = createHandler({ store: failing, clock, logger: createRecordingLogger() });
+  const handler = createSampleHandler({ store: failing, clock, logger: createRecordingLogger() });
   for (const page of CONTACT_PAGES) {
     const response = await handler(
       buildRequest(page.path, { method: "POST", body: buildForm(buildTypedFields()) }),

@@ -1,7 +1,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ErrorResponseBody } from "../../lib/contract/api_error.ts";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler } from "../_fixture_studio.ts";
 import { createOutbox, type SentRecord } from "../../lib/mail/outbox.ts";
 import type { Mailer } from "../../lib/mail/mail.ts";
 import { createSmtpMailer } from "../../adapters/smtp_mailer.ts";
@@ -53,7 +53,7 @@ const clock = createFixedClock("2026-11-21T10:00:00Z");
 const logger = createRecordingLogger();
 const store = createMemoryStore();
 const outbox = createOutbox({ store, mailer, clock, logger });
-const handler = createHandler({
+const handler = createSampleHandler({
   store,
   clock,
   logger,
@@ -833,7 +833,7 @@ test("POST /api/v1/contact answers 500 no-backend and stores nothing when the co
   };
   const failingLogger = createRecordingLogger();
   const failingOutbox = createOutbox({ store: failing, mailer, clock, logger: failingLogger });
-  const failingHandler = createHandler({
+  const failingHandler = createSampleHandler({
     store: failing,
     clock,
     logger: failingLogger,
@@ -895,7 +895,7 @@ test("POST /api/v1/contact answers 200 and stores the inquiry when the commit wa
   };
   const lockedLogger = createRecordingLogger();
   const lockedOutbox = createOutbox({ store: lockedOnce, mailer, clock, logger: lockedLogger });
-  const lockedHandler = createHandler({
+  const lockedHandler = createSampleHandler({
     store: lockedOnce,
     clock,
     logger: lockedLogger,
@@ -950,7 +950,7 @@ test("POST /api/v1/contact answers only after one atomic commit holds each inqui
   };
   const held: Mailer = { send: () => new Promise(() => {}) }; // Delivery is not looked at here.
   const heldOutbox = createOutbox({ store: recording, mailer: held, clock, logger });
-  const together = createHandler({
+  const together = createSampleHandler({
     store: recording,
     clock,
     logger,
@@ -992,7 +992,7 @@ test("POST /api/v1/contact answers only after one atomic commit holds each inqui
 test("POST /api/v1/contact answers the 11th write in 60 s 429 with Retry-After", async () => {
   const quotaClock = createFixedClock("2026-11-21T10:00:15Z");
   const quotaStore = createMemoryStore();
-  const quotaHandler = createHandler({ store: quotaStore, clock: quotaClock, logger });
+  const quotaHandler = createSampleHandler({ store: quotaStore, clock: quotaClock, logger });
   const client = fromAddress("192.0.2.50");
   const send = (name: string) =>
     quotaHandler(

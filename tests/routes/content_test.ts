@@ -5,19 +5,18 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createHandler } from "../../mod.ts";
-import { CORPUS } from "../../build/corpus.generated.ts";
+import { createSampleHandler, SAMPLE_CORPUS } from "../_fixture_studio.ts";
 import { AI_CRAWLERS } from "../../lib/site/build_robots_txt.ts";
 import { API_DOCS_PATH } from "../../lib/contract/contract.ts";
 import { buildRequest } from "../_support.ts";
 
 const BASE = "https://studio.example";
-const handler = createHandler({ baseUrl: BASE, rateLimits: { read: 5 } });
+const handler = createSampleHandler({ baseUrl: BASE, rateLimits: { read: 5 } });
 const SCHEMA = fileURLToPath(
   new URL("../fixtures/sitemap/sitemap_with_xhtml.xsd", import.meta.url),
 );
 const API_HEADERS = ["RateLimit-Policy", "RateLimit", "RateLimit-Limit", "API-Version"];
-const INDEXED = CORPUS.pages.filter((page) => page.indexed);
+const INDEXED = SAMPLE_CORPUS.pages.filter((page) => page.indexed);
 
 /** Fetches a path of the site and reads the whole body. */
 async function get(
@@ -168,14 +167,14 @@ test("GET /assets/site.css answers with its ETag, and a versioned URL may be kep
   assert.equal(pinned.response.headers.get("Content-Type"), "text/css; charset=utf-8");
   assert.equal(pinned.response.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
   // The stylesheet names the web font by its versioned, immutable URL.
-  const font = CORPUS.design?.font ?? "";
+  const font = SAMPLE_CORPUS.design?.font ?? "";
   assert.match(
     pinned.body,
     new RegExp(`url\\(/assets/${font.replace(/\./g, "\\.")}\\?v=[0-9a-f]{16}\\)`),
   );
   assert.equal(
     pinned.body.replace(/\?v=[0-9a-f]{8,16}/g, ""),
-    CORPUS.assets["site.css"].body,
+    SAMPLE_CORPUS.assets["site.css"].body,
   );
   const plain = await get("/assets/site.css", {
     "If-None-Match": pinned.response.headers.get("ETag") ?? "",
@@ -281,10 +280,10 @@ test("GET / and /en carry Link headers to the API catalog, the OpenAPI document 
 });
 
 test("GET of every page answers an accessible HTML document with its alternates", async () => {
-  for (const page of CORPUS.pages) {
+  for (const page of SAMPLE_CORPUS.pages) {
     const { response, body } = await get(page.path);
     assert.equal(response.status, 200, page.path);
-    const tag = CORPUS.languages[page.language].tag;
+    const tag = SAMPLE_CORPUS.languages[page.language].tag;
     assert.equal(response.headers.get("Content-Language"), tag);
     assert.match(body, new RegExp(`<html lang="${tag}">`));
     assert.match(body, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
@@ -300,7 +299,7 @@ test("GET of every page answers an accessible HTML document with its alternates"
       ),
       page.path,
     );
-    const translation = CORPUS.pages.find((item) =>
+    const translation = SAMPLE_CORPUS.pages.find((item) =>
       item.id === page.id && item.language !== page.language
     );
     assert.ok(translation);
@@ -431,7 +430,7 @@ test("GET /llms.txt and /en/llms.txt follow the llmstxt.org format and every lin
       body,
       language === "en" ? /genuine requests made by the person\s+concerned/ : /pedidos genuínos/,
     );
-    const fresh = createHandler({ baseUrl: BASE });
+    const fresh = createSampleHandler({ baseUrl: BASE });
     for (const link of links) {
       assert.ok(link.startsWith(BASE), link);
       const target = await fresh(buildRequest(link.slice(BASE.length)));
@@ -610,33 +609,35 @@ test("GET /robots.txt allows every crawler, names the AI crawlers and keeps /api
   }
 });
 
-test("createHandler({ content }) serves a corpus of the caller's own and refuses a broken one", async () => {
-  const pages = CORPUS.pages.map((page) =>
+test("createSampleHandler({ content }) serves a corpus of the caller's own and refuses a broken one", async () => {
+  const pages = SAMPLE_CORPUS.pages.map((page) =>
     page.id === "home"
       ? { ...page, markdown: page.markdown.replace(/^# .+$/m, "# A corpus of our own") }
       : page
   );
-  const own = createHandler({ baseUrl: BASE, content: { ...CORPUS, pages } });
+  const own = createSampleHandler({ baseUrl: BASE, content: { ...SAMPLE_CORPUS, pages } });
   const response = await own(buildRequest("/", { headers: { Accept: "text/markdown" } }));
   assert.equal(response.status, 200);
   assert.match(await response.text(), /^# A corpus of our own$/m);
-  const orphan = CORPUS.pages.filter((page) => !(page.id === "about" && page.language === "en"));
+  const orphan = SAMPLE_CORPUS.pages.filter((page) =>
+    !(page.id === "about" && page.language === "en")
+  );
   assert.throws(
-    () => createHandler({ content: { ...CORPUS, pages: orphan } }),
+    () => createSampleHandler({ content: { ...SAMPLE_CORPUS, pages: orphan } }),
     /Page "about" has no "en" translation/,
   );
-  const clash = CORPUS.pages.map((page) =>
+  const clash = SAMPLE_CORPUS.pages.map((page) =>
     page.id === "work" && page.language === "pt" ? { ...page, path: "/sobre" } : page
   );
   assert.throws(
-    () => createHandler({ content: { ...CORPUS, pages: clash } }),
+    () => createSampleHandler({ content: { ...SAMPLE_CORPUS, pages: clash } }),
     /Duplicate path "\/sobre"/,
   );
 });
 
 test("the header marks the page it is on, and on a case study the work index it belongs to", async () => {
   const navLinks = async (path: string) => {
-    const response = await createHandler({ baseUrl: BASE })(buildRequest(path));
+    const response = await createSampleHandler({ baseUrl: BASE })(buildRequest(path));
     assert.equal(response.status, 200);
     const html = await response.text();
     const header = html.slice(

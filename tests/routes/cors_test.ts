@@ -1,12 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler } from "../_fixture_studio.ts";
 import { createRecordingLogger, createTestClient } from "../_support.ts";
 
 const NEXT_MONTH = Temporal.Now.plainDateISO("Europe/Lisbon").toPlainYearMonth().add({ months: 1 });
 
 function createClient(rateLimits?: { read?: number; write?: number }) {
-  const handler = createHandler({ logger: createRecordingLogger(), rateLimits });
+  const handler = createSampleHandler({ logger: createRecordingLogger(), rateLimits });
   return { handler, client: createTestClient(handler) };
 }
 

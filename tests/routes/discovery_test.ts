@@ -1,11 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler, SAMPLE_SCHEDULE } from "../_fixture_studio.ts";
 import { buildRouteTable } from "../../routes/mod.ts";
 import { resolveServices } from "../../lib/resolve_services.ts";
 import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
-import { DEFAULT_SCHEDULE } from "../../build/schedule.generated.ts";
 import {
   ERROR_CODES,
   ERROR_STATUS_CODES,
@@ -43,7 +42,7 @@ interface OpenApiDocument {
 }
 
 async function readOpenApi(): Promise<OpenApiDocument> {
-  const handler = createHandler({ baseUrl: "https://studio.example" });
+  const handler = createSampleHandler({ baseUrl: "https://studio.example" });
   const response = await handler(buildRequest("/openapi.json"));
   assert.equal(response.status, 200);
   assert.equal(
@@ -108,7 +107,7 @@ test("GET /openapi.json reads alike in every tool: no jsonSchemaDialect, a type 
     }
   }
   assert.deepEqual(document.info.contact, { name: "The studio", url: "https://studio.example/" });
-  const configured = createHandler({
+  const configured = createSampleHandler({
     baseUrl: "https://studio.example",
     inbox: "Studio <hello@studio.example>",
   });
@@ -209,8 +208,8 @@ test("GET /openapi.json declares the schedule's time zone, as the slot listing a
     "the spec's zone by default",
   );
 
-  const schedule = { ...DEFAULT_SCHEDULE, timeZone: "America/New_York" };
-  const handler = createHandler({ schedule });
+  const schedule = { ...SAMPLE_SCHEDULE, timeZone: "America/New_York" };
+  const handler = createSampleHandler({ schedule });
   const response = await handler(buildRequest("/openapi.json"));
   const document: OpenApiDocument = await response.json();
   const properties = document.components.schemas.BookingSlots.properties ?? {};
@@ -222,7 +221,7 @@ test("GET /openapi.json declares the schedule's time zone, as the slot listing a
 });
 
 test("GET /.well-known/api-catalog is an RFC 9727 linkset pointing at the API's documents", async () => {
-  const handler = createHandler({ baseUrl: "https://studio.example" });
+  const handler = createSampleHandler({ baseUrl: "https://studio.example" });
   const response = await handler(buildRequest("/.well-known/api-catalog"));
   assert.equal(response.status, 200);
   assert.equal(
@@ -256,7 +255,7 @@ test("GET /.well-known/api-catalog is an RFC 9727 linkset pointing at the API's 
 });
 
 test("HEAD /.well-known/api-catalog answers the Link rel=api-catalog without a body", async () => {
-  const handler = createHandler({ baseUrl: "https://studio.example" });
+  const handler = createSampleHandler({ baseUrl: "https://studio.example" });
   const response = await handler(buildRequest("/.well-known/api-catalog", { method: "HEAD" }));
   assert.equal(response.status, 200);
   assert.equal(
@@ -267,7 +266,7 @@ test("HEAD /.well-known/api-catalog answers the Link rel=api-catalog without a b
 });
 
 test("what /openapi.json declares valid, the server accepts: the examples, real months, any visible value, an Idempotency-Key's bounds", async () => {
-  const handler = createHandler({
+  const handler = createSampleHandler({
     clock: createFixedClock("2026-11-26T10:00:00Z"),
     rateLimits: { read: 1000, write: 1000 },
   });

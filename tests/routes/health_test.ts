@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler } from "../_fixture_studio.ts";
 import { API_HEADERS, buildRequest, fromAddress } from "../_support.ts";
 import { createFixedClock } from "../../testing.ts";
 
 test("GET /api/v1/health answers the HealthResponse with the clock's time in UTC", async () => {
-  const handler = createHandler({ clock: createFixedClock("2026-11-21T10:15:30.250+01:00") });
+  const handler = createSampleHandler({ clock: createFixedClock("2026-11-21T10:15:30.250+01:00") });
   const response = await handler(buildRequest("/api/v1/health"), fromAddress("203.0.113.7"));
   assert.equal(response.status, 200);
   assert.equal(response.headers.get("Content-Type"), "application/json");
@@ -24,7 +24,7 @@ test("GET /api/v1/health answers the HealthResponse with the clock's time in UTC
 
 test("GET /api/v1/health answers each millisecond's time, the same text within one", async () => {
   const clock = createFixedClock("2026-11-21T09:15:30.250Z");
-  const handler = createHandler({ clock });
+  const handler = createSampleHandler({ clock });
   const first = await handler(buildRequest("/api/v1/health"), fromAddress("203.0.113.7"));
   const second = await handler(buildRequest("/api/health"), fromAddress("203.0.113.7"));
   clock.advance({ milliseconds: 1 });
@@ -36,7 +36,7 @@ test("GET /api/v1/health answers each millisecond's time, the same text within o
 });
 
 test("GET /api/health is the alias of v1 health with Link rel=latest-version", async () => {
-  const handler = createHandler({ clock: createFixedClock("2026-11-21T10:00:00Z") });
+  const handler = createSampleHandler({ clock: createFixedClock("2026-11-21T10:00:00Z") });
   const response = await handler(buildRequest("/api/health"), fromAddress("203.0.113.7"));
   assert.equal(response.status, 200);
   assert.equal(response.headers.get("Link"), '</api/v1/health>; rel="latest-version"');
@@ -47,7 +47,7 @@ test("GET /api/health is the alias of v1 health with Link rel=latest-version", a
 });
 
 test("POST /api/health answers 405 with Allow and the alias's Link rel=latest-version", async () => {
-  const handler = createHandler();
+  const handler = createSampleHandler();
   const response = await handler(
     buildRequest("/api/health", { method: "POST" }),
     fromAddress("203.0.113.7"),
@@ -63,7 +63,7 @@ test("POST /api/health answers 405 with Allow and the alias's Link rel=latest-ve
 });
 
 test("HEAD /api/v1/health answers the GET headers without a body", async () => {
-  const handler = createHandler();
+  const handler = createSampleHandler();
   const response = await handler(buildRequest("/api/v1/health", { method: "HEAD" }));
   assert.equal(response.status, 200);
   assert.equal(response.headers.get("Content-Type"), "application/json");
@@ -72,7 +72,7 @@ test("HEAD /api/v1/health answers the GET headers without a body", async () => {
 });
 
 test("a method an /api/ path does not take (405) costs a read, not the write quota", async () => {
-  const handler = createHandler({ rateLimits: { write: 2 } });
+  const handler = createSampleHandler({ rateLimits: { write: 2 } });
   for (const method of ["DELETE", "PATCH", "PUT", "OPTIONS"]) {
     const response = await handler(
       new Request("http://localhost/api/v1/health", { method }),

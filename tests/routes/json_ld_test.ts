@@ -1,7 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../mod.ts";
-import { CORPUS } from "../../build/corpus.generated.ts";
+import { createSampleHandler, SAMPLE_CORPUS } from "../_fixture_studio.ts";
 import { createRecordingLogger, createTestClient } from "../_support.ts";
 
 const BASE_URL = "https://studio.example";
@@ -16,22 +15,22 @@ function readJsonLd(
 
 test("every page carries JSON-LD: the studio as a ProfessionalService with its ContactPoint, the page as a WebPage in its language", async () => {
   const client = createTestClient(
-    createHandler({ baseUrl: BASE_URL, logger: createRecordingLogger() }),
+    createSampleHandler({ baseUrl: BASE_URL, logger: createRecordingLogger() }),
   );
-  for (const page of CORPUS.pages) {
+  for (const page of SAMPLE_CORPUS.pages) {
     const html = await (await client.get(page.path)).text();
     const data = readJsonLd(html);
     assert.equal(data["@context"], "https://schema.org", page.path);
     const [studio, webPage] = data["@graph"];
     assert.deepEqual(studio["@type"], ["Organization", "ProfessionalService"], page.path);
-    assert.equal(studio.name, CORPUS.name);
-    assert.equal(studio.email, CORPUS.email);
+    assert.equal(studio.name, SAMPLE_CORPUS.name);
+    assert.equal(studio.email, SAMPLE_CORPUS.email);
     const contact = studio.contactPoint as Record<string, unknown>;
     assert.equal(contact["@type"], "ContactPoint");
-    assert.equal(contact.email, CORPUS.email);
+    assert.equal(contact.email, SAMPLE_CORPUS.email);
     assert.equal(webPage["@type"], "WebPage");
     assert.equal(webPage.url, BASE_URL + page.path);
-    assert.equal(webPage.inLanguage, CORPUS.languages[page.language].tag, page.path);
+    assert.equal(webPage.inLanguage, SAMPLE_CORPUS.languages[page.language].tag, page.path);
     assert.equal(webPage.name, page.title);
     const action = webPage.potentialAction as Record<string, unknown> | undefined;
     if (page.layout === "booking") {
@@ -51,11 +50,11 @@ test("every page carries JSON-LD: the studio as a ProfessionalService with its C
 
 test("a page's JSON-LD cannot close its element, whatever the content says", async () => {
   // The corpus's loader of files is a function, which structuredClone refuses: it is shared.
-  const { loadFiles, ...content } = CORPUS;
+  const { loadFiles, ...content } = SAMPLE_CORPUS;
   const corpus = { ...structuredClone(content), loadFiles };
   corpus.pages[0].title = "</script><script>alert(1)</script>";
   const client = createTestClient(
-    createHandler({ baseUrl: BASE_URL, content: corpus, logger: createRecordingLogger() }),
+    createSampleHandler({ baseUrl: BASE_URL, content: corpus, logger: createRecordingLogger() }),
   );
   const html = await (await client.get(corpus.pages[0].path)).text();
   const data = readJsonLd(html);
@@ -64,7 +63,7 @@ test("a page's JSON-LD cannot close its element, whatever the content says", asy
 
 test("a page asked for text/plain answers its Markdown as plain text; the home pages' Link names the MCP card, the API reference and the health", async () => {
   const client = createTestClient(
-    createHandler({ baseUrl: BASE_URL, logger: createRecordingLogger() }),
+    createSampleHandler({ baseUrl: BASE_URL, logger: createRecordingLogger() }),
   );
   const text = await client.get("/en/services", { Accept: "text/plain" });
   assert.equal(text.status, 200);

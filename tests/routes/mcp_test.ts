@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import * as sdk from "@modelcontextprotocol/server";
 import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
-import { createHandler, type Handler } from "../../mod.ts";
+import type { Handler } from "../../mod.ts";
+import { createSampleHandler } from "../_fixture_studio.ts";
 import {
   MCP_HANDSHAKE_PROTOCOL_VERSIONS,
   MCP_PROTOCOL_VERSIONS,
@@ -45,7 +46,7 @@ interface ToolResult {
 
 function createApp(rateLimits: { read?: number } = {}) {
   const store = createMemoryStore();
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE_URL,
     store,
     mailer: createMemoryMailer(),
@@ -489,7 +490,7 @@ async function listTools(handler: Handler): Promise<Array<Record<string, unknown
 }
 
 test("POST /mcp describes the studio its content names, in its schedule's zone: tools, prompt, instructions and facts never name the sample studio, its city or its zone", async () => {
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE_URL,
     store: createMemoryStore(),
     mailer: createMemoryMailer(),
@@ -500,7 +501,7 @@ test("POST /mcp describes the studio its content names, in its schedule's zone: 
   });
   const initialized = await initialize(handler, LEGACY);
   const instructions = String(initialized.instructions);
-  assert.ok(instructions.startsWith("Ateliê Sol: Design studio in São Paulo. "), instructions);
+  assert.ok(instructions.startsWith("Ateliê Sol: Design workshop in São Paulo. "), instructions);
   assertNoSampleWords(JSON.stringify(initialized), "initialize");
 
   const tools = await listTools(handler);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler } from "../_fixture_studio.ts";
 import { createMemoryMailer, createMemoryStore } from "../../testing.ts";
 import { resolveServices } from "../../lib/resolve_services.ts";
 import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
@@ -30,7 +30,7 @@ function listPostPaths(): string[] {
 function createApp() {
   const mailer = createMemoryMailer();
   const store = createMemoryStore();
-  const handler = createHandler({
+  const handler = createSampleHandler({
     store,
     mailer,
     logger: createRecordingLogger(),
@@ -98,7 +98,7 @@ test("POST /api/v1/contact and /contacto accept their own origin and requests wi
 });
 
 test("allowedOrigins replaces the default: the configured origins may post, the base URL no longer", async () => {
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: "https://studio.example",
     allowedOrigins: ["https://www.studio.example"],
     logger: createRecordingLogger(),
@@ -121,7 +121,7 @@ test("allowedOrigins replaces the default: the configured origins may post, the 
 
 test("every browser-facing POST accepts its own origin (scheme and Host) and Sec-Fetch-Site: same-origin, whatever the base URL, and still refuses another", async () => {
   const store = createMemoryStore();
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: "https://studio.example",
     store,
     mailer: createMemoryMailer(),

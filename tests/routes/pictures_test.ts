@@ -1,14 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import sharp from "sharp";
-import { createHandler } from "../../mod.ts";
-import { CORPUS } from "../../build/corpus.generated.ts";
+import { createSampleHandler, SAMPLE_CORPUS, SAMPLE_STUDIO } from "../_fixture_studio.ts";
 import type { Corpus } from "../../lib/site/corpus.ts";
 import { buildRequest } from "../_support.ts";
 
 const BASE = "https://studio.example";
-const handler = createHandler({ baseUrl: BASE });
-const CASE_STUDIES = CORPUS.pages.filter((page) => page.layout === "case");
+const handler = createSampleHandler({ baseUrl: BASE });
+const CASE_STUDIES = SAMPLE_CORPUS.pages.filter((page) => page.layout === "case");
 
 async function get(path: string, headers: Record<string, string> = {}) {
   const response = await handler(buildRequest(path, { headers }));
@@ -105,9 +105,44 @@ test("GET of a case study fetches its hero first and every other picture lazily;
   }
 });
 
+test("GET of a case study's camera photo offers AVIF, WebP and a JPEG fallback by width, none carrying the photo's EXIF or GPS position, and never the photo itself", async () => {
+  // The sample fixture's one photo: a camera JPEG with a maker, a copyright and a GPS position.
+  const source = "work-partilha-solar-roof.jpg";
+  const original = await readFile(SAMPLE_STUDIO.contentFolder + "assets/" + source);
+  const camera = await sharp(original).metadata();
+  assert.ok(camera.exif && camera.exif.includes("Fixture Camera"), "the source has its EXIF");
+  const page = CASE_STUDIES.find((item) =>
+    item.language === "en" && item.project?.gallery.some((picture) => picture.src === source)
+  );
+  assert.ok(page, "a case study shows the photo");
+  const photo = readPictures(await getHtml(page.path)).find((picture) =>
+    /src="\/assets\/work-partilha-solar-roof-\d+\.jpg\?v=/.test(picture.img)
+  );
+  assert.ok(photo, "the photo's <picture>, whose <img> is a JPEG rendition");
+  assert.deepEqual(photo.sources.map((item) => item.type), ["image/avif", "image/webp"]);
+  const fallbacks = [...photo.img.matchAll(/(\/assets\/[a-z0-9-]+\.jpg\?v=[0-9a-f]+)/g)]
+    .map((match) => match[1]);
+  const urls = [
+    ...photo.sources.flatMap((item) => item.candidates.map((candidate) => candidate.url)),
+    ...fallbacks,
+  ];
+  assert.ok(urls.length >= 7, `${urls.length} renditions`);
+  for (const url of urls) {
+    const { response, body } = await get(url);
+    assert.equal(response.status, 200, url);
+    const metadata = await sharp(body).metadata();
+    assert.equal(metadata.exif, undefined, `${url} carries no EXIF (no GPS position)`);
+    assert.equal(metadata.xmp, undefined, url);
+    assert.ok((metadata.width ?? 0) < 1800, `${url} is smaller than the photo`);
+    assert.ok(!new TextDecoder("latin1").decode(body).includes("Fixture Camera"), url);
+  }
+  const { response } = await get("/assets/" + source);
+  assert.equal(response.status, 404, "the photo itself is not served");
+});
+
 test("GET of every page names its own 1200×630 PNG sharing card, which answers and differs between pages", async () => {
   const cards = new Map<string, string>();
-  for (const page of CORPUS.pages) {
+  for (const page of SAMPLE_CORPUS.pages) {
     const html = await getHtml(page.path);
     const image = /<meta property="og:image" content="([^"]+)">/.exec(html)?.[1] ?? "";
     assert.ok(image.startsWith(BASE + "/assets/card-"), `${page.path}: ${image}`);
@@ -132,13 +167,13 @@ test("GET of every page names its own 1200×630 PNG sharing card, which answers 
 test("picture and card bytes are read neither with the corpus nor for a page, but once per file on its first request", async () => {
   const calls: string[] = [];
   const corpus: Corpus = {
-    ...CORPUS,
+    ...SAMPLE_CORPUS,
     loadFiles: (name) => {
       calls.push(name);
-      return CORPUS.loadFiles!(name);
+      return SAMPLE_CORPUS.loadFiles!(name);
     },
   };
-  const spied = createHandler({ baseUrl: BASE, content: corpus });
+  const spied = createSampleHandler({ baseUrl: BASE, content: corpus });
   const page = CASE_STUDIES[0];
   const html = await (await spied(buildRequest(page.path))).text();
   await (await spied(buildRequest("/"))).text();
@@ -159,8 +194,8 @@ test("picture and card bytes are read neither with the corpus nor for a page, bu
 });
 
 test("a corpus without its loader of files shows the SVG pictures and names no card it cannot serve", async () => {
-  const { loadFiles: _loadFiles, ...data } = CORPUS;
-  const plain = createHandler({ baseUrl: BASE, content: data });
+  const { loadFiles: _loadFiles, ...data } = SAMPLE_CORPUS;
+  const plain = createSampleHandler({ baseUrl: BASE, content: data });
   const html = await (await plain(buildRequest(CASE_STUDIES[0].path))).text();
   assert.doesNotMatch(html, /<picture>/);
   assert.match(html, /<img src="\/assets\/work-[a-z-]+\.svg\?v=[0-9a-f]{8}" [^>]*fetchpriority/);

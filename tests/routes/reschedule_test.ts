@@ -7,7 +7,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createFixedClock, createMemoryStore, type FixedClock } from "../../testing.ts";
-import { createHandler, type HandlerOptions } from "../../mod.ts";
+import type { HandlerOptions } from "../../mod.ts";
+import { createSampleHandler } from "../_fixture_studio.ts";
 import type { BookingRecord } from "../../lib/booking/booking_mail.ts";
 import { createOutbox, type Outbox } from "../../lib/mail/outbox.ts";
 import { createSmtpMailer } from "../../adapters/smtp_mailer.ts";
@@ -51,7 +52,7 @@ function createApp(options: Omit<HandlerOptions, "clock" | "logger" | "outbox"> 
   const store = createMemoryStore();
   const outbox = createOutbox({ store, mailer, clock, logger });
   outboxes.push(outbox);
-  const handler = createHandler({
+  const handler = createSampleHandler({
     inbox: "inbox@studio.example",
     mailFrom: "Studio <site@studio.example>",
     secret: SECRET,

@@ -1,6 +1,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler, type Handler, type HandlerOptions } from "../../mod.ts";
+import type { Handler, HandlerOptions } from "../../mod.ts";
+import { createSampleHandler } from "../_fixture_studio.ts";
 import { createFixedClock, createMemoryStore, type FixedClock } from "../../testing.ts";
 import { createOutbox, type Outbox } from "../../lib/mail/outbox.ts";
 import { createSmtpMailer } from "../../adapters/smtp_mailer.ts";
@@ -48,7 +49,7 @@ function createApp(options: Omit<HandlerOptions, "clock" | "outbox"> = {}): Test
   const store = options.store ?? createMemoryStore();
   const outbox = createOutbox({ store, mailer, clock, logger });
   outboxes.push(outbox);
-  const handler = createHandler({
+  const handler = createSampleHandler({
     secret: SECRET,
     team: [MEMBER, `Rui <${OTHER_MEMBER.toUpperCase()}>`],
     confirmation: "manual",

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler } from "../_fixture_studio.ts";
 import {
   BOOKING_FIELDS,
   buildParameterDescription,
@@ -18,7 +18,7 @@ import {
   OTHER_TIME_ZONE,
 } from "../_other_studio.ts";
 
-const client = createTestClient(createHandler({ logger: createRecordingLogger() }));
+const client = createTestClient(createSampleHandler({ logger: createRecordingLogger() }));
 
 function readForm(html: string, toolName: string): string {
   const form = new RegExp(`<form [^>]*toolname="${toolName}"[^>]*>[\\s\\S]*?</form>`).exec(html);
@@ -97,7 +97,7 @@ test("the booking forms give their script the schedule's zone and the slot tool'
 });
 
 test("the booking forms of a studio in another zone list its times in that zone and never name the sample studio, its city or its zone", async () => {
-  const other = createTestClient(createHandler({
+  const other = createTestClient(createSampleHandler({
     logger: createRecordingLogger(),
     clock: createFixedClock("2026-11-21T10:00:00Z"),
     schedule: OTHER_SCHEDULE,
@@ -111,10 +111,10 @@ test("the booking forms of a studio in another zone list its times in that zone 
       /counted in America\/Sao_Paulo,/,
       path,
     );
-    // The first free time of 2 December: 09:30 in São Paulo, as the schedule's hours say.
+    // The first free time of 2 December: 10:00 in São Paulo, as the schedule's hours say.
     assert.match(
       widget.html,
-      /value="2026-12-02T09:30:00-03:00"[^>]*><span>09:30<\/span>/,
+      /value="2026-12-02T10:00:00-03:00"[^>]*><span>10:00<\/span>/,
       path,
     );
     assertNoSampleWords(widget.html, path);

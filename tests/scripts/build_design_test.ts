@@ -4,9 +4,10 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { buildContent, readContentFiles, type SourceFile } from "../../scripts/build_content.ts";
 import { checkContrast, contrastRatio, DesignError } from "../../scripts/build_design.ts";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler, SAMPLE_STUDIO } from "../_fixture_studio.ts";
 
-const files = await readContentFiles();
+/** The sample fixture studio's sources (its pages, tokens and pictures). */
+const files = await readContentFiles(SAMPLE_STUDIO.contentFolder);
 
 /** A second studio: other colours, type, font file and family, and logo. */
 async function buildFixtureFiles(): Promise<SourceFile[]> {
@@ -45,7 +46,7 @@ test("buildContent() takes the colours, font and logo from the content's tokens,
       return new Uint8Array((await plan.encode())[name]);
     },
   };
-  const handler = createHandler({ content, baseUrl: "https://fixture.example" });
+  const handler = createSampleHandler({ content, baseUrl: "https://fixture.example" });
   const page = await handler(new Request("https://fixture.example/en"));
   assert.equal(page.status, 200);
   const html = await page.text();

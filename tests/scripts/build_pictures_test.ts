@@ -12,12 +12,13 @@ import {
   RENDITION_WIDTHS,
   toPhotoWidths,
 } from "../../scripts/build_pictures.ts";
-import { createHandler } from "../../mod.ts";
+import { createSampleHandler, SAMPLE_STUDIO } from "../_fixture_studio.ts";
 import type { Corpus, CorpusPicture } from "../../lib/site/corpus.ts";
 import { buildRequest } from "../_support.ts";
 
 const BASE = "https://studio.example";
-const files = await readContentFiles();
+/** The sample fixture studio's sources (its pages, tokens and pictures). */
+const files = await readContentFiles(SAMPLE_STUDIO.contentFolder);
 
 /** The GPS IFD's pointer (tag 0x8825), in either byte order: a photo that says where it was taken. */
 function hasGpsPointer(exif: Uint8Array): boolean {
@@ -251,7 +252,7 @@ test("buildContent() versions a photo's renditions by its bytes", async () => {
 });
 
 test("GET of a case study with photos offers AVIF and WebP <source>s and a JPEG <img> with its size; its Markdown and llms-full.txt link the largest JPEG", async () => {
-  const handler = createHandler({
+  const handler = createSampleHandler({
     baseUrl: BASE,
     content: {
       ...built.corpus,
@@ -323,7 +324,7 @@ test("GET of a case study with photos offers AVIF and WebP <source>s and a JPEG 
 
 test("a corpus with photos but without its loader of files shows no broken picture", async () => {
   const { loadFiles: _loadFiles, ...corpus } = built.corpus;
-  const handler = createHandler({ baseUrl: BASE, content: corpus });
+  const handler = createSampleHandler({ baseUrl: BASE, content: corpus });
   const response = await handler(buildRequest("/en/work/photo-test"));
   assert.equal(response.status, 200);
   const html = await response.text();
@@ -340,7 +341,7 @@ test("checkCorpus() refuses a photo whose fallback is not one of its JPEG rendit
   assert.ok(page?.project);
   page.project.cover.fallback = "work-photo-test-cover-960.avif";
   assert.throws(
-    () => createHandler({ baseUrl: BASE, content: corpus }),
+    () => createSampleHandler({ baseUrl: BASE, content: corpus }),
     /fallback "work-photo-test-cover-960\.avif", which is not one of its JPEG renditions/,
   );
 });

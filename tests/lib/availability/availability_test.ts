@@ -13,10 +13,9 @@ import {
 } from "../../../lib/availability/availability.ts";
 import { type ScheduleSettings, WEEKDAYS } from "../../../lib/availability/schedule.ts";
 import { readSchedule } from "../../../lib/availability/read_schedule.ts";
-import { DEFAULT_SCHEDULE } from "../../../build/schedule.generated.ts";
 import { createHolidayCalendar } from "../../../lib/availability/holidays.ts";
-import { PUBLIC_HOLIDAYS } from "../../../build/public_holidays.generated.ts";
-import schedule from "../../../content/schedule.json" with { type: "json" };
+import schedule from "../../fixtures/studios/sample/schedule.json" with { type: "json" };
+import { SAMPLE_HOLIDAYS, SAMPLE_SCHEDULE } from "../../_fixture_studio.ts";
 
 const LISBON = "Europe/Lisbon";
 const MINUTE_MS = 60_000;
@@ -31,9 +30,9 @@ const NO_HOURS: ScheduleSettings["weeklyHours"] = {
   sunday: [],
 };
 
-/** The default schedule with some settings replaced, checked as `content/schedule.json` is. */
+/** The sample schedule with some settings replaced, checked as a studio's schedule.json is. */
 function scheduleWith(overrides: Partial<ScheduleSettings>): ScheduleSettings {
-  return readSchedule({ ...DEFAULT_SCHEDULE, ...overrides });
+  return readSchedule({ ...SAMPLE_SCHEDULE, ...overrides });
 }
 
 /** Every day open `hours` (wall clock), no holidays or closed dates, no notice. */
@@ -59,7 +58,7 @@ function everyDay(
 }
 
 /** The studio's holiday table, as the handler has it: the years these tests list are in it. */
-const HOLIDAYS = createHolidayCalendar(PUBLIC_HOLIDAYS).calendar;
+const HOLIDAYS = createHolidayCalendar(SAMPLE_HOLIDAYS).calendar;
 
 function candidatesOn(settings: ScheduleSettings, first: string, last = first): CandidateSlot[] {
   return buildCandidateSlots(
@@ -109,22 +108,22 @@ function wallStarts(date: string, offset: string, times: readonly string[]): str
 // ---------------------------------------------------------------------------------------------
 // readSchedule
 
-test("readSchedule() reads content/schedule.json into DEFAULT_SCHEDULE unchanged", () => {
-  assert.deepEqual(DEFAULT_SCHEDULE, schedule);
-  assert.equal(DEFAULT_SCHEDULE.timeZone, LISBON);
-  assert.equal(DEFAULT_SCHEDULE.meetingMinutes, 30);
-  assert.equal(DEFAULT_SCHEDULE.gridMinutes, 30);
-  assert.equal(DEFAULT_SCHEDULE.bufferBeforeMinutes, 0);
-  assert.equal(DEFAULT_SCHEDULE.bufferAfterMinutes, 0);
-  assert.equal(DEFAULT_SCHEDULE.minimumNoticeHours, 12);
-  assert.equal(DEFAULT_SCHEDULE.horizonDays, 183);
-  assert.equal(DEFAULT_SCHEDULE.maxMeetingsPerDay, null);
-  assert.deepEqual(DEFAULT_SCHEDULE.weeklyHours.monday, [["09:30", "12:30"], ["14:00", "18:00"]]);
-  assert.deepEqual(DEFAULT_SCHEDULE.weeklyHours.saturday, []);
-  assert.deepEqual(DEFAULT_SCHEDULE.weeklyHours.sunday, []);
-  assert.deepEqual(DEFAULT_SCHEDULE.closedDates, ["2026-12-24", "2026-12-31"]);
-  assert.equal(DEFAULT_SCHEDULE.closedOnPublicHolidays, true);
-  assert.equal(DEFAULT_SCHEDULE.holidayCountry, "PT");
+test("readSchedule() reads the sample studio's schedule.json unchanged", () => {
+  assert.deepEqual(SAMPLE_SCHEDULE, schedule);
+  assert.equal(SAMPLE_SCHEDULE.timeZone, LISBON);
+  assert.equal(SAMPLE_SCHEDULE.meetingMinutes, 30);
+  assert.equal(SAMPLE_SCHEDULE.gridMinutes, 30);
+  assert.equal(SAMPLE_SCHEDULE.bufferBeforeMinutes, 0);
+  assert.equal(SAMPLE_SCHEDULE.bufferAfterMinutes, 0);
+  assert.equal(SAMPLE_SCHEDULE.minimumNoticeHours, 12);
+  assert.equal(SAMPLE_SCHEDULE.horizonDays, 183);
+  assert.equal(SAMPLE_SCHEDULE.maxMeetingsPerDay, null);
+  assert.deepEqual(SAMPLE_SCHEDULE.weeklyHours.monday, [["09:30", "12:30"], ["14:00", "18:00"]]);
+  assert.deepEqual(SAMPLE_SCHEDULE.weeklyHours.saturday, []);
+  assert.deepEqual(SAMPLE_SCHEDULE.weeklyHours.sunday, []);
+  assert.deepEqual(SAMPLE_SCHEDULE.closedDates, ["2026-12-24", "2026-12-31"]);
+  assert.equal(SAMPLE_SCHEDULE.closedOnPublicHolidays, true);
+  assert.equal(SAMPLE_SCHEDULE.holidayCountry, "PT");
 });
 
 test("readSchedule() accepts 24:00 as a closing time", () => {
@@ -159,12 +158,12 @@ test("readSchedule() rejects invalid settings with a message naming the setting"
   ];
   for (const [overrides, message] of cases) {
     assert.throws(
-      () => readSchedule({ ...DEFAULT_SCHEDULE, ...overrides }),
+      () => readSchedule({ ...SAMPLE_SCHEDULE, ...overrides }),
       (error: unknown) => error instanceof TypeError && message.test(error.message),
       JSON.stringify(overrides),
     );
   }
-  const { timeZone: _, ...withoutZone } = DEFAULT_SCHEDULE;
+  const { timeZone: _, ...withoutZone } = SAMPLE_SCHEDULE;
   assert.throws(() => readSchedule(withoutZone), /"timeZone"/);
 });
 
@@ -174,7 +173,7 @@ test(
     assert.throws(
       () =>
         readSchedule({
-          ...DEFAULT_SCHEDULE,
+          ...SAMPLE_SCHEDULE,
           weeklyHours: { ...NO_HOURS, monday: [["09:00", "12:00"], ["11:00", "13:00"]] },
         }),
       /"weeklyHours\.monday"/,
@@ -186,7 +185,7 @@ test(
   "readSchedule() rejects a closed date that is not a calendar date",
   () => {
     assert.throws(
-      () => readSchedule({ ...DEFAULT_SCHEDULE, closedDates: ["2026-02-30"] }),
+      () => readSchedule({ ...SAMPLE_SCHEDULE, closedDates: ["2026-02-30"] }),
       /"closedDates\.0"/,
     );
   },
@@ -196,7 +195,7 @@ test(
 // buildCandidateSlots: winter, summer, DST days, month boundaries, holidays
 
 test("buildCandidateSlots() lists a winter weekday at +00:00 on the 30-minute grid", () => {
-  const slots = candidatesOn(DEFAULT_SCHEDULE, "2026-12-02");
+  const slots = candidatesOn(SAMPLE_SCHEDULE, "2026-12-02");
   assert.deepEqual(
     slots.map((slot) => slot.start),
     wallStarts("2026-12-02", "+00:00", WEEKDAY_TIMES),
@@ -211,7 +210,7 @@ test("buildCandidateSlots() lists a winter weekday at +00:00 on the 30-minute gr
 });
 
 test("buildCandidateSlots() lists a summer weekday at +01:00", () => {
-  const slots = candidatesOn(DEFAULT_SCHEDULE, "2027-04-14");
+  const slots = candidatesOn(SAMPLE_SCHEDULE, "2027-04-14");
   assert.deepEqual(
     slots.map((slot) => slot.start),
     wallStarts("2027-04-14", "+01:00", WEEKDAY_TIMES),
@@ -220,7 +219,7 @@ test("buildCandidateSlots() lists a summer weekday at +01:00", () => {
 });
 
 test("buildCandidateSlots() gives no slots on weekends", () => {
-  assert.deepEqual(candidatesOn(DEFAULT_SCHEDULE, "2026-12-05", "2026-12-06"), []);
+  assert.deepEqual(candidatesOn(SAMPLE_SCHEDULE, "2026-12-05", "2026-12-06"), []);
 });
 
 test("buildCandidateSlots() keeps the default schedule's DST Sundays closed and shifts the offset across them", () => {
@@ -232,7 +231,7 @@ test("buildCandidateSlots() keeps the default schedule's DST Sundays closed and 
     ["2027-10-29", "+01:00", "2027-11-02", "+00:00"], // Monday 2027-11-01 is All Saints' Day.
   ];
   for (const [before, beforeOffset, after, afterOffset] of cases) {
-    const slots = candidatesOn(DEFAULT_SCHEDULE, before, after);
+    const slots = candidatesOn(SAMPLE_SCHEDULE, before, after);
     const dates = [...new Set(slots.map((slot) => slot.date))];
     assert.deepEqual(dates, [before, after], `${before}..${after}`);
     assert.deepEqual(
@@ -246,7 +245,7 @@ test("buildCandidateSlots() keeps the default schedule's DST Sundays closed and 
 });
 
 test("buildCandidateSlots() gives every slot of 2026 and 2027 the zone's offset at its instant", () => {
-  const slots = candidatesOn(DEFAULT_SCHEDULE, "2026-01-01", "2027-12-31");
+  const slots = candidatesOn(SAMPLE_SCHEDULE, "2026-01-01", "2027-12-31");
   const openDays = new Set(slots.map((slot) => slot.date));
   assert.equal(slots.length, openDays.size * WEEKDAY_TIMES.length);
   let previousMs = -Infinity;
@@ -379,10 +378,10 @@ test("buildCandidateSlots() closes PT public holidays and closed dates, not opti
     "2027-05-27", // Corpus Christi
     "2027-06-10", // Portugal Day
   ];
-  for (const date of closed) assert.deepEqual(startsOn(DEFAULT_SCHEDULE, date), [], date);
+  for (const date of closed) assert.deepEqual(startsOn(SAMPLE_SCHEDULE, date), [], date);
   // Carnival (optional) and Lisbon's 13 June (regional) stay open; so does the day before a holiday.
   for (const date of ["2027-02-09", "2026-12-07", "2026-12-23", "2026-12-30"]) {
-    assert.equal(startsOn(DEFAULT_SCHEDULE, date).length, WEEKDAY_TIMES.length, date);
+    assert.equal(startsOn(SAMPLE_SCHEDULE, date).length, WEEKDAY_TIMES.length, date);
   }
   const open = scheduleWith({ closedOnPublicHolidays: false, closedDates: [] });
   for (const date of ["2026-12-08", "2027-03-26", "2026-12-24"]) {
@@ -397,15 +396,15 @@ test("filterAvailableSlots() lists a slot exactly 12 h ahead and not one second 
   const first = "2026-12-02";
   // 2026-12-02T09:30:00+00:00 is the first slot.
   assert.equal(
-    availableStarts(DEFAULT_SCHEDULE, { now: "2026-12-01T21:30:00Z", first })[0],
+    availableStarts(SAMPLE_SCHEDULE, { now: "2026-12-01T21:30:00Z", first })[0],
     "2026-12-02T09:30:00+00:00",
   );
   assert.equal(
-    availableStarts(DEFAULT_SCHEDULE, { now: "2026-12-01T21:30:01Z", first })[0],
+    availableStarts(SAMPLE_SCHEDULE, { now: "2026-12-01T21:30:01Z", first })[0],
     "2026-12-02T10:00:00+00:00",
   );
   assert.equal(
-    availableStarts(DEFAULT_SCHEDULE, { now: "2026-12-01T21:30:00.001Z", first })[0],
+    availableStarts(SAMPLE_SCHEDULE, { now: "2026-12-01T21:30:00.001Z", first })[0],
     "2026-12-02T10:00:00+00:00",
   );
 });
@@ -414,11 +413,11 @@ test("filterAvailableSlots() applies the notice to the instant in summer (+01:00
   const first = "2027-04-14";
   // 09:30+01:00 is 08:30Z; 12 h before is 20:30Z the day before.
   assert.equal(
-    availableStarts(DEFAULT_SCHEDULE, { now: "2027-04-13T20:30:00Z", first })[0],
+    availableStarts(SAMPLE_SCHEDULE, { now: "2027-04-13T20:30:00Z", first })[0],
     "2027-04-14T09:30:00+01:00",
   );
   assert.equal(
-    availableStarts(DEFAULT_SCHEDULE, { now: "2027-04-13T20:30:01Z", first })[0],
+    availableStarts(SAMPLE_SCHEDULE, { now: "2027-04-13T20:30:01Z", first })[0],
     "2027-04-14T10:00:00+01:00",
   );
 });
@@ -467,7 +466,7 @@ test("filterAvailableSlots() stops at the horizon, counted in calendar days of t
   const spring = availableStarts(week, { now: "2027-03-24T10:00:00Z", first: "2027-03-31" });
   assert.deepEqual(spring, wallStarts("2027-03-31", "+01:00", ["09:30", "10:00"]));
   // The default 183 days from 2026-11-21T10:00Z end on Sunday 2027-05-23 at 10:00+01:00.
-  const long = availableStarts(DEFAULT_SCHEDULE, {
+  const long = availableStarts(SAMPLE_SCHEDULE, {
     now: "2026-11-21T10:00:00Z",
     first: "2027-05-20",
     last: "2027-05-25",
@@ -629,7 +628,7 @@ test("filterAvailableSlots() applies the daily limit to bookings of the zone's d
 });
 
 test("filterAvailableSlots() gives nothing on holidays and closed dates whatever the busy time", () => {
-  const starts = availableStarts(DEFAULT_SCHEDULE, {
+  const starts = availableStarts(SAMPLE_SCHEDULE, {
     now: "2026-11-21T10:00:00Z",
     first: "2026-12-07",
     last: "2026-12-09",
@@ -760,7 +759,7 @@ test("filterAvailableSlots() never lists a slot that overlaps busy time or lies 
       fc.array(fc.integer({ min: -3 * 288, max: 45 * 288 }), { maxLength: 20 }),
       (shape, nowMs, days, busyShape, bookingShape) => {
         const settings = readSchedule({
-          ...DEFAULT_SCHEDULE,
+          ...SAMPLE_SCHEDULE,
           ...shape,
           closedDates: ["2026-12-24"],
         });

@@ -1,31 +1,30 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHolidayCalendar } from "../../../lib/availability/holidays.ts";
-import { PUBLIC_HOLIDAYS } from "../../../build/public_holidays.generated.ts";
-import { DEFAULT_SCHEDULE } from "../../../build/schedule.generated.ts";
 import { createSlotFinder } from "../../../lib/availability/slots.ts";
 import { NO_BUSY_CALENDAR } from "../../../lib/availability/busy_calendar.ts";
 import { createMemoryStore } from "../../../testing.ts";
+import { SAMPLE_HOLIDAYS, SAMPLE_SCHEDULE } from "../../_fixture_studio.ts";
 
 test("the built-in holiday table is what date-holidays computes for the default country, every year", async () => {
-  const table = PUBLIC_HOLIDAYS[DEFAULT_SCHEDULE.holidayCountry];
+  const table = SAMPLE_HOLIDAYS[SAMPLE_SCHEDULE.holidayCountry];
   assert.ok(table, "the default schedule's country is in the table");
   const years = Object.keys(table).map(Number);
   assert.ok(years.includes(new Date().getUTCFullYear() + 1), "next year is covered");
   // No table given: every year is computed by date-holidays.
   const computed = createHolidayCalendar();
-  await computed.prepare(DEFAULT_SCHEDULE.holidayCountry, years);
+  await computed.prepare(SAMPLE_SCHEDULE.holidayCountry, years);
   for (const year of years) {
     assert.deepEqual(
       [...table[year]],
-      [...computed.calendar(DEFAULT_SCHEDULE.holidayCountry, year)].sort(),
+      [...computed.calendar(SAMPLE_SCHEDULE.holidayCountry, year)].sort(),
       `${year}: run deno task build`,
     );
   }
 });
 
 test("createHolidayCalendar() answers the table's years at once and other countries once prepared", async () => {
-  const { calendar, prepare } = createHolidayCalendar(PUBLIC_HOLIDAYS);
+  const { calendar, prepare } = createHolidayCalendar(SAMPLE_HOLIDAYS);
   assert.ok(calendar("PT", 2026).has("2026-04-25"));
   assert.ok(!calendar("PT", 2026).has("2026-02-17"), "Carnival is optional, not public");
   assert.throws(() => calendar("ES", 2026), /public holidays of ES in 2026 were not prepared/);
@@ -39,7 +38,7 @@ test("createSlotFinder() closes the days of the holiday table it is given and co
   const store = createMemoryStore();
   try {
     const finder = createSlotFinder({
-      settings: DEFAULT_SCHEDULE,
+      settings: SAMPLE_SCHEDULE,
       busyCalendar: NO_BUSY_CALENDAR,
       store,
       nowMilliseconds: () => Date.parse("2026-11-02T00:00:00Z"),

@@ -2,9 +2,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { gunzipSync } from "fflate";
 import { brotliDecompressSync } from "node:zlib";
-import { createHandler } from "../../../mod.ts";
+import { createSampleHandler } from "../../_fixture_studio.ts";
 
-const handler = createHandler({ baseUrl: "https://studio.example" });
+const handler = createSampleHandler({ baseUrl: "https://studio.example" });
 const get = (path: string, headers: Record<string, string> = {}) =>
   handler(new Request("https://studio.example" + path, { headers }));
 

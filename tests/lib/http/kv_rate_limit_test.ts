@@ -4,7 +4,7 @@ import { createKvRateLimiter, RATE_LIMIT_PREFIX } from "../../../lib/http/kv_rat
 import { createRateLimiter, type RateLimitDecision } from "../../../lib/http/rate_limit.ts";
 import type { RateLimitPolicy } from "../../../lib/contract/contract.ts";
 import type { KvSetOptions, Store } from "../../../lib/store/store.ts";
-import { createHandler } from "../../../mod.ts";
+import { createSampleHandler } from "../../_fixture_studio.ts";
 import { createRecordingLogger } from "../../_support.ts";
 import { openKvFile, RUNTIME } from "../../_kv.ts";
 import { createMemoryStore } from "../../../testing.ts";
@@ -292,7 +292,7 @@ test("createKvRateLimiter() admits exactly the limit to simultaneous requests of
 test(`createHandler() with a KV rate limiter answers 429 once instances on one store used the quota together (${RUNTIME})`, async () => {
   const store = createMemoryStore();
   const handlers = [1, 2].map(() =>
-    createHandler({
+    createSampleHandler({
       store,
       rateLimits: { read: 3 },
       rateLimiter: createKvRateLimiter({ store }),

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../../mod.ts";
+import { createSampleHandler } from "../../_fixture_studio.ts";
 import { CONTENT_SECURITY_POLICY } from "../../../lib/http/security_headers.ts";
 import { createRecordingLogger, createTestClient } from "../../_support.ts";
 
@@ -30,7 +30,7 @@ const REQUESTS: ReadonlyArray<readonly [method: "GET" | "HEAD" | "POST", path: s
 
 async function send(baseUrl: string) {
   const client = createTestClient(
-    createHandler({ baseUrl, logger: createRecordingLogger(), rateLimits: { write: 1000 } }),
+    createSampleHandler({ baseUrl, logger: createRecordingLogger(), rateLimits: { write: 1000 } }),
   );
   const answers = [];
   for (const [method, path] of REQUESTS) {

@@ -1,10 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CORPUS } from "../../../build/corpus.generated.ts";
-import { PREBUILT_SITE } from "../../../build/site/site.generated.ts";
 import { buildSite } from "../../../lib/site/build_site.ts";
 import { createPrebuiltDocuments, PREBUILT_BASE_URL } from "../../../lib/site/site_documents.ts";
 import type { Representation } from "../../../lib/http/representation.ts";
+import { SAMPLE_STUDIO, SOL_STUDIO } from "../../_fixture_studio.ts";
+
+/** The site the sample fixture studio's build prepared (tests/.build/sample/site/). */
+const PREBUILT_SITE = await SAMPLE_STUDIO.loadPrebuilt();
 
 /** An origin unlike the build's, with a port and a longer name, so that lengths change too. */
 const BASE = "https://atelier-norte.example:8443";
@@ -32,39 +34,41 @@ function assertSame(
   assert.deepEqual(actual.headers.find(([name]) => name === "ETag"), ["ETag", actual.etag], label);
 }
 
-test("createPrebuiltDocuments() answers what buildSite() builds for the same origin, byte for byte", async () => {
-  const built = buildSite(CORPUS, BASE);
-  const prebuilt = createPrebuiltDocuments(() => Promise.resolve(PREBUILT_SITE), BASE);
-  for (const [path, entry] of built.pages) {
-    const answers = await prebuilt.page(path);
-    assert.ok(answers, path);
-    assertSame(answers.html, entry.html, `${path} as HTML`);
-    assertSame(answers.markdown, entry.markdown, `${path} as Markdown`);
-    assert.ok(!new TextDecoder().decode(answers.html.body).includes(PREBUILT_BASE_URL), path);
+test("createPrebuiltDocuments() answers what buildSite() builds for the same origin, byte for byte, for either fixture studio", async () => {
+  for (const studio of [SAMPLE_STUDIO, SOL_STUDIO]) {
+    const built = buildSite(studio.content, BASE);
+    const prebuilt = createPrebuiltDocuments(studio.loadPrebuilt, BASE);
+    for (const [path, entry] of built.pages) {
+      const answers = await prebuilt.page(path);
+      assert.ok(answers, path);
+      assertSame(answers.html, entry.html, `${path} as HTML`);
+      assertSame(answers.markdown, entry.markdown, `${path} as Markdown`);
+      assert.ok(!new TextDecoder().decode(answers.html.body).includes(PREBUILT_BASE_URL), path);
+    }
+    assert.equal(await prebuilt.page("/no-such-page"), undefined);
+    for (const language of ["pt", "en"] as const) {
+      const notFound = await prebuilt.notFound(language);
+      assertSame(notFound.html, built.notFound[language].html, `404 ${language}`);
+      assertSame(notFound.markdown, built.notFound[language].markdown, `404 ${language} Markdown`);
+      assertSame(await prebuilt.llms(language), built.llms[language], `llms.txt ${language}`);
+    }
+    assertSame(await prebuilt.llmsFull(), built.llmsFull, "llms-full.txt");
+    assertSame(await prebuilt.robots(), built.robots, "robots.txt");
+    assertSame(await prebuilt.sitemap(), await built.sitemap(), "sitemap.xml");
+    for (const [name, asset] of built.assets) {
+      const answer = await prebuilt.asset(name);
+      assert.ok(answer, name);
+      assert.equal(answer.version, asset.version, name);
+      assertSame(answer.current, asset.current, name, true);
+      assertSame(answer.pinned, asset.pinned, `${name} pinned`, true);
+    }
+    for (const [name, file] of built.files) {
+      const answer = await prebuilt.asset(name);
+      assert.ok(answer, name);
+      assertSame(answer.current, (await file.load()).current, name, true);
+    }
+    assert.equal(await prebuilt.asset("no-such-file.css"), undefined);
   }
-  assert.equal(await prebuilt.page("/no-such-page"), undefined);
-  for (const language of ["pt", "en"] as const) {
-    const notFound = await prebuilt.notFound(language);
-    assertSame(notFound.html, built.notFound[language].html, `404 ${language}`);
-    assertSame(notFound.markdown, built.notFound[language].markdown, `404 ${language} Markdown`);
-    assertSame(await prebuilt.llms(language), built.llms[language], `llms.txt ${language}`);
-  }
-  assertSame(await prebuilt.llmsFull(), built.llmsFull, "llms-full.txt");
-  assertSame(await prebuilt.robots(), built.robots, "robots.txt");
-  assertSame(await prebuilt.sitemap(), await built.sitemap(), "sitemap.xml");
-  for (const [name, asset] of built.assets) {
-    const answer = await prebuilt.asset(name);
-    assert.ok(answer, name);
-    assert.equal(answer.version, asset.version, name);
-    assertSame(answer.current, asset.current, name, true);
-    assertSame(answer.pinned, asset.pinned, `${name} pinned`, true);
-  }
-  for (const [name, file] of built.files) {
-    const answer = await prebuilt.asset(name);
-    assert.ok(answer, name);
-    assertSame(answer.current, (await file.load()).current, name, true);
-  }
-  assert.equal(await prebuilt.asset("no-such-file.css"), undefined);
 });
 
 test("a prepared text's entity tag names its body: one per origin and per text, the same every time", async () => {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandler } from "../../../mod.ts";
+import { createSampleHandler } from "../../_fixture_studio.ts";
 import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../../testing.ts";
 import type { BookingRecord } from "../../../lib/booking/booking_mail.ts";
 import { BOOKING_PREFIX } from "../../../lib/booking/booking_store.ts";
@@ -24,7 +24,7 @@ async function readOnly<T>(store: Store, prefix: readonly string[]): Promise<T> 
 test("readDesk() searches every inquiry and booking kept, not only the newest it lists", async () => {
   const store = createMemoryStore();
   const clock = createFixedClock(NOW);
-  const handler = createHandler({ store, clock, mailer: createMemoryMailer() });
+  const handler = createSampleHandler({ store, clock, mailer: createMemoryMailer() });
   const old = "old.client@example.pt";
   const inquiry = await handler(buildRequest("/api/v1/contact", {
     method: "POST",
