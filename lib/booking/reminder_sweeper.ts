@@ -224,6 +224,9 @@ export function createReminderSweeper(options: ReminderSweeperOptions): Reminder
     if (!started) return;
     clearTimeout(timer);
     timer = setTimeout(() => void sweeper.sweepDue(), wait);
+    // As the outbox's: the timer alone does not hold a process open on Node and Bun (a server's
+    // socket does), so a process whose service has stopped, or failed to open its store, ends.
+    (timer as { unref?: () => void }).unref?.();
   }
 
   const sweeper: ReminderSweeper = {
