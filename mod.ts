@@ -58,6 +58,7 @@ export {
   WEEKDAYS,
 } from "./lib/availability/schedule.ts";
 export type { BusyCalendar } from "./lib/availability/busy_calendar.ts";
+export type { HolidayTable } from "./lib/availability/holidays.ts";
 export type { BusyInterval } from "./lib/availability/availability.ts";
 
 export { buildOpenApiDocument, type OpenApiOptions } from "./lib/contract/openapi.ts";

@@ -40,6 +40,7 @@ export type { AppHost, AppRuntime, Listening, OpenStore, ServeOptions } from "..
 export type { Config, Environment } from "../lib/config.ts";
 export type { LogOutput } from "../lib/ports.ts";
 export type { LogWriter } from "../lib/create_log_writer.ts";
+export type { ReminderSweeper, SweepReport } from "../lib/booking/reminder_sweeper.ts";
 
 /** A started application: the handler and what it holds. */
 export interface App {
