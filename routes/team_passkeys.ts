@@ -4,7 +4,7 @@
  * one) and, on the sign-in page, signs in with one (`POST …/entrar-com-chave/opcoes`, then
  * `POST …/entrar-com-chave`, which sets the new session's cookie with a redirect, as the
  * e-mailed link's POST does). The page script that runs the ceremonies is
- * `content/assets/passkeys.js`; without it the e-mailed link is the way in. The WebAuthn library
+ * `lib/site/browser/passkeys.js`; without it the e-mailed link is the way in. The WebAuthn library
  * is loaded with the first ceremony.
  *
  * @module

@@ -5,14 +5,16 @@
  * - `content/site.yaml`: the studio's facts and each language's interface text;
  * - `content/pt/<id>.md` and `content/en/<id>.md`: one page per file, with YAML front matter,
  *   paired with its translation by file name (`not_found.md` is the 404 page);
- * - `content/assets/*`: the stylesheet and the page scripts, served under `/assets/`, with the
- *   browser libraries they use (`VENDORED_SCRIPTS`, read from their npm packages), and the case
- *   studies' pictures (a photo is not served: only its renditions);
+ * - `content/assets/*`: the logo and the case studies' pictures (a photo is not served: only its
+ *   renditions), served under `/assets/`, beside the service's own page scripts
+ *   (`lib/site/browser/*.js`, `SERVICE_FOLDER`) and the browser libraries they use
+ *   (`VENDORED_SCRIPTS`, read from their npm packages);
  * - `content/skills/<name>/SKILL.md`: the Agent Skills, served whole under
  *   `/.well-known/agent-skills/<name>/SKILL.md` (front matter: `name`, the folder's, and
  *   `description`, nothing else).
  *
- * - `content/tokens.yaml` and `content/style/site.css`: the design tokens and the rules, built
+ * - `content/tokens.yaml`: the design tokens, with the service's rules (`lib/site/style/*.css`,
+ *   `site.css` first) and the studio's own, optional `content/style/site.css` after them, built
  *   into the stylesheet, icons, sharing card and manifest (scripts/build_design.ts), with the web
  *   font the tokens name, read from its npm package;
  * - case studies: pages whose layout is `case`, with front matter `project` (client, year, tags,
@@ -633,7 +635,7 @@ const CORPUS_MODULE_HEADER = [
  * asset name: the package and the file in it. Pages load them before their own scripts.
  */
 const VENDORED_SCRIPTS: Readonly<Record<string, { package: string; file: string }>> = {
-  // The WebAuthn ceremonies of the team's passkeys (content/assets/passkeys.js uses its global).
+  // The WebAuthn ceremonies of the team's passkeys (lib/site/browser/passkeys.js uses its global).
   "simplewebauthn-browser.js": {
     package: "@simplewebauthn/browser",
     file: "dist/bundle/index.umd.min.js",
@@ -691,7 +693,7 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
   try {
     const tokensText = await readFile(folder + "tokens.yaml", "utf8");
     files.push({ path: "tokens.yaml", text: tokensText });
-    files.push({ path: "style/site.css", text: await readFile(folder + "style/site.css", "utf8") });
+    files.push({ path: "style/site.css", text: await readStyleRules(folder) });
     const tokens = readTokens(parse(tokensText));
     // The font comes from its npm package (scripts/deno.json's imports).
     const fontPath = await resolvePackageFile(`${tokens.font.package}/files/${tokens.font.file}`);
@@ -720,8 +722,52 @@ export async function readContentFiles(folder = CONTENT_FOLDER): Promise<SourceF
       );
     }
   }
-  files.push(...await readVendoredScripts());
+  files.push(...await readServiceScripts(files), ...await readVendoredScripts());
   return files;
+}
+
+/**
+ * The service's own browser files, which every studio's site uses and no studio's content holds:
+ * the page scripts (`browser/`) and the rules (`style/`).
+ */
+export const SERVICE_FOLDER = fileURLToPath(new URL("../lib/site/", import.meta.url));
+
+/**
+ * The stylesheet's rules: the service's (`lib/site/style/site.css`, then its other `.css` files
+ * by name), then the studio's own `style/site.css` when its content has one (it may override).
+ *
+ * @param folder The content folder.
+ */
+async function readStyleRules(folder: string): Promise<string> {
+  const names = (await readdir(SERVICE_FOLDER + "style")).filter((name) => name.endsWith(".css"))
+    .sort((a, b) => (a === "site.css" ? -1 : b === "site.css" ? 1 : a < b ? -1 : 1));
+  const rules = await Promise.all(
+    names.map((name) => readFile(SERVICE_FOLDER + "style/" + name, "utf8")),
+  );
+  const own = await readFile(folder + "style/site.css", "utf8").catch((error) => {
+    if ((error as { code?: string }).code === "ENOENT") return undefined;
+    throw error;
+  });
+  return [...rules, ...own === undefined ? [] : [own]].join("\n");
+}
+
+/**
+ * Reads the service's page scripts (`lib/site/browser/*.js`) as assets.
+ *
+ * @param content The content's files so far.
+ * @throws {ContentError} When the content has an asset of the same name.
+ */
+async function readServiceScripts(content: readonly SourceFile[]): Promise<SourceFile[]> {
+  const names = (await readdir(SERVICE_FOLDER + "browser")).filter((name) => name.endsWith(".js"));
+  return await Promise.all(
+    names.sort().map(async (name) => {
+      const path = `assets/${name}`;
+      if (content.some((file) => file.path === path)) {
+        throw new ContentError(path, "is a script of the service (lib/site/browser/): rename it");
+      }
+      return { path, text: await readFile(SERVICE_FOLDER + "browser/" + name, "utf8") };
+    }),
+  );
 }
 
 if (import.meta.main) {

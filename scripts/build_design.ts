@@ -1,7 +1,8 @@
 /**
  * The site's look, built from the design tokens of `content/tokens.yaml` (see that file): the one
  * stylesheet (tokens as custom properties, the font faces and the rules of
- * `content/style/site.css`, compiled by lightningcss for nesting, minification and browser
+ * `lib/site/style/*.css`, then a studio's own `content/style/site.css`, compiled by lightningcss
+ * for nesting, minification and browser
  * targets), the icons (SVG favicon, `.ico`, apple-touch-icon, the manifest's icons), the sharing
  * card (1200×630 PNG) and the web app manifest. Called by `scripts/build_content.ts`; pure, so a
  * test can build a second studio's look from a fixture.
@@ -308,7 +309,7 @@ export interface PictureSizes {
 
 /**
  * The `sizes` of the pictures, from the tokens that size the stylesheet's grid (see
- * content/style/site.css: `main`'s wide column is `min(wide, 100% - 2 × gutter)`; the work grid
+ * lib/site/style/site.css: `main`'s wide column is `min(wide, 100% - 2 × gutter)`; the work grid
  * and the gallery are `repeat(auto-fill | auto-fit, minmax(min(100%, min), 1fr))` with a gap of
  * `--space-m`).
  *
@@ -348,7 +349,7 @@ const LATIN_RANGE =
  * tokens as custom properties (the dark scheme's under `prefers-color-scheme: dark`), then the
  * rules, compiled by lightningcss.
  *
- * @param tokens The checked tokens. @param rules The rules' CSS (`content/style/site.css`).
+ * @param tokens The checked tokens. @param rules The rules' CSS (`lib/site/style/*.css`, then a studio's own `content/style/site.css`).
  * @returns The minified stylesheet.
  */
 export function buildStylesheet(tokens: DesignTokens, rules: string): string {

@@ -1,8 +1,8 @@
 /**
  * `deno task dev`: the service as `deno task start` runs it, restarted when it should show an
  * edit: `deno run --watch` restarts it when a module it runs changes (`lib/`, `routes/`,
- * `compose/`, `adapters/`), and this script rebuilds `build/` when `content/` changes
- * (`deno task build`, which encodes again only what changed), then restarts it on the new build.
+ * `compose/`, `adapters/`), and this script rebuilds `build/` when `content/` or the service's
+ * browser files (`lib/site/style/`, `lib/site/browser/`) change (`deno task build`, which encodes again only what changed), then restarts it on the new build.
  *
  * Usage: `deno task dev` (environment variables as for `deno task start`)
  *
@@ -49,12 +49,15 @@ let service = startService();
 let stopping = false;
 let timer: ReturnType<typeof setTimeout> | undefined;
 let queue = Promise.resolve();
-const watcher = Deno.watchFs(new URL("content/", ROOT).pathname, { recursive: true });
+const watcher = Deno.watchFs(
+  ["content/", "lib/site/style/", "lib/site/browser/"].map((path) => new URL(path, ROOT).pathname),
+  { recursive: true },
+);
 
 /** Builds, then restarts the service on the new build (one build at a time). */
 function rebuild(): void {
   queue = queue.then(async () => {
-    console.error("deno task dev: content/ changed: building");
+    console.error("deno task dev: content/ or lib/site/ changed: building");
     if (!await build() || stopping) return;
     await stopService(service);
     if (!stopping) service = startService();

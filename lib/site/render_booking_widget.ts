@@ -3,7 +3,7 @@
  * the month's free times as a radio group per day (in the schedule's zone), month navigation by
  * link, the attendee's details and a honeypot, posting to the page's own path. After a refused
  * submission it is shown again with the person's values, a message per field and the notice of
- * what happened. Its script (`content/assets/booking.js`) only enhances it: it books through the
+ * what happened. Its script (`lib/site/browser/booking.js`) only enhances it: it books through the
  * API without leaving the page and refreshes the times after a 409.
  *
  * @module

@@ -109,7 +109,7 @@ export function renderSignInForm(
 }
 
 /**
- * A form that a passkey ceremony fills (`content/assets/passkeys.js`): hidden until the script
+ * A form that a passkey ceremony fills (`lib/site/browser/passkeys.js`): hidden until the script
  * finds WebAuthn, then its button asks the server for options, runs the ceremony and posts the
  * answer in the `response` field. Its messages for the script are in its data attributes.
  */
