@@ -98,6 +98,28 @@ export interface IdempotencyRecord {
 export interface BookingOrigin {
   /** The client's rate-limit key. */
   clientAddress: string;
+  /**
+   * The attendee's IANA time zone, when the booking page knew it (the visitor's chosen or
+   * browser zone, e.g. `America/New_York`): stored on the record, so the confirmation, the
+   * e-mails and the reminder give the time in it as well as in the schedule's zone. A zone that
+   * `Intl` does not know is not stored.
+   */
+  timeZone?: string;
+}
+
+/**
+ * Whether `zone` is an IANA time zone this runtime knows (`Intl.DateTimeFormat` accepts it).
+ *
+ * @param zone A candidate, e.g. `America/Sao_Paulo`.
+ */
+export function isKnownTimeZone(zone: string): boolean {
+  if (zone.length === 0 || zone.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function hashRequest(request: BookingRequest): Promise<string> {
@@ -380,6 +402,9 @@ async function planBooking(
     createdAt: now.toString(),
     updatedAt: now.toString(),
     clientAddress: context.origin.clientAddress,
+    ...(context.origin.timeZone && isKnownTimeZone(context.origin.timeZone)
+      ? { timeZone: context.origin.timeZone }
+      : {}),
     attendeeInvited: status === "accepted",
     mailIds: [],
     ...(holdUntilEpochMs === undefined ? {} : { holdUntilEpochMs }),
