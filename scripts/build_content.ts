@@ -24,9 +24,10 @@
  *   metadata) and every page's sharing card, whose bytes are files under `build/files/`, read only
  *   when one is first asked for (scripts/build_pictures.ts, build_cards.ts).
  *
- * `{{name}}`, `{{email}}`, `{{address}}` and `{{city}}` in any text are replaced by the facts of
- * site.yaml, and `{{timeZone}}`, `{{zone}}` and `{{hours}}` by what `content/schedule.json` says
- * (the zone's IANA id, its name for people and the weekly opening hours, in each page's language).
+ * `{{name}}`, `{{email}}`, `{{address}}`, `{{city}}` and `{{country}}` in any text are replaced by
+ * the facts of site.yaml, and `{{timeZone}}`, `{{zone}}`, `{{hours}}` and `{{meetingMinutes}}` by
+ * what `content/schedule.json` says (the zone's IANA id, its name for people, the weekly opening
+ * hours and the meeting's length, in each page's language).
  *
  * Usage: a step of `deno task build` (writes the modules and files, encoding again only the
  * pictures and cards whose inputs changed); `deno task build --check` exits 1 when a module or
@@ -170,8 +171,10 @@ type Placeholders = Record<string, string>;
 
 /**
  * The placeholders of one language: `{{name}}`, `{{email}}`, `{{address}}` and `{{city}}` from
- * site.yaml, and, when the content has a schedule, `{{timeZone}}` (its IANA id), `{{zone}}` (the
- * zone named for people in the language) and `{{hours}}` (the weekly opening hours).
+ * site.yaml, `{{country}}` (the name of site.yaml's `country` in the language, by
+ * `Intl.DisplayNames`: `PT` → "Portugal"), and, when the content has a schedule, `{{timeZone}}`
+ * (its IANA id), `{{zone}}` (the zone named for people in the language), `{{hours}}` (the weekly
+ * opening hours) and `{{meetingMinutes}}` (the length of a conversation, in minutes: `30`).
  */
 function toPlaceholders(
   facts: Infer<typeof Facts>,
@@ -179,15 +182,18 @@ function toPlaceholders(
   language: string,
   tag: string,
 ): Placeholders {
-  const { city, country: _country, ...rest } = facts;
+  const { city, country, ...rest } = facts;
   const placeholders: Placeholders = { ...rest };
   const cityName = typeof city === "string" ? city : city?.[language];
   if (cityName !== undefined) placeholders.city = cityName;
+  const countryName = country && new Intl.DisplayNames([tag], { type: "region" }).of(country);
+  if (countryName) placeholders.country = countryName;
   if (schedule) {
     placeholders.timeZone = schedule.timeZone;
     // A zone's generic name does not change with summer time; the year of the build names it.
     placeholders.zone = toZoneName(schedule.timeZone, { locale: tag, at: Temporal.Now.instant() });
     placeholders.hours = formatWeeklyHours(schedule.weeklyHours, tag);
+    placeholders.meetingMinutes = String(schedule.meetingMinutes);
   }
   return placeholders;
 }

@@ -77,6 +77,36 @@ test("buildCorpus() pairs every page with its translation and fills the studio's
   );
 });
 
+test("{{country}} names site.yaml's country in the page's language and {{meetingMinutes}} the schedule's meeting length", () => {
+  const withPlaceholders = sampleFiles.map((file) => {
+    if (file.path === "pt/about.md") {
+      return { ...file, text: file.text + "\n{{country}}: {{meetingMinutes}} min\n" };
+    }
+    if (file.path === "en/about.md") {
+      return { ...file, text: file.text + "\n{{country}}: {{meetingMinutes}} min\n" };
+    }
+    if (file.path === "schedule.json") {
+      return { ...file, text: JSON.stringify({ ...JSON.parse(file.text), meetingMinutes: 45 }) };
+    }
+    return file;
+  });
+  const corpus = buildCorpus(withPlaceholders);
+  const about = (language: string) =>
+    corpus.pages.find((page) => page.id === "about" && page.language === language)?.markdown ?? "";
+  assert.match(about("pt"), /Portugal: 45 min/);
+  assert.match(about("en"), /Portugal: 45 min/);
+  const spain = withPlaceholders.map((file) =>
+    file.path === "site.yaml"
+      ? { ...file, text: file.text.replace(/^country: PT$/m, "country: ES") }
+      : file
+  );
+  const spanish = buildCorpus(spain).pages.filter((page) => page.id === "about");
+  assert.deepEqual(spanish.map((page) => /(Espanha|Spain): 45 min/.exec(page.markdown)?.[1]), [
+    "Espanha",
+    "Spain",
+  ]);
+});
+
 test("buildCorpus() names the file and the field of a malformed page", () => {
   const broken: SourceFile[] = sampleFiles.map((file) =>
     file.path === "en/work.md"
