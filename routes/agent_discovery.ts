@@ -76,7 +76,10 @@ export function createAgentDiscovery(
   const cardDocument = once(() => toDocument(card(), MCP_SERVER_CARD_TYPE));
   const wellKnownCard = once(() => toDocument(buildWellKnownCard(card()), JSON_TYPE));
   const catalog = once(() =>
-    toDocument(buildAiCatalog(baseUrl, services.content.name), AI_CATALOG_TYPE)
+    toDocument(
+      buildAiCatalog(baseUrl, services.content.name, services.schedule.meetingMinutes),
+      AI_CATALOG_TYPE,
+    )
   );
   const skillFiles = once(() =>
     new Map(skills.map((skill) => [

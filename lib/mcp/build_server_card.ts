@@ -41,7 +41,7 @@ export const MCP_PROTOCOL_VERSIONS = [
 
 /** The server's description: at most 100 characters (SEP-2127). */
 export const MCP_SERVER_DESCRIPTION =
-  "Book a 30-minute conversation with a design studio, read its free times, or send it an inquiry";
+  "Book a conversation with a design studio, read its free times, or send it an inquiry";
 
 /**
  * The capabilities the server declares (`initialize`, `server/discover`) and its cards list:
@@ -124,10 +124,11 @@ export function buildWellKnownCard(card: ServerCard): Record<string, unknown> {
  * which registries embed to find it (the ARD specification recommends two to five).
  *
  * @param studioName The studio's name, e.g. `Traço`.
+ * @param meetingMinutes The length of a conversation, minutes (the schedule's `meetingMinutes`).
  */
-function buildRepresentativeQueries(studioName: string): string[] {
+function buildRepresentativeQueries(studioName: string, meetingMinutes: number): string[] {
   return [
-    `Book a free 30-minute conversation with the design studio ${studioName}`,
+    `Book a free ${meetingMinutes}-minute conversation with the design studio ${studioName}`,
     "Which times are free for a conversation with the studio next month?",
     "Send a design studio an inquiry about a new website or brand identity",
   ];
@@ -140,9 +141,14 @@ function buildRepresentativeQueries(studioName: string): string[] {
  *
  * @param baseUrl The public origin.
  * @param studioName The studio's name, e.g. `Traço`.
+ * @param meetingMinutes The length of a conversation, minutes (the schedule's `meetingMinutes`).
  * @returns The catalog document.
  */
-export function buildAiCatalog(baseUrl: string, studioName: string): Record<string, unknown> {
+export function buildAiCatalog(
+  baseUrl: string,
+  studioName: string,
+  meetingMinutes: number,
+): Record<string, unknown> {
   const host = new URL(baseUrl).hostname;
   return {
     specVersion: "1.0",
@@ -151,7 +157,7 @@ export function buildAiCatalog(baseUrl: string, studioName: string): Record<stri
       displayName: `${studioName}: bookings and inquiries (MCP)`,
       type: MCP_SERVER_CARD_TYPE,
       url: baseUrl + MCP_SERVER_CARD_PATH,
-      representativeQueries: buildRepresentativeQueries(studioName),
+      representativeQueries: buildRepresentativeQueries(studioName, meetingMinutes),
     }],
   };
 }

@@ -12,7 +12,7 @@ import {
 } from "../../lib/mcp/build_server_card.ts";
 import { createFixedClock } from "../../testing.ts";
 import { buildRequest, fromAddress } from "../_support.ts";
-import { assertNoSampleWords, OTHER_CORPUS } from "../_other_studio.ts";
+import { assertNoSampleWords, OTHER_CORPUS, OTHER_SCHEDULE } from "../_other_studio.ts";
 
 const BASE_URL = "https://studio.example";
 const handler = createSampleHandler({ baseUrl: BASE_URL });
@@ -122,7 +122,11 @@ test("GET /.well-known/ai-catalog.json points to the server card, with the displ
 });
 
 test("GET /.well-known/ai-catalog.json and the server cards name the studio the content names, never the sample studio or its city", async () => {
-  const other = createSampleHandler({ baseUrl: BASE_URL, content: OTHER_CORPUS });
+  const other = createSampleHandler({
+    baseUrl: BASE_URL,
+    content: OTHER_CORPUS,
+    schedule: OTHER_SCHEDULE,
+  });
   for (
     const path of ["/.well-known/ai-catalog.json", "/mcp/server-card", "/.well-known/mcp.json"]
   ) {
@@ -136,7 +140,7 @@ test("GET /.well-known/ai-catalog.json and the server cards name the studio the 
   const [entry] = (await response.json()).entries;
   assert.equal(
     entry.representativeQueries[0],
-    "Book a free 30-minute conversation with the design studio Ateliê Sol",
+    "Book a free 45-minute conversation with the design studio Ateliê Sol",
   );
 });
 
