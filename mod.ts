@@ -51,7 +51,17 @@ export {
 } from "./lib/http/rate_limit.ts";
 export { createKvRateLimiter, type KvRateLimiterOptions } from "./lib/http/kv_rate_limit.ts";
 export type { MailAttachment, Mailer, OutgoingMail } from "./lib/mail/mail.ts";
-export type { DeliveryReport, Outbox } from "./lib/mail/outbox.ts";
+export type { DeliveryReport, Outbox, WebhookDeliveryReport } from "./lib/mail/outbox.ts";
+export {
+  type BookingEventData,
+  type InquiryEventData,
+  type QueuedEvent,
+  type TestEventData,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEvent,
+  type WebhookEventType,
+} from "./lib/webhooks/webhook_events.ts";
+export type { WebhookEndpoint } from "./lib/webhooks/webhook_store.ts";
 export {
   type OpeningInterval,
   type ScheduleSettings,

@@ -10,6 +10,8 @@ import type { Services } from "../lib/services.ts";
 import type { Store } from "../lib/store/store.ts";
 import { createOutbox } from "../lib/mail/outbox.ts";
 import { createSmtpMailer } from "../adapters/smtp_mailer.ts";
+import { createWebhookLane } from "../lib/webhooks/webhook_lane.ts";
+import { toWebhookEndpoints } from "../lib/webhooks/webhook_store.ts";
 import { createJsonLogger, createLogTime } from "../lib/create_json_logger.ts";
 import { composeServices } from "./compose_handler.ts";
 import { toHandlerOptions } from "./create_app.ts";
@@ -26,7 +28,8 @@ export interface OperatorServices {
  * The services of an operator's command that acts as the service would (the CLI's export and
  * erasure of personal data): the same environment variables, over a store the command opened,
  * with the SMTP mailer when `STUDIO_SMTP_URL` is set, so that an erasure delivers its
- * cancellations itself (a running service's outbox on the same store delivers them otherwise).
+ * cancellations itself (a running service's outbox on the same store delivers them otherwise),
+ * and queues their `booking.cancelled` webhook events when `STUDIO_WEBHOOK_URL` is set.
  * Its log lines go to standard error, leaving standard output to the command's answer.
  *
  * @param env The environment, e.g. `Deno.env.toObject()` or `process.env`.
@@ -43,7 +46,10 @@ export function createOperatorServices(env: Environment, store: Store): Operator
     time: createLogTime(),
   });
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
-  const outbox = createOutbox({ store, mailer, clock, logger });
+  const webhooks = config.webhooks
+    ? createWebhookLane({ endpoints: toWebhookEndpoints(config.webhooks), store, clock, logger })
+    : undefined;
+  const outbox = createOutbox({ store, mailer, clock, logger, webhooks });
   const services = composeServices({ ...toHandlerOptions(config), store, clock, logger, outbox });
   return {
     services,

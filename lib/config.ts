@@ -45,6 +45,9 @@ export const SERVICE_DEFAULTS = {
 /** The longest reminder lead `STUDIO_REMINDER_LEAD_MINUTES` accepts: 30 days, in minutes. */
 export const MAX_REMINDER_LEAD_MINUTES = 43_200;
 
+/** The most webhook endpoints `STUDIO_WEBHOOK_URL` lists. */
+export const MAX_WEBHOOK_ENDPOINTS = 5;
+
 /** One documented environment variable (the README's table lists every one). */
 export interface EnvironmentVariable {
   /** The variable's name. */
@@ -120,6 +123,18 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     defaultValue: String(SERVICE_DEFAULTS.reminderLeadMinutes),
     description:
       `Minutes before an accepted booking's start that its attendee gets one reminder e-mail, 0 to ${MAX_REMINDER_LEAD_MINUTES}; 0: none`,
+  },
+  {
+    name: "STUDIO_WEBHOOK_URL",
+    defaultValue: "unset: no webhooks",
+    description:
+      `Comma-separated URLs that receive the webhook events (Standard Webhooks 1.0), at most ${MAX_WEBHOOK_ENDPOINTS}: https, or http to a loopback address (a receiver on the same machine)`,
+  },
+  {
+    name: "STUDIO_WEBHOOK_SECRET",
+    defaultValue: "unset; required with STUDIO_WEBHOOK_URL",
+    description:
+      "The webhooks' signing secret: whsec_ and the base64 of 24 to 64 random bytes; one for every URL, or comma-separated, one per URL in the same order",
   },
   {
     name: "STUDIO_SECRET",
@@ -236,6 +251,11 @@ export interface Config {
    * (`STUDIO_REMINDER_LEAD_MINUTES`); 0: no reminders.
    */
   reminderLeadMinutes: number;
+  /**
+   * The webhook endpoints (`STUDIO_WEBHOOK_URL`, `STUDIO_WEBHOOK_SECRET`): each URL with the
+   * secret its events are signed with; absent when webhooks are off.
+   */
+  webhooks?: Array<{ url: string; secret: string }>;
   /** Link-signing secret, if configured. */
   secret?: string;
   /** Trusted proxy header. */
@@ -408,6 +428,85 @@ function readSecret(env: Environment): string | undefined {
   return secret;
 }
 
+/** Whether a URL's host is a loopback address: `localhost`, `127.0.0.0/8` or `[::1]`. */
+function isLoopback(url: URL): boolean {
+  const host = url.hostname;
+  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** A webhook endpoint's URL: https, or http to a loopback address; no user name or password. */
+function readWebhookUrl(value: string): string {
+  const name = "STUDIO_WEBHOOK_URL";
+  const url = readHttpUrl(name, value);
+  if (url.protocol === "http:" && !isLoopback(url)) {
+    throw new ConfigError(
+      name,
+      `"${value}" is not https: events carry personal data, so plain http is only for a receiver on a loopback address (localhost, 127.0.0.1, [::1])`,
+    );
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(name, `"${url.origin}" holds a user name or password; leave them out`);
+  }
+  return url.href;
+}
+
+/**
+ * Whether a signing secret is as Standard Webhooks writes one: `whsec_` and the base64 of 24 to
+ * 64 bytes.
+ */
+function isWebhookSecret(secret: string): boolean {
+  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
+  if (!match || match[1].length % 4 !== 0) return false;
+  const bytes = atob(match[1]).length;
+  return bytes >= 24 && bytes <= 64;
+}
+
+/** The webhook endpoints: each URL of STUDIO_WEBHOOK_URL with its STUDIO_WEBHOOK_SECRET. */
+function readWebhooks(env: Environment): Array<{ url: string; secret: string }> {
+  const urls = readList(env, "STUDIO_WEBHOOK_URL").map(readWebhookUrl);
+  const secrets = (readText(env, "STUDIO_WEBHOOK_SECRET") ?? "").split(",")
+    .map((item) => item.trim()).filter(Boolean);
+  const name = "STUDIO_WEBHOOK_SECRET";
+  if (!urls.length) {
+    if (secrets.length) throw new ConfigError(name, "it is set, but STUDIO_WEBHOOK_URL is not");
+    return [];
+  }
+  if (urls.length > MAX_WEBHOOK_ENDPOINTS) {
+    throw new ConfigError(
+      "STUDIO_WEBHOOK_URL",
+      `it lists ${urls.length} URLs; at most ${MAX_WEBHOOK_ENDPOINTS}`,
+    );
+  }
+  const repeated = urls.find((url, index) => urls.indexOf(url) !== index);
+  if (repeated) throw new ConfigError("STUDIO_WEBHOOK_URL", `"${repeated}" is listed twice`);
+  if (!secrets.length) {
+    throw new ConfigError(
+      name,
+      "it is required when STUDIO_WEBHOOK_URL is set: whsec_ and the base64 of 24 to 64 random bytes",
+    );
+  }
+  if (secrets.length !== 1 && secrets.length !== urls.length) {
+    throw new ConfigError(
+      name,
+      `it lists ${secrets.length} secrets for ${urls.length} URLs; give one for all, or one per URL`,
+    );
+  }
+  // The secret itself is never part of the message: start-up errors reach logs.
+  const bad = secrets.findIndex((secret) => !isWebhookSecret(secret));
+  if (bad >= 0) {
+    throw new ConfigError(
+      name,
+      `${
+        secrets.length > 1 ? `secret ${bad + 1}` : "the secret"
+      } is not whsec_ and the base64 of 24 to 64 bytes (Standard Webhooks), e.g. whsec_ and the output of openssl rand -base64 32`,
+    );
+  }
+  return urls.map((url, index) => ({
+    url,
+    secret: secrets.length === 1 ? secrets[0] : secrets[index],
+  }));
+}
+
 /** The reminder lead in minutes: a whole number from 0 (no reminders) to 30 days. */
 function readReminderLead(env: Environment): number {
   const name = "STUDIO_REMINDER_LEAD_MINUTES";
@@ -460,6 +559,7 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
   const confirmation = readEither(env, "STUDIO_CONFIRMATION", ["auto", "manual"], {
     lowerCase: false,
   });
+  const webhooks = readWebhooks(env);
   const secret = readSecret(env);
   const trustProxy = readTrustProxy(env);
   const rateLimitStore = readEither(env, "STUDIO_RATE_LIMIT_STORE", ["memory", "kv"], {
@@ -487,6 +587,7 @@ export function readConfig(env: Environment, options: { onDenoDeploy?: boolean }
       DEFAULT_BOOKINGS_PER_ATTENDEE,
     ),
     reminderLeadMinutes: readReminderLead(env),
+    ...(webhooks.length ? { webhooks } : {}),
     secret,
     trustProxy,
     rateLimits: {

@@ -74,7 +74,7 @@ export interface Services {
   linkSigner: LinkSigner;
   /** The team who may sign in to the desk, and the signer of their sign-in links. */
   team: TeamSettings;
-  /** The outbox that delivers e-mail. */
+  /** The outbox that delivers e-mail and webhook events. */
   outbox: Outbox;
   /** Mail addresses: From, the studio inbox, and the domain of generated Message-IDs. */
   mail: MailAddresses;

@@ -44,6 +44,8 @@ import type { AtomicOperation, KvEntryMaybe, KvKey } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import { sha256Hex } from "../store/digest.ts";
 import { addReminderWrites } from "./reminders.ts";
+import { type BookingEventType, buildBookingEvent } from "../webhooks/webhook_events.ts";
+import { addToCounter, toErrorType, withSpan } from "../telemetry/telemetry.ts";
 
 /** How long a booking is kept after its last change, in milliseconds. */
 export const RETENTION_MILLISECONDS = RETENTION_DAYS * 86_400_000;
@@ -255,6 +257,30 @@ export async function queueMails(
   );
 }
 
+/**
+ * Adds a booking's webhook event to `operation`, so that it commits with the change it tells of
+ * (nothing when webhooks are not configured). Its times carry the schedule zone's offset.
+ *
+ * @param services The outbox, the schedule's zone and the clock.
+ * @param operation The booking's atomic operation.
+ * @param type The event: `booking.requested` or `booking.confirmed` for a new booking (as it
+ * waits for the team or is accepted at once), then `confirmed`, `declined`, `cancelled` or
+ * `rescheduled`.
+ * @param record The booking as the operation writes it.
+ */
+export function queueBookingEvent(
+  services: Pick<BookingServices, "outbox" | "schedule" | "clock">,
+  operation: AtomicOperation,
+  type: BookingEventType,
+  record: BookingRecord,
+): void {
+  const event = buildBookingEvent(type, record, {
+    timeZone: services.schedule.timeZone,
+    now: services.clock.now(),
+  });
+  services.outbox.addEvents(operation, [{ recordId: record.id, event }]);
+}
+
 function storeUnavailable(): ApiError {
   return unavailable("The booking store is unavailable", BOOKING_NOTHING_BOOKED_HINT);
 }
@@ -448,8 +474,8 @@ async function readHoldAndCount(
 }
 
 /**
- * Adds the booking's writes to `operation`: its e-mails, the record, the slot's hold, the
- * attendee's new count and the idempotency record.
+ * Adds the booking's writes to `operation`: its e-mails, its webhook event, the record, the
+ * slot's hold, the attendee's new count and the idempotency record.
  */
 async function addBookingWrites(
   services: BookingServices,
@@ -474,6 +500,12 @@ async function addBookingWrites(
   } catch {
     throw storeUnavailable();
   }
+  queueBookingEvent(
+    services,
+    operation,
+    record.status === "accepted" ? "booking.confirmed" : "booking.requested",
+    record,
+  );
   const holdMilliseconds = record.endEpochMs - now.epochMilliseconds + 86_400_000;
   addReminderWrites(operation, record, {
     leadMinutes: services.booking.reminderLeadMinutes ?? 0,
@@ -505,7 +537,12 @@ async function commitWrites(
   bookingId: string,
 ): Promise<boolean> {
   try {
-    return (await retry(() => operation.commit(), STORE_CONTENTION_RETRY)).ok;
+    const committed = await withSpan(
+      "booking commit",
+      COMMIT_ATTRIBUTES,
+      () => retry(() => operation.commit(), STORE_CONTENTION_RETRY),
+    );
+    return committed.ok;
   } catch (error) {
     // The commit is atomic: if the booking's record is there, it happened. Its absence proves
     // nothing (a commit that timed out may still land), so that stays uncertain.
@@ -523,6 +560,13 @@ async function commitWrites(
     return true;
   }
 }
+
+/** The attributes of the booking commit's span (the database semantic conventions'). */
+const COMMIT_ATTRIBUTES = {
+  "db.system.name": "deno_kv",
+  "db.operation.name": "atomic.commit",
+  "db.collection.name": "booking",
+} as const;
 
 /**
  * Commits a planned booking. The commit requires the slot's hold (none, or a lapsed pending one)
@@ -580,6 +624,22 @@ export async function createBooking(
   request: BookingRequest,
   options: { origin: BookingOrigin; idempotencyKey?: string },
 ): Promise<BookingResult> {
+  try {
+    const result = await bookSlot(services, request, options);
+    addToCounter("bookings", { outcome: "booked" });
+    return result;
+  } catch (error) {
+    addToCounter("bookings", { outcome: toErrorType(error) });
+    throw error;
+  }
+}
+
+/** Books a slot, as {@linkcode createBooking} says (which counts the outcome). */
+async function bookSlot(
+  services: BookingServices,
+  request: BookingRequest,
+  options: { origin: BookingOrigin; idempotencyKey?: string },
+): Promise<BookingResult> {
   const now = services.clock.now();
   const idempotency: Idempotency | undefined = options.idempotencyKey
     ? {
@@ -608,6 +668,13 @@ export async function createBooking(
   return await commitBooking(services, planned);
 }
 
+/** The webhook event of each action's transition. */
+const BOOKING_EVENTS: Readonly<Record<BookingAction, BookingEventType>> = {
+  confirm: "booking.confirmed",
+  decline: "booking.declined",
+  cancel: "booking.cancelled",
+};
+
 /** Options of {@linkcode applyBookingAction}. */
 export interface BookingActionOptions {
   /** The team's words to the attendee, in the decline or cancel e-mail (plain text). */
@@ -625,7 +692,8 @@ export type ActionOutcome =
   | { kind: "not-found" };
 
 /**
- * Applies a confirm, decline or cancel action to a booking, atomically with its e-mails:
+ * Applies a confirm, decline or cancel action to a booking, atomically with its e-mails and its
+ * webhook event (`booking.confirmed`, `booking.declined`, `booking.cancelled`):
  * confirm (pending → accepted) sends the attendee the REQUEST invite; decline (pending →
  * declined) frees the slot and tells the attendee; cancel (pending or accepted → cancelled, before
  * the start) frees the slot and sends METHOD:CANCEL with a higher SEQUENCE to both sides.
@@ -691,6 +759,7 @@ export async function applyBookingAction(
     const note = action === "confirm" ? undefined : options.note;
     const mailIds = await queueMails(services, operation, next, kinds, note);
     next.mailIds = [...current.mailIds, ...mailIds];
+    queueBookingEvent(services, operation, BOOKING_EVENTS[action], next);
     // Confirming schedules the attendee's reminder; declining or cancelling deletes it.
     addReminderWrites(operation, next, {
       previous: current,

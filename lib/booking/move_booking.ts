@@ -1,7 +1,7 @@
 /**
  * Moving a booking to another free slot at the attendee's request, in one atomic commit: the new
  * slot is held, the old one released, the booking record updated (a new SEQUENCE) and the
- * e-mails queued — or nothing is. A concurrent booking or move that takes the slot first makes
+ * e-mails and the `booking.rescheduled` webhook event queued — or nothing is. A concurrent booking or move that takes the slot first makes
  * this one answer `taken`.
  *
  * @module
@@ -18,6 +18,7 @@ import {
   type BookingServices,
   findRequestedSlot,
   hasLapsed,
+  queueBookingEvent,
   queueMails,
   RETENTION_MILLISECONDS,
 } from "./bookings.ts";
@@ -135,6 +136,7 @@ async function commitMove(
   const operation = store.atomic().check(entry).check(newHold);
   const kinds: BookingMailKind[] = ["attendee-moved", "studio-moved"];
   next.mailIds = [...current.mailIds, ...await queueMails(services, operation, next, kinds)];
+  queueBookingEvent(services, operation, "booking.rescheduled", next);
   const hold: SlotHold = {
     bookingId: next.id,
     startEpochMs: next.startEpochMs,

@@ -1,6 +1,7 @@
 /**
  * Contact inquiries (spec, ContactInquiry): reading the three accepted body types, validating,
- * storing the inquiry with its e-mail to the studio in one atomic commit, and the e-mail itself.
+ * storing the inquiry with its e-mail to the studio (and its webhook event) in one atomic commit,
+ * and the e-mail itself.
  *
  * @module
  */
@@ -27,9 +28,11 @@ import {
 } from "../http/read_body.ts";
 import type { Clock, Logger } from "../ports.ts";
 import type { Outbox } from "../mail/outbox.ts";
+import { buildInquiryEvent } from "../webhooks/webhook_events.ts";
 import type { GroupCommit } from "../store/group_commit.ts";
 import type { AtomicOperation, Store } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
+import { addToCounter, toErrorType } from "../telemetry/telemetry.ts";
 
 /** The media types a contact body may have (spec, POST /api/v1/contact). */
 export const CONTACT_MEDIA_TYPES: readonly string[] =
@@ -257,7 +260,10 @@ export interface InquiryServices {
    * is atomic on its own, and a group's commit only joins their costs.
    */
   groupCommit: GroupCommit;
-  /** Queues the inquiry's e-mail in the same commit, and delivers it. */
+  /**
+   * Queues the inquiry's e-mail and its `inquiry.received` webhook event in the same commit,
+   * and delivers them.
+   */
   outbox: Outbox;
   /** The time of receipt. */
   clock: Clock;
@@ -268,8 +274,8 @@ export interface InquiryServices {
 }
 
 /**
- * Stores an inquiry and its e-mail to the studio in one atomic commit, then asks the outbox to
- * deliver. Nothing is half-written: either both are stored or neither. A commit refused because a
+ * Stores an inquiry, its e-mail to the studio and its `inquiry.received` webhook event (when
+ * webhooks are configured) in one atomic commit, then asks the outbox to deliver. Nothing is half-written: either both are stored or neither. A commit refused because a
  * local KV file is locked by another process is tried again (`STORE_CONTENTION_RETRY`).
  *
  * @param services The store and outbox it commits to, the clock, the log and the addresses.
@@ -280,6 +286,22 @@ export interface InquiryServices {
  * attempts, or any other failure).
  */
 export async function submitInquiry(
+  services: InquiryServices,
+  fields: ContactInquiry,
+  origin: InquiryOrigin,
+): Promise<InquiryRecord> {
+  try {
+    const record = await storeInquiry(services, fields, origin);
+    addToCounter("inquiries", { outcome: "accepted" });
+    return record;
+  } catch (error) {
+    addToCounter("inquiries", { outcome: toErrorType(error) });
+    throw error;
+  }
+}
+
+/** Stores an inquiry with its mail, as {@linkcode submitInquiry} says (which counts it). */
+async function storeInquiry(
   services: InquiryServices,
   fields: ContactInquiry,
   origin: InquiryOrigin,
@@ -300,6 +322,7 @@ export async function submitInquiry(
       { topic: "inquiry", recordId: base.id, mail },
     ]);
     const record: InquiryRecord = { ...base, mailIds };
+    services.outbox.addEvents(operation, [{ recordId: base.id, event: buildInquiryEvent(base) }]);
     operation.check({ key: [...INQUIRY_PREFIX, base.id], versionstamp: null })
       .set([...INQUIRY_PREFIX, base.id], record, { expireIn: RETENTION_DAYS * 86_400_000 });
     // A KV file locked by another process refuses the commit before writing anything.

@@ -24,7 +24,7 @@ export const MIN_SUNSET_DAYS = 180;
 export const API_PREFIX = "/api";
 
 /** The version of the OpenAPI description document (spec, Versioning 7). */
-export const OPENAPI_DOCUMENT_VERSION = "1.1.0";
+export const OPENAPI_DOCUMENT_VERSION = "1.2.0";
 
 /** Where the OpenAPI 3.1 description is served (spec, Rules of use). */
 export const OPENAPI_PATH = "/openapi.json";

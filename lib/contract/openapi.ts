@@ -156,6 +156,174 @@ const ERROR_RESPONSE: JsonSchema = {
   },
 };
 
+/** An ISO 8601 date-time with an offset. */
+const DATE_TIME: JsonSchema = { type: "string", format: "date-time" };
+
+/** The webhook payloads' data (Standard Webhooks 1.0); `lib/webhooks/webhook_events.ts` builds them. */
+const WEBHOOK_DATA_SCHEMAS: Record<string, JsonSchema> = {
+  InquiryEventData: {
+    type: "object",
+    description:
+      "A contact inquiry as received: its id, time and sender. The message, category aside, stays in the studio's inbox.",
+    required: ["id", "receivedAt", "name", "email"],
+    additionalProperties: false,
+    properties: {
+      id: { type: "string", description: "The inquiry's id (a ULID)." },
+      receivedAt: { ...DATE_TIME, description: "When it was received (UTC)." },
+      name: { type: "string", description: "The sender's name, as written." },
+      email: { type: "string", format: "email", description: "The sender's e-mail address." },
+      category: { type: "string", description: "The category chosen, if any." },
+    },
+  },
+  BookingEventData: {
+    type: "object",
+    description:
+      "A booking as the event leaves it. The attendee's name and e-mail address travel only in booking.requested and booking.confirmed, which introduce the attendee; the later events name the booking by its id. Topic and company stay in the studio's store.",
+    required: ["id", "status", "start", "end", "locale"],
+    additionalProperties: false,
+    properties: {
+      id: { type: "string", description: "The booking's id (a ULID)." },
+      status: {
+        type: "string",
+        enum: ["pending", "accepted", "declined", "cancelled"],
+        description: "Its status once the event happened.",
+      },
+      start: { ...DATE_TIME, description: "Start, with the schedule zone's offset." },
+      end: { ...DATE_TIME, description: "End, with the schedule zone's offset." },
+      locale: { type: "string", enum: ["pt", "en"], description: "The attendee's language." },
+      timeZone: { type: "string", description: "The attendee's IANA time zone, when known." },
+      name: {
+        type: "string",
+        description: "The attendee's name (booking.requested and booking.confirmed only).",
+      },
+      email: {
+        type: "string",
+        format: "email",
+        description:
+          "The attendee's e-mail address (booking.requested and booking.confirmed only).",
+      },
+      previousStart: {
+        ...DATE_TIME,
+        description: "booking.rescheduled: the start before the move.",
+      },
+    },
+  },
+  TestEventData: {
+    type: "object",
+    description: "A test event sent from the team's desk.",
+    required: ["id", "sentBy"],
+    additionalProperties: false,
+    properties: {
+      id: { type: "string", description: "The test's own id (a ULID)." },
+      sentBy: { type: "string", description: "The team member who sent it." },
+    },
+  },
+};
+
+/** Each webhook event: its type, what happened, and the schema of its data. */
+const WEBHOOK_EVENTS = [
+  ["inquiry.received", "A contact inquiry was received and stored.", "InquiryEventData"],
+  [
+    "booking.requested",
+    "A booking was made and waits for the team's confirmation (STUDIO_CONFIRMATION=manual).",
+    "BookingEventData",
+  ],
+  [
+    "booking.confirmed",
+    "A booking was accepted: at once (STUDIO_CONFIRMATION=auto), or confirmed by the team.",
+    "BookingEventData",
+  ],
+  ["booking.declined", "The team declined a booking request.", "BookingEventData"],
+  ["booking.cancelled", "The attendee or the team cancelled a booking.", "BookingEventData"],
+  ["booking.rescheduled", "The attendee moved a booking to another slot.", "BookingEventData"],
+  ["webhook.test", "The team sent a test event from the desk.", "TestEventData"],
+] as const;
+
+/** The name of an event's payload schema, e.g. `BookingConfirmedEvent`. */
+function toEventSchemaName(type: string): string {
+  return type.split(/[._]/).map((word) => word[0].toUpperCase() + word.slice(1)).join("") +
+    "Event";
+}
+
+/** The headers of every webhook request (Standard Webhooks 1.0). */
+const WEBHOOK_HEADERS = [
+  {
+    name: "webhook-id",
+    in: "header",
+    required: true,
+    description:
+      "The delivery's id, the same on every retry of it: a receiver that has seen it can answer 2xx and do nothing.",
+    schema: { type: "string", pattern: "^msg_[0-9A-HJKMNP-TV-Z]{26}$" },
+  },
+  {
+    name: "webhook-timestamp",
+    in: "header",
+    required: true,
+    description:
+      "When this attempt was sent, in Unix seconds; receivers reject one more than 5 minutes away from their clock.",
+    schema: { type: "string", pattern: "^[0-9]+$" },
+  },
+  {
+    name: "webhook-signature",
+    in: "header",
+    required: true,
+    description:
+      "v1, and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after whsec_ (STUDIO_WEBHOOK_SECRET). Verify it with a Standard Webhooks library, e.g. the standardwebhooks npm package.",
+    schema: { type: "string", pattern: "^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$" },
+  },
+];
+
+/** The OpenAPI 3.1 `webhooks` section and the payload schemas it refers to. */
+function buildWebhooks(): {
+  webhooks: Record<string, unknown>;
+  schemas: Record<string, JsonSchema>;
+} {
+  const webhooks: Record<string, unknown> = {};
+  const schemas: Record<string, JsonSchema> = { ...WEBHOOK_DATA_SCHEMAS };
+  for (const [type, happened, data] of WEBHOOK_EVENTS) {
+    const name = toEventSchemaName(type);
+    schemas[name] = {
+      type: "object",
+      description: `The payload of ${type}: ${happened}`,
+      required: ["type", "timestamp", "data"],
+      additionalProperties: false,
+      properties: {
+        type: { type: "string", const: type },
+        timestamp: { ...DATE_TIME, description: "When the event happened (UTC)." },
+        data: { $ref: `#/components/schemas/${data}` },
+      },
+    };
+    webhooks[type] = {
+      post: {
+        operationId: `${
+          type.replace(/\.(\w)/g, (_, letter: string) => letter.toUpperCase())
+        }Webhook`,
+        summary: `${type}: ${happened.replace(/\.$/, "")}`,
+        description:
+          `${happened} Sent as a signed POST to each STUDIO_WEBHOOK_URL; stored first and delivered at least once from the outbox.`,
+        tags: ["webhooks"],
+        parameters: WEBHOOK_HEADERS,
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } },
+        },
+        responses: {
+          "200": { description: "Any 2xx answer delivers the event; the body is ignored." },
+          "410": {
+            description:
+              "Gone: the endpoint is disabled and gets no more events until the team enables it again on the desk.",
+          },
+          default: {
+            description:
+              "Any other answer, a redirect, a timeout (10 s) or a network failure: retried with backoff (5 s, doubling, at most an hour apart) for 72 hours, with the same webhook-id.",
+          },
+        },
+      },
+    };
+  }
+  return { webhooks, schemas };
+}
+
 function buildSchemas(timeZone: string): Record<string, JsonSchema> {
   const slots = BOOKING_SLOTS_SCHEMA.properties.slots;
   return {
@@ -303,14 +471,15 @@ The major version is in the path (${API_BASE_PATH}) and in the API-Version heade
 
 /**
  * Builds the OpenAPI 3.1 document of the API v1 (`info.version` 1.1.0): every operation of the
- * spec and its aliases, every header, every error status with its ErrorResponse, and the rules
- * of use.
+ * spec and its aliases, every header, every error status with its ErrorResponse, the rules
+ * of use, and the webhook events sent to the studio's tools (`webhooks`, Standard Webhooks 1.0).
  *
  * @param options The base URL and the operator's quotas.
  * @returns The document as a plain object, ready for `JSON.stringify`.
  */
 export function buildOpenApiDocument(options: OpenApiOptions): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const webhooks = buildWebhooks();
   for (const operation of OPERATIONS) {
     const method = operation.method.toLowerCase();
     (paths[operation.path] ??= {})[method] = buildOperationObject(operation, options);
@@ -342,10 +511,16 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
       { name: "service", description: "Index and health" },
       { name: "contact", description: "Inquiries to the studio inbox" },
       { name: "booking", description: "Availability and bookings" },
+      {
+        name: "webhooks",
+        description:
+          "Events sent to the studio's other tools (Standard Webhooks 1.0), when STUDIO_WEBHOOK_URL is set",
+      },
     ],
     paths,
+    webhooks: webhooks.webhooks,
     components: {
-      schemas: buildSchemas(options.timeZone),
+      schemas: { ...buildSchemas(options.timeZone), ...webhooks.schemas },
       headers: { ...COMMON_HEADERS, "Retry-After": RETRY_AFTER },
     },
   };

@@ -11,6 +11,12 @@
  * it by the time it is due, so a delivery pass reads only what is due; `["outbox_sent", id]`
  * records a delivered message for 90 days.
  *
+ * Webhook deliveries (Standard Webhooks 1.0, `lib/webhooks/`) travel through the same outbox in a
+ * lane of their own, with keys of their own (`lib/webhooks/webhook_store.ts`): queued in the
+ * commit of the record they tell of, leased, retried with backoff and recorded like mail. The
+ * lanes share the leases, the due index's handling and the passes, and are delivered side by
+ * side, so a slow receiver does not hold mail back, nor a slow mail server webhooks.
+ *
  * @module
  */
 import { createId } from "../store/ids.ts";
@@ -19,6 +25,12 @@ import type { Clock, Logger } from "../ports.ts";
 import type { AtomicOperation, KvEntry, KvKey, Store } from "../store/store.ts";
 import { createGroupCommit, type GroupCommit } from "../store/group_commit.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
+import type { QueuedEvent } from "../webhooks/webhook_events.ts";
+import type {
+  WebhookDelivery,
+  WebhookDeliveryRecord,
+  WebhookEndpoint,
+} from "../webhooks/webhook_store.ts";
 
 /** Key prefix of mail waiting for delivery: `["outbox", id]`. */
 export const OUTBOX_PREFIX = ["outbox"] as const;
@@ -96,8 +108,40 @@ export interface OutboxOptions {
   pollSeconds?: number;
   /** Seconds a process may hold a message while sending it. @default {120} */
   leaseSeconds?: number;
-  /** Messages sent at once. @default {4} */
+  /** Messages sent at once (and webhook deliveries at once, beside them). @default {4} */
   concurrency?: number;
+  /**
+   * The webhook lane (`lib/webhooks/webhook_lane.ts`'s `createWebhookLane`); without one, no
+   * webhook events are queued. @default {none}
+   */
+  webhooks?: WebhookLane;
+}
+
+/**
+ * The webhook lane of an outbox: the endpoints, how events are queued for them, and how one
+ * delivery is attempted.
+ */
+export interface WebhookLane extends OutboxLane<WebhookDelivery, WebhookDeliveryRecord> {
+  /** The configured endpoints. */
+  endpoints: readonly WebhookEndpoint[];
+  /**
+   * Adds one delivery per event and endpoint to `operation`, due at once.
+   *
+   * @returns The deliveries' ids (their `webhook-id`).
+   */
+  add(operation: AtomicOperation, events: readonly QueuedEvent[]): string[];
+}
+
+/** What one delivery pass did with webhook deliveries. */
+export interface WebhookDeliveryReport {
+  /** Deliveries answered 2xx. */
+  delivered: number;
+  /** Deliveries that failed this time and wait for a retry. */
+  failed: number;
+  /** Deliveries another process held, or that left the outbox while being sent. */
+  skipped: number;
+  /** Deliveries given up: answered 410, to a disabled or removed endpoint, or past the retries. */
+  dropped: number;
 }
 
 /** The outcome of one delivery pass. */
@@ -111,6 +155,8 @@ export interface DeliveryReport {
    * again by another process) while this one was sending them.
    */
   skipped: number;
+  /** What the pass did with webhook deliveries; present when webhooks are configured. */
+  webhooks?: WebhookDeliveryReport;
 }
 
 /**
@@ -135,7 +181,19 @@ export interface Outbox {
     operation: AtomicOperation,
     messages: Array<{ topic: string; recordId: string; mail: OutgoingMail }>,
   ): string[];
-  /** Delivers every due message once. Never rejects; store failures are logged. */
+  /**
+   * Adds webhook events to an atomic operation, one delivery per configured endpoint (or per
+   * endpoint the event names), so they commit with the record they tell of. Without webhooks
+   * configured it adds nothing.
+   *
+   * @param operation The operation that writes the record.
+   * @param events The events.
+   * @returns The deliveries' ids (each one's `webhook-id`).
+   */
+  addEvents(operation: AtomicOperation, events: readonly QueuedEvent[]): string[];
+  /** The webhook endpoints events go to (none when webhooks are not configured). */
+  webhookEndpoints(): ReadonlyArray<{ id: string; url: string }>;
+  /** Delivers every due message and webhook delivery once. Never rejects; failures are logged. */
   deliverDue(): Promise<DeliveryReport>;
   /** Asks for a delivery pass soon, e.g. right after a commit that added messages. */
   wake(): void;
@@ -194,21 +252,92 @@ function describe(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).slice(0, 500);
 }
 
-function dueKey(instant: string, id: string) {
-  return [...DUE_PREFIX, Temporal.Instant.from(instant).epochMilliseconds, id] as const;
+/** A log line an attempt's outcome asks for. */
+export interface OutcomeLogLine {
+  level: "info" | "warn" | "error";
+  message: string;
+  fields: Record<string, unknown>;
 }
 
-/** A message this process holds until `heldUntil`. */
+/** How one attempt to deliver an item ended. */
+export type AttemptOutcome<D> =
+  /**
+   * Finished: the item leaves the outbox and `record` is kept under the lane's done prefix.
+   * `counted` says whether it reached its recipient (`sent`) or was given up (`dropped`);
+   * `withCommit` adds writes to the outcome's commit (a webhook endpoint disabled by a 410).
+   */
+  | {
+    kind: "done";
+    record: D;
+    counted: "sent" | "dropped";
+    log: OutcomeLogLine;
+    withCommit?: (operation: AtomicOperation) => void;
+  }
+  /** Failed: tried again after the backoff, `error` kept as the item's `lastError`. */
+  | { kind: "retry"; error: string };
+
+/**
+ * A kind of delivery the outbox carries (mail, webhook deliveries): its keys, its retries, how
+ * one attempt is made. The leases, the due index and the backoff are the outbox's, shared by every
+ * lane, so several processes on one store deliver each item of any lane once (at least once, if a
+ * process dies after the recipient accepted and before the outcome was written).
+ */
+export interface OutboxLane<T extends QueuedItem, D> {
+  /** `Mail` or `Webhook`: the first word of the lane's log lines. */
+  noun: string;
+  /** Waiting items: `[...waitingPrefix, id]`. */
+  waitingPrefix: KvKey;
+  /** The due index: `[...duePrefix, epochMilliseconds, id]`. */
+  duePrefix: KvKey;
+  /** Finished items' records: `[...donePrefix, id]`. */
+  donePrefix: KvKey;
+  /** How long a finished item's record is kept, in milliseconds. */
+  doneMilliseconds: number;
+  /** Seconds before the first retry; each further retry waits twice as long. */
+  retryBaseSeconds: number;
+  /** The longest wait between retries, in seconds. */
+  retryMaxSeconds: number;
+  /** The fields that name an item in the log, besides its id (e.g. its topic). */
+  describe(item: T): Record<string, unknown>;
+  /**
+   * Makes one attempt. Never rejects: a failure is an outcome (`retry`, or `done` when the
+   * lane gives the item up).
+   */
+  attempt(item: T): Promise<AttemptOutcome<D>>;
+}
+
+/** What every queued item has, mail or webhook delivery. */
+export interface QueuedItem {
+  id: string;
+  createdAt: string;
+  attempts: number;
+  nextAttemptAt: string;
+  lastError?: string;
+}
+
+/** What one lane's pass did; `dropped`: items given up (mail is never given up). */
+interface Tally extends DeliveryReport {
+  dropped: number;
+}
+
+// deno-lint-ignore no-explicit-any -- the lane's item and record types do not matter here
+type AnyLane = OutboxLane<any, unknown>;
+
+function dueKey(lane: { duePrefix: KvKey }, instant: string, id: string) {
+  return [...lane.duePrefix, Temporal.Instant.from(instant).epochMilliseconds, id] as const;
+}
+
+/** An item this process holds until `heldUntil`. */
 interface Leased {
   id: string;
   key: KvKey;
-  waiting: OutboxEntry;
+  waiting: QueuedItem;
   heldUntil: string;
   /** The versionstamp of the lease's commit: the outcome is written only while it holds. */
   versionstamp: string;
 }
 
-/** A message the due index lists: its id and its key in the index. */
+/** An item the due index lists: its id and its key in the index. */
 interface DueItem {
   id: string;
   dueKey: KvKey;
@@ -219,10 +348,8 @@ interface Delivery {
   store: Store;
   clock: Clock;
   logger: Logger;
-  /** Outcomes of messages sent at once share a commit where they meet. */
+  /** Outcomes of items sent at once share a commit where they meet. */
   outcomes: GroupCommit;
-  retryBaseSeconds: number;
-  retryMaxSeconds: number;
   leaseSeconds: number;
   concurrency: number;
 }
@@ -235,8 +362,6 @@ function toDelivery(options: OutboxOptions): Delivery {
     clock,
     logger,
     outcomes: createGroupCommit(store),
-    retryBaseSeconds: options.retryBaseSeconds ?? 2,
-    retryMaxSeconds: options.retryMaxSeconds ?? 600,
     leaseSeconds: options.leaseSeconds ?? 120,
     concurrency: options.concurrency ?? 4,
   };
@@ -244,6 +369,9 @@ function toDelivery(options: OutboxOptions): Delivery {
 
 /** How many due ids one read of the due index takes. */
 const DUE_BATCH_SIZE = 64;
+
+/** The keys of the mail lane's due index. */
+const MAIL_KEYS = { duePrefix: DUE_PREFIX } as const;
 
 /** Adds messages to `operation` as new entries, due at once. */
 function addEntries(
@@ -263,38 +391,39 @@ function addEntries(
       attempts: 0,
       nextAttemptAt: createdAt,
     };
-    operation.set([...OUTBOX_PREFIX, id], entry).set(dueKey(createdAt, id), id);
+    operation.set([...OUTBOX_PREFIX, id], entry).set(dueKey(MAIL_KEYS, createdAt, id), id);
     return id;
   });
 }
 
-function addLease(operation: AtomicOperation, entry: KvEntry<OutboxEntry>, heldUntil: string) {
+function addLease(
+  lane: AnyLane,
+  operation: AtomicOperation,
+  entry: KvEntry<QueuedItem>,
+  heldUntil: string,
+) {
   const id = entry.value.id;
   return operation.check(entry)
-    .delete(dueKey(entry.value.nextAttemptAt, id))
+    .delete(dueKey(lane, entry.value.nextAttemptAt, id))
     .set(entry.key, { ...entry.value, nextAttemptAt: heldUntil })
-    .set(dueKey(heldUntil, id), id);
+    .set(dueKey(lane, heldUntil, id), id);
 }
 
-/**
- * Reads due messages and takes a lease on each, all in one commit; when another process took
- * one of them meanwhile, the rest are leased one by one. A message held by another process,
- * or rescheduled since the due index was read, is skipped.
- */
-async function lease(
+/** Reads the items the due index lists, forgetting the due keys of those that are gone. */
+async function readDue(
   delivery: Delivery,
+  lane: AnyLane,
   items: readonly DueItem[],
-  report: DeliveryReport,
-): Promise<Leased[]> {
+  report: Tally,
+): Promise<KvEntry<QueuedItem>[]> {
   const { store, clock } = delivery;
   const entries = await Promise.all(
     items.map(({ id }) =>
-      retry(() => store.get<OutboxEntry>([...OUTBOX_PREFIX, id]), STORE_CONTENTION_RETRY)
+      retry(() => store.get<QueuedItem>([...lane.waitingPrefix, id]), STORE_CONTENTION_RETRY)
     ),
   );
   const now = clock.now();
-  const heldUntil = now.add({ seconds: delivery.leaseSeconds }).toString();
-  const due: KvEntry<OutboxEntry>[] = [];
+  const due: KvEntry<QueuedItem>[] = [];
   for (const [index, entry] of entries.entries()) {
     if (entry.value === null) {
       // Delivered meanwhile by another process, or erased while being sent.
@@ -307,7 +436,24 @@ async function lease(
     }
     due.push(entry);
   }
-  const toLeased = (entry: KvEntry<OutboxEntry>, versionstamp: string): Leased => ({
+  return due;
+}
+
+/**
+ * Reads due items and takes a lease on each, all in one commit; when another process took
+ * one of them meanwhile, the rest are leased one by one. An item held by another process,
+ * or rescheduled since the due index was read, is skipped.
+ */
+async function lease(
+  delivery: Delivery,
+  lane: AnyLane,
+  items: readonly DueItem[],
+  report: Tally,
+): Promise<Leased[]> {
+  const { store, clock } = delivery;
+  const due = await readDue(delivery, lane, items, report);
+  const heldUntil = clock.now().add({ seconds: delivery.leaseSeconds }).toString();
+  const toLeased = (entry: KvEntry<QueuedItem>, versionstamp: string): Leased => ({
     id: entry.value.id,
     key: entry.key,
     waiting: entry.value,
@@ -316,12 +462,12 @@ async function lease(
   });
   if (due.length > 1) {
     const together = store.atomic();
-    for (const entry of due) addLease(together, entry, heldUntil);
+    for (const entry of due) addLease(lane, together, entry, heldUntil);
     const result = await retry(() => together.commit(), STORE_CONTENTION_RETRY);
     if (result.ok) return due.map((entry) => toLeased(entry, result.versionstamp));
   }
   const leased = await Promise.all(due.map(async (entry) => {
-    const alone = addLease(store.atomic(), entry, heldUntil);
+    const alone = addLease(lane, store.atomic(), entry, heldUntil);
     const result = await retry(() => alone.commit(), STORE_CONTENTION_RETRY);
     return result.ok ? toLeased(entry, result.versionstamp) : undefined;
   }));
@@ -330,8 +476,8 @@ async function lease(
 }
 
 /**
- * Deletes a due-index key whose message is gone, so that it is not read again: only while the
- * message is still absent (ids are never reused, so an absent message does not come back).
+ * Deletes a due-index key whose item is gone, so that it is not read again: only while the
+ * item is still absent (ids are never reused, so an absent item does not come back).
  */
 async function forgetDueKey(delivery: Delivery, key: KvKey, dueKey: KvKey): Promise<void> {
   const forget = delivery.store.atomic().check({ key, versionstamp: null }).delete(dueKey);
@@ -339,122 +485,111 @@ async function forgetDueKey(delivery: Delivery, key: KvKey, dueKey: KvKey): Prom
 }
 
 /**
- * Handles an outcome that was not written because the message changed since this process leased
+ * Handles an outcome that was not written because the item changed since this process leased
  * it: it was deleted (an erasure; its lease's due key is deleted too, as nothing else would), or
  * another process leased it again once the lease ran out and records it itself.
  */
 async function forgetLost(
   delivery: Delivery,
+  lane: AnyLane,
   held: Leased,
-  report: DeliveryReport,
+  report: Tally,
   outcome: "sent" | "failed",
 ): Promise<void> {
-  await forgetDueKey(delivery, held.key, dueKey(held.heldUntil, held.id));
+  await forgetDueKey(delivery, held.key, dueKey(lane, held.heldUntil, held.id));
   report.skipped++;
-  delivery.logger.info("Mail left the outbox while it was being sent; its outcome is not kept", {
-    id: held.id,
-    topic: held.waiting.topic,
-    outcome,
-  });
+  delivery.logger.info(
+    `${lane.noun} left the outbox while it was being sent; its outcome is not kept`,
+    { id: held.id, ...lane.describe(held.waiting), outcome },
+  );
 }
 
-/** Reschedules a message whose sending failed, each retry waiting twice as long as the last. */
+/** Reschedules an item whose attempt failed, each retry waiting twice as long as the last. */
 async function recordFailure(
   delivery: Delivery,
+  lane: AnyLane,
   held: Leased,
-  error: unknown,
-  report: DeliveryReport,
+  error: string,
+  report: Tally,
 ): Promise<void> {
   const { id, key, waiting, heldUntil } = held;
   const attempts = waiting.attempts + 1;
   const delaySeconds = Math.min(
-    delivery.retryMaxSeconds,
-    delivery.retryBaseSeconds * 2 ** (attempts - 1),
+    lane.retryMaxSeconds,
+    lane.retryBaseSeconds * 2 ** (attempts - 1),
   );
   const retryAt = delivery.clock.now().add({ milliseconds: Math.round(delaySeconds * 1000) })
     .toString();
   const failure = delivery.outcomes.atomic()
     .check({ key, versionstamp: held.versionstamp })
-    .delete(dueKey(heldUntil, id))
-    .set(key, {
-      ...waiting,
-      attempts,
-      nextAttemptAt: retryAt,
-      lastError: describe(error),
-    })
-    .set(dueKey(retryAt, id), id);
+    .delete(dueKey(lane, heldUntil, id))
+    .set(key, { ...waiting, attempts, nextAttemptAt: retryAt, lastError: error })
+    .set(dueKey(lane, retryAt, id), id);
   if (!(await retry(() => failure.commit(), STORE_CONTENTION_RETRY)).ok) {
-    return forgetLost(delivery, held, report, "failed");
+    return forgetLost(delivery, lane, held, report, "failed");
   }
   report.failed++;
-  delivery.logger.warn("Mail delivery failed; will retry", {
+  delivery.logger.warn(`${lane.noun} delivery failed; will retry`, {
     id,
-    topic: waiting.topic,
+    ...lane.describe(waiting),
     attempts,
     retryInSeconds: delaySeconds,
-    error: describe(error),
+    error,
   });
 }
 
-/** Replaces a message the server accepted with its sent record. */
-async function recordSent(
+/** Replaces a finished item with the record of its outcome. */
+async function recordDone(
   delivery: Delivery,
+  lane: AnyLane,
   held: Leased,
-  report: DeliveryReport,
+  outcome: Extract<AttemptOutcome<unknown>, { kind: "done" }>,
+  report: Tally,
 ): Promise<void> {
-  const { id, key, waiting, heldUntil } = held;
-  const sent: SentRecord = {
-    id,
-    topic: waiting.topic,
-    recordId: waiting.recordId,
-    to: waiting.mail.to,
-    subject: waiting.mail.subject,
-    sentAt: delivery.clock.now().toString(),
-    attempts: waiting.attempts + 1,
-  };
+  const { id, key, heldUntil } = held;
   // Recorded even if another process holds the file for a moment: a record lost here would
-  // send the message again once the lease ends. Recorded only while the lease holds: a message
-  // erased meanwhile leaves no delivery record (nor recipients and subject) behind.
-  const delivered = delivery.outcomes.atomic()
+  // send the item again once the lease ends. Recorded only while the lease holds: an item
+  // erased meanwhile leaves no record (nor recipients and subject) behind.
+  const done = delivery.outcomes.atomic()
     .check({ key, versionstamp: held.versionstamp })
-    .delete(key).delete(dueKey(heldUntil, id))
-    .set([...SENT_PREFIX, id], sent, { expireIn: SENT_RECORD_MILLISECONDS });
-  if (!(await retry(() => delivered.commit(), STORE_CONTENTION_RETRY)).ok) {
-    return forgetLost(delivery, held, report, "sent");
+    .delete(key).delete(dueKey(lane, heldUntil, id))
+    .set([...lane.donePrefix, id], outcome.record, { expireIn: lane.doneMilliseconds });
+  outcome.withCommit?.(done);
+  if (!(await retry(() => done.commit(), STORE_CONTENTION_RETRY)).ok) {
+    return forgetLost(delivery, lane, held, report, "sent");
   }
-  report.sent++;
-  delivery.logger.info("Mail delivered", { id, topic: waiting.topic, attempts: sent.attempts });
+  if (outcome.counted === "sent") report.sent++;
+  else report.dropped++;
+  const { level, message, fields } = outcome.log;
+  delivery.logger[level](message, fields);
 }
 
 /**
- * Sends a leased message and records the outcome. Outcomes of messages sent at once are
+ * Makes a leased item's attempt and records the outcome. Outcomes of items sent at once are
  * committed together where they meet ({@linkcode createGroupCommit}).
  */
 async function deliverOne(
   delivery: Delivery,
+  lane: AnyLane,
   held: Leased,
-  report: DeliveryReport,
-  mailer: Mailer,
+  report: Tally,
 ): Promise<void> {
-  try {
-    await mailer.send(fromStoredMail(held.waiting.mail));
-  } catch (error) {
-    return recordFailure(delivery, held, error, report);
-  }
-  return recordSent(delivery, held, report);
+  const outcome = await lane.attempt(held.waiting);
+  if (outcome.kind === "retry") return recordFailure(delivery, lane, held, outcome.error, report);
+  return recordDone(delivery, lane, held, outcome, report);
 }
 
-/** Leases a batch of due messages in one commit, then sends them at once. */
+/** Leases a batch of due items in one commit, then sends them at once. */
 async function deliverBatch(
   delivery: Delivery,
+  lane: AnyLane,
   items: DueItem[],
-  report: DeliveryReport,
-  mailer: Mailer,
+  report: Tally,
 ): Promise<void> {
   const { logger } = delivery;
   let leased: Leased[];
   try {
-    leased = await lease(delivery, items, report);
+    leased = await lease(delivery, lane, items, report);
   } catch (error) {
     for (const { id } of items) {
       logger.error("Outbox delivery failed", { id, error: describe(error) });
@@ -463,7 +598,7 @@ async function deliverBatch(
   }
   await Promise.all(
     leased.map((held) =>
-      deliverOne(delivery, held, report, mailer).catch((error) => {
+      deliverOne(delivery, lane, held, report).catch((error) => {
         logger.error("Outbox delivery failed", { id: held.id, error: describe(error) });
       })
     ),
@@ -471,13 +606,13 @@ async function deliverBatch(
 }
 
 /**
- * Delivers what the due index lists, `concurrency` messages at once, until nothing new is due
- * or the outbox stops; a message that failed in this pass waits for a later one.
+ * Delivers what a lane's due index lists, `concurrency` items at once, until nothing new is due
+ * or the outbox stops; an item that failed in this pass waits for a later one.
  */
 async function deliverAllDue(
   delivery: Delivery,
-  mailer: Mailer,
-  report: DeliveryReport,
+  lane: AnyLane,
+  report: Tally,
   isStopping: () => boolean,
 ): Promise<void> {
   const { store, clock, concurrency } = delivery;
@@ -485,16 +620,60 @@ async function deliverAllDue(
   for (;;) {
     const now = clock.now().epochMilliseconds;
     const due: DueItem[] = [];
-    const range = { start: [...DUE_PREFIX], end: [...DUE_PREFIX, now + 1] };
+    const range = { start: [...lane.duePrefix], end: [...lane.duePrefix, now + 1] };
     for await (const item of store.list<string>(range, { limit: DUE_BATCH_SIZE })) {
       if (!seen.has(item.value)) due.push({ id: item.value, dueKey: item.key });
     }
     if (!due.length || isStopping()) break;
     for (const { id } of due) seen.add(id);
     for (let index = 0; index < due.length && !isStopping(); index += concurrency) {
-      await deliverBatch(delivery, due.slice(index, index + concurrency), report, mailer);
+      await deliverBatch(delivery, lane, due.slice(index, index + concurrency), report);
     }
   }
+}
+
+/** The mail lane: a message is sent through the mailer, retried until the server accepts it. */
+function createMailLane(
+  options: OutboxOptions,
+  mailer: Mailer,
+): OutboxLane<OutboxEntry, SentRecord> {
+  const { clock } = options;
+  return {
+    noun: "Mail",
+    waitingPrefix: OUTBOX_PREFIX,
+    duePrefix: DUE_PREFIX,
+    donePrefix: SENT_PREFIX,
+    doneMilliseconds: SENT_RECORD_MILLISECONDS,
+    retryBaseSeconds: options.retryBaseSeconds ?? 2,
+    retryMaxSeconds: options.retryMaxSeconds ?? 600,
+    describe: (entry) => ({ topic: entry.topic }),
+    async attempt(entry) {
+      try {
+        await mailer.send(fromStoredMail(entry.mail));
+      } catch (error) {
+        return { kind: "retry", error: describe(error) };
+      }
+      const record: SentRecord = {
+        id: entry.id,
+        topic: entry.topic,
+        recordId: entry.recordId,
+        to: entry.mail.to,
+        subject: entry.mail.subject,
+        sentAt: clock.now().toString(),
+        attempts: entry.attempts + 1,
+      };
+      return {
+        kind: "done",
+        record,
+        counted: "sent",
+        log: {
+          level: "info",
+          message: "Mail delivered",
+          fields: { id: entry.id, topic: entry.topic, attempts: record.attempts },
+        },
+      };
+    },
+  };
 }
 
 /** Logs that mail waits for want of a mailer, if any does; returns whether it logged. */
@@ -506,6 +685,9 @@ async function tellMailWaits(delivery: Delivery): Promise<boolean> {
   return false;
 }
 
+/** The outbox's passes: what it does besides queueing. */
+type Scheduler = Omit<Outbox, "add" | "addEvents" | "webhookEndpoints">;
+
 /**
  * Runs delivery passes one at a time: a call while one runs asks for another after it, and while
  * started a pass follows the last one after `pollMilliseconds`.
@@ -513,7 +695,7 @@ async function tellMailWaits(delivery: Delivery): Promise<boolean> {
 function createPassScheduler(
   pass: (isStopping: () => boolean) => Promise<DeliveryReport>,
   pollMilliseconds: number,
-): Omit<Outbox, "add"> {
+): Scheduler {
   let running: Promise<DeliveryReport> | undefined;
   let again = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -536,7 +718,7 @@ function createPassScheduler(
     timer = setTimeout(() => passes.wake(), pollMilliseconds);
   }
 
-  const passes: Omit<Outbox, "add"> = {
+  const passes: Scheduler = {
     deliverDue() {
       if (running) {
         again = true;
@@ -577,29 +759,60 @@ function createPassScheduler(
   return passes;
 }
 
+/** Runs one lane's pass on a tally of its own. */
+async function passLane(
+  delivery: Delivery,
+  lane: AnyLane,
+  isStopping: () => boolean,
+): Promise<Tally> {
+  const tally: Tally = { sent: 0, failed: 0, skipped: 0, dropped: 0 };
+  try {
+    await deliverAllDue(delivery, lane, tally, isStopping);
+  } catch (error) {
+    delivery.logger.error("Outbox delivery pass failed", { error: describe(error) });
+  }
+  return tally;
+}
+
 /**
- * Creates the outbox over a store.
+ * Creates the outbox over a store: mail, and webhook deliveries when a webhook lane is given.
  *
- * @param options The store, mailer, clock, logger and retry settings.
+ * @param options The store, mailer, clock, logger, retry settings and webhook lane.
  */
 export function createOutbox(options: OutboxOptions): Outbox {
-  const { mailer } = options;
+  const { mailer, webhooks } = options;
   const delivery = toDelivery(options);
+  const mail = mailer ? createMailLane(options, mailer) : undefined;
   let toldNoMailer = false;
 
   async function pass(isStopping: () => boolean): Promise<DeliveryReport> {
-    const report: DeliveryReport = { sent: 0, failed: 0, skipped: 0 };
-    try {
-      if (mailer) await deliverAllDue(delivery, mailer, report, isStopping);
-      else if (!toldNoMailer) toldNoMailer = await tellMailWaits(delivery);
-    } catch (error) {
-      delivery.logger.error("Outbox delivery pass failed", { error: describe(error) });
+    const waitingMail = async () => {
+      if (!toldNoMailer) toldNoMailer = await tellMailWaits(delivery);
+    };
+    const [mailTally, webhookTally] = await Promise.all([
+      mail
+        ? passLane(delivery, mail, isStopping)
+        : waitingMail().catch((error) =>
+          delivery.logger.error("Outbox delivery pass failed", { error: describe(error) })
+        ).then(() => undefined),
+      webhooks ? passLane(delivery, webhooks, isStopping) : undefined,
+    ]);
+    const report: DeliveryReport = {
+      sent: mailTally?.sent ?? 0,
+      failed: mailTally?.failed ?? 0,
+      skipped: mailTally?.skipped ?? 0,
+    };
+    if (webhookTally) {
+      const { sent: delivered, failed, skipped, dropped } = webhookTally;
+      report.webhooks = { delivered, failed, skipped, dropped };
     }
     return report;
   }
 
   return {
     add: (operation, messages) => addEntries(operation, messages, delivery.clock),
+    addEvents: (operation, events) => webhooks?.add(operation, events) ?? [],
+    webhookEndpoints: () => webhooks?.endpoints.map(({ id, url }) => ({ id, url })) ?? [],
     ...createPassScheduler(pass, (options.pollSeconds ?? 5) * 1000),
   };
 }

@@ -7,8 +7,14 @@
  * the sign-in links asked for it at the team's sign-in form (`["team_sign_in_quota",
  * sha256(address), sha256(client), window]`, counted for any address typed there), the idempotency records of its bookings
  * (`["idempotency", key]`), their slot holds (`["slot", start]`) and their waiting reminders
- * (`["reminder", due, bookingId]`). Export and erasure both start here, so that they cannot
- * disagree on what is held.
+ * (`["reminder", due, bookingId]`), the webhook deliveries waiting whose payload carries the
+ * address (`["webhook_outbox", id]` and their due keys `["webhook_due", ms, id]`) and the records
+ * of finished deliveries of its inquiries and bookings (`["webhook_done", id]`, no payload).
+ * Export and erasure both start here, so that they cannot disagree on what is held.
+ *
+ * A waiting delivery of one of its records whose payload does not carry the address (a booking's
+ * `declined`, `cancelled` or `rescheduled` event: ids and times only) is not the address's data:
+ * it stays, so that the receiving tool learns that the booking was cancelled.
  *
  * Addresses compare case-insensitively, as the per-address quota counts them. Mail is matched by
  * its record, its id, or a recipient (or Reply-To) that is the address; export and erasure refuse
@@ -39,6 +45,14 @@ import {
 import { sha256Hex } from "../store/digest.ts";
 import { SIGN_IN_QUOTA_PREFIX } from "../team/team.ts";
 import { REMINDER_PREFIX, type ReminderEntry } from "../booking/reminders.ts";
+import { carriesAddress, type WebhookEvent } from "../webhooks/webhook_events.ts";
+import {
+  WEBHOOK_DONE_PREFIX,
+  WEBHOOK_DUE_PREFIX,
+  WEBHOOK_OUTBOX_PREFIX,
+  type WebhookDelivery,
+  type WebhookDeliveryRecord,
+} from "../webhooks/webhook_store.ts";
 import type { KvEntry, KvKey, Store } from "../store/store.ts";
 
 /** What the store holds about one address, entry by entry (keys, values and versionstamps). */
@@ -65,6 +79,12 @@ export interface FoundPersonalData {
   slotHolds: KvEntry<SlotHold>[];
   /** The reminders its bookings still wait for (they hold the booking's id, not the address). */
   reminders: KvEntry<ReminderEntry>[];
+  /** Webhook deliveries waiting whose payload carries the address. */
+  queuedWebhooks: KvEntry<WebhookDelivery>[];
+  /** The due-index keys of those deliveries. */
+  webhookDueKeys: KvKey[];
+  /** Records of finished webhook deliveries of its inquiries and bookings. */
+  webhookRecords: KvEntry<WebhookDeliveryRecord>[];
 }
 
 /**
@@ -106,7 +126,7 @@ async function collect<T>(
 export interface KnownIds {
   /** Ids of inquiries and bookings. */
   recordIds: Iterable<string>;
-  /** Ids of outbox messages. */
+  /** Ids of outbox messages and webhook deliveries. */
   mailIds: Iterable<string>;
 }
 
@@ -152,6 +172,44 @@ async function findHolds(
   return holds.filter((hold, index): hold is KvEntry<SlotHold> =>
     hold.value !== null && hold.value.bookingId === bookings[index].id
   );
+}
+
+const decoder = new TextDecoder();
+
+/** Whether a waiting delivery's payload carries the address (an unreadable one does not). */
+function isDeliveryOf(delivery: WebhookDelivery, address: string): boolean {
+  try {
+    return carriesAddress(JSON.parse(decoder.decode(delivery.payload)) as WebhookEvent, address);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The webhook deliveries of an address: those waiting whose payload carries it (or that an
+ * earlier look found), their due keys, and the records of finished deliveries of its records.
+ */
+async function findWebhooks(
+  store: Store,
+  address: string,
+  known: { recordIds: ReadonlySet<string>; ids: ReadonlySet<string> },
+): Promise<Pick<FoundPersonalData, "queuedWebhooks" | "webhookDueKeys" | "webhookRecords">> {
+  const queuedWebhooks = await collect<WebhookDelivery>(
+    store,
+    WEBHOOK_OUTBOX_PREFIX,
+    (delivery) => known.ids.has(delivery.id) || isDeliveryOf(delivery, address),
+  );
+  const queuedIds = new Set([...known.ids, ...queuedWebhooks.map((entry) => entry.value.id)]);
+  const dueEntries = await collect<string>(store, WEBHOOK_DUE_PREFIX, (id) => queuedIds.has(id));
+  return {
+    queuedWebhooks,
+    webhookDueKeys: dueEntries.map((entry) => entry.key),
+    webhookRecords: await collect<WebhookDeliveryRecord>(
+      store,
+      WEBHOOK_DONE_PREFIX,
+      (record) => known.recordIds.has(record.recordId),
+    ),
+  };
 }
 
 /**
@@ -224,5 +282,9 @@ export async function findPersonalData(
       REMINDER_PREFIX,
       (reminder) => bookingIds.has(reminder.bookingId),
     ),
+    ...await findWebhooks(store, address, {
+      recordIds: new Set([...known.recordIds, ...records.map((record) => record.id)]),
+      ids: new Set([...known.mailIds].filter((id) => id.startsWith("msg_"))),
+    }),
   };
 }

@@ -5,7 +5,10 @@
  *
  * Erasure leaves no key or value that holds the address: inquiries, bookings, the mail they
  * caused (waiting or delivered), the bookings counted per address and the idempotency records of
- * its bookings are deleted, and so are its bookings' waiting reminders. An upcoming booking is first cancelled through the same transition as
+ * its bookings are deleted, and so are its bookings' waiting reminders, the webhook deliveries
+ * waiting whose payload carries the address and the records of its records' finished deliveries
+ * (`find_personal_data.ts`). What the receiving tools keep is theirs to erase: a booking's
+ * `booking.cancelled` event, which carries no address, still reaches them. An upcoming booking is first cancelled through the same transition as
  * the cancel link, so that both sides receive its METHOD:CANCEL invite, and erased once that mail
  * has left the outbox. What stays is an erasure record (when, by whom, how many records of each
  * kind) under `["erasure", id]`, with no personal data.
@@ -58,6 +61,24 @@ export interface ExportedMail {
   attempts: number;
 }
 
+/** One webhook delivery of an export: what became of it, without its payload. */
+export interface ExportedWebhook {
+  /** The delivery's `webhook-id`. */
+  id: string;
+  /** The event type, e.g. `inquiry.received`. */
+  type: string;
+  /** The inquiry or booking it told of. */
+  recordId: string;
+  /** The endpoint's id. */
+  endpointId: string;
+  /** `waiting`, or how it ended (`delivered`, `gone`, `disabled`, `unconfigured`, `expired`). */
+  state: string;
+  /** When it was queued, ISO 8601 UTC. */
+  createdAt: string;
+  /** Attempts so far. */
+  attempts: number;
+}
+
 /**
  * Everything the store holds about one address, as one JSON document. Mail bodies are left out:
  * they are written from the inquiries and bookings listed here, and the studio's copies carry
@@ -85,6 +106,11 @@ export interface PersonalDataExport {
   signInRequests: Array<{ windowStart: string; requests: number }>;
   /** The idempotency records of its bookings (a repeat within 24 hours replays the answer). */
   idempotency: Array<{ bookingId?: string; expiresAt: string }>;
+  /**
+   * The webhook deliveries waiting whose payload carries it, and the finished deliveries of its
+   * records (the payloads are left out, as mail bodies are: they are built from the records).
+   */
+  webhooks: ExportedWebhook[];
 }
 
 /** How many records of each kind an erasure deleted. */
@@ -106,6 +132,10 @@ export interface ErasureCounts {
   quotaRecords: number;
   /** Idempotency records. */
   idempotencyRecords: number;
+  /** Webhook deliveries waiting whose payload carried the address; present when there were any. */
+  queuedWebhooks?: number;
+  /** Records of its records' finished webhook deliveries; present when there were any. */
+  webhookRecords?: number;
 }
 
 /** The record an erasure leaves: when, by whom, how many of each kind; no personal data. */
@@ -229,6 +259,18 @@ export async function exportPersonalData(
       ...(value.bookingId ? { bookingId: value.bookingId } : {}),
       expiresAt: Temporal.Instant.fromEpochMilliseconds(value.expiresAtEpochMs).toString(),
     })),
+    webhooks: [
+      ...found.queuedWebhooks.map(({ value }) => ({ ...value, state: "waiting" })),
+      ...found.webhookRecords.map(({ value }) => ({ ...value, state: value.outcome })),
+    ].map(({ id, type, recordId, endpointId, state, createdAt, attempts }) => ({
+      id,
+      type,
+      recordId,
+      endpointId,
+      state,
+      createdAt,
+      attempts,
+    })),
   };
 }
 
@@ -347,7 +389,9 @@ function keysOf(found: FoundPersonalData): KvKey[] {
     ...found.idempotencyRecords,
     ...found.slotHolds,
     ...found.reminders,
-  ].map((entry) => entry.key).concat(found.dueKeys);
+    ...found.queuedWebhooks,
+    ...found.webhookRecords,
+  ].map((entry) => entry.key).concat(found.dueKeys, found.webhookDueKeys);
 }
 
 /** Adds the ids of what was found to `known`, for the next look. */
@@ -362,6 +406,7 @@ function addKnown(
   for (const { value } of [...found.queuedMail, ...found.deliveryRecords]) {
     known.mailIds.add(value.id);
   }
+  for (const { value } of found.queuedWebhooks) known.mailIds.add(value.id);
 }
 
 /** Adds the counts of what was found to `counts`. */
@@ -372,6 +417,13 @@ function addCounts(counts: ErasureCounts, found: FoundPersonalData): void {
   counts.deliveryRecords += found.deliveryRecords.length;
   counts.quotaRecords += found.quotaRecords.length + found.signInQuotaRecords.length;
   counts.idempotencyRecords += found.idempotencyRecords.length;
+  // Counted only where there are any, so that a studio without webhooks keeps its records' shape.
+  if (found.queuedWebhooks.length) {
+    counts.queuedWebhooks = (counts.queuedWebhooks ?? 0) + found.queuedWebhooks.length;
+  }
+  if (found.webhookRecords.length) {
+    counts.webhookRecords = (counts.webhookRecords ?? 0) + found.webhookRecords.length;
+  }
 }
 
 /** Keys deleted per commit, well under Deno KV's 1,000 mutations per atomic operation. */

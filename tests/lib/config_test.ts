@@ -313,7 +313,7 @@ test("readConfig() takes the team from STUDIO_TEAM, else the inbox's address", (
   assert.match(message, /"ana" is not an e-mail address/);
 });
 
-test("ENVIRONMENT_VARIABLES lists the 23 variables readConfig() reads, each once", () => {
+test("ENVIRONMENT_VARIABLES lists the 25 variables readConfig() reads, each once", () => {
   const names = ENVIRONMENT_VARIABLES.map((variable) => variable.name);
   assert.equal(new Set(names).size, names.length);
   assert.deepEqual(names, [
@@ -330,6 +330,8 @@ test("ENVIRONMENT_VARIABLES lists the 23 variables readConfig() reads, each once
     "STUDIO_CONFIRMATION",
     "STUDIO_BOOKINGS_PER_ADDRESS",
     "STUDIO_REMINDER_LEAD_MINUTES",
+    "STUDIO_WEBHOOK_URL",
+    "STUDIO_WEBHOOK_SECRET",
     "STUDIO_SECRET",
     "STUDIO_TRUST_PROXY",
     "STUDIO_RATE_LIMIT_READ",

@@ -53,13 +53,13 @@ async function readOpenApi(): Promise<OpenApiDocument> {
   return await response.json();
 }
 
-test("GET /openapi.json is a valid OpenAPI 3.1 document, version 1.1.0", async () => {
+test("GET /openapi.json is a valid OpenAPI 3.1 document, version 1.2.0", async () => {
   const document = await readOpenApi();
   const result = await new Validator().validate({ ...document });
   assert.deepEqual(result.errors ?? [], []);
   assert.equal(result.valid, true);
   assert.equal(document.openapi, "3.1.0");
-  assert.equal(document.info.version, "1.1.0");
+  assert.equal(document.info.version, "1.2.0");
   assert.deepEqual(document.servers, [{ url: "https://studio.example" }]);
   assert.match(
     document.info.description,
