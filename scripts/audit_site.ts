@@ -2,11 +2,13 @@
  * Audits the site as people, agents and checkers see it, and prints one table:
  *
  * - Lighthouse (npm `lighthouse`, Debian's Chromium with WebMCP's testing feature), mobile, on
- *   the home page, the work index, one case study, the contact page and the booking page:
+ *   the home page, the work index, one case study, the contact page, the booking page and the API
+ *   reference:
  *   performance, accessibility, best practices, SEO, bytes transferred and layout shift; and on
  *   the contact and booking pages, whose forms are WebMCP tools, the Agentic Browsing category
  *   (the accessibility tree, the WebMCP forms and their schemas, llms.txt, the AI catalog);
- * - axe-core in Chromium on every page of both languages at 390 and 1440 px, light and dark;
+ * - axe-core in Chromium on every page of both languages (the API reference's included) at 390 and
+ *   1440 px, light and dark;
  * - the Nu HTML Checker (npm `vnu-jar`, Java from Debian) on every page: errors and warnings.
  *
  * It starts the real service on a free loopback port with a store in a temporary folder.
@@ -15,6 +17,7 @@
  *
  * @module
  */
+import { API_REFERENCE_PATHS } from "../lib/contract/contract.ts";
 import { WEBMCP_NU_FILTER } from "../lib/site/webmcp.ts";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -101,11 +104,19 @@ try {
     } catch { /* not listening yet */ }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const paths = CORPUS.pages.map((page) => page.path);
+  // The content's pages, and the API reference's, which the service renders in the site's look.
+  const paths = [...CORPUS.pages.map((page) => page.path), ...Object.values(API_REFERENCE_PATHS)];
 
   if (!skip("lighthouse")) {
     const caseStudy = CORPUS.pages.find((page) => page.layout === "case" && page.language === "en");
-    const audited = ["/en", "/en/work", caseStudy?.path ?? "/en/work", "/en/contact", "/en/book"];
+    const audited = [
+      "/en",
+      "/en/work",
+      caseStudy?.path ?? "/en/work",
+      "/en/contact",
+      "/en/book",
+      API_REFERENCE_PATHS.en,
+    ];
     for (const path of audited) {
       const output = join(folder, "lighthouse.json");
       const agentic = AGENTIC_PATHS.has(path);

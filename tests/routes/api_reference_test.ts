@@ -7,6 +7,7 @@ import { resolveServices } from "../../lib/resolve_services.ts";
 import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
 import { API_REFERENCE_VERSION } from "../../build/api_reference_bundle.generated.ts";
 import { createRecordingLogger, createTestClient } from "../_support.ts";
+import { OPERATIONS } from "../../lib/contract/contract.ts";
 
 function createClient() {
   return createTestClient(
@@ -14,9 +15,14 @@ function createClient() {
   );
 }
 
-test("the API reference pages load the vendored renderer from the origin, under a policy that relaxes styles only", async () => {
+test("the API reference pages are pages of the site, whose renderer loads from the origin on request, under a policy that relaxes styles only", async () => {
   const client = createClient();
-  for (const [path, language] of [["/en/api-reference", "en"], ["/referencia-api", "pt-PT"]]) {
+  for (
+    const [path, language, other] of [
+      ["/en/api-reference", "en", "/referencia-api"],
+      ["/referencia-api", "pt-PT", "/en/api-reference"],
+    ]
+  ) {
     const response = await client.get(path);
     const html = await response.text();
     assert.equal(response.status, 200, path);
@@ -26,17 +32,34 @@ test("the API reference pages load the vendored renderer from the origin, under 
     assert.match(policy, /style-src 'self' 'unsafe-inline'/);
     assert.match(policy, /connect-src 'self'/);
     assert.match(policy, /frame-ancestors 'none'/);
+    assert.equal(response.headers.get("Content-Language"), language);
+    assert.equal(
+      response.headers.get("Link"),
+      '</openapi.json>; rel="service-desc"; type="application/vnd.oai.openapi+json"',
+    );
     assert.match(html, new RegExp(`<html lang="${language}">`));
-    const scripts = [...html.matchAll(/<script src="([^"]+)"><\/script>/g)].map((match) =>
+    // The site's template: its stylesheet, header and footer, and links to the other language.
+    assert.match(html, /<link rel="stylesheet" href="\/assets\/site\.css\?v=/);
+    assert.match(html, /<header class="site-header">/);
+    assert.match(html, /<footer class="site-footer">/);
+    assert.match(html, new RegExp(`<link rel="canonical" href="https://studio\\.example${path}">`));
+    assert.match(html, new RegExp(`hreflang="[a-zA-Z-]+" href="https://studio\\.example${other}"`));
+    assert.doesNotMatch(html, /name="robots" content="noindex"/);
+    // Only the small start script; the renderer's URL is handed to it, loaded on request.
+    const scripts = [...html.matchAll(/<script src="([^"]+)"[^>]*><\/script>/g)].map((match) =>
       match[1]
     );
-    assert.deepEqual(scripts, [
-      `/assets/api-reference/standalone.js?v=${API_REFERENCE_VERSION}`,
-      "/assets/api-reference/start.js",
-    ]);
+    assert.deepEqual(scripts, ["/assets/api-reference/start.js"]);
+    assert.match(
+      html,
+      new RegExp(
+        `data-renderer="/assets/api-reference/standalone\\.js\\?v=${API_REFERENCE_VERSION}"`,
+      ),
+    );
     assert.doesNotMatch(html, /<script>|style=/, "nothing inline in the page itself");
-    assert.match(html, /<noscript>.*href="\/openapi\.json"/s, "a way in without JavaScript");
-    for (const src of scripts) {
+    for (
+      const src of [...scripts, `/assets/api-reference/standalone.js?v=${API_REFERENCE_VERSION}`]
+    ) {
       const script = await client.get(src);
       assert.equal(script.status, 200, src);
       assert.equal(script.headers.get("Content-Type"), "text/javascript; charset=utf-8");
@@ -47,6 +70,33 @@ test("the API reference pages load the vendored renderer from the origin, under 
   const bundle = await client.get(`/assets/api-reference/standalone.js?v=${API_REFERENCE_VERSION}`);
   assert.equal(bundle.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
   await bundle.body?.cancel();
+});
+
+test("the API reference page holds the API without JavaScript: its rules, every error and policy, every operation, and links to the documents for software", async () => {
+  const client = createClient();
+  const html = await (await client.get("/en/api-reference")).text();
+  const main = html.slice(html.indexOf("<main"), html.indexOf("</main>"));
+  assert.match(main, /<h1 id="api-reference-title">API reference<\/h1>/);
+  for (const heading of ["Rules of use", "Errors", "Rate limits", "Versioning", "Operations"]) {
+    assert.match(main, new RegExp(`<h2 id="[a-z-]+">${heading}</h2>`), heading);
+  }
+  for (const code of ["bad-form", "validation-failed", "not-found", "rate-limited", "no-backend"]) {
+    assert.match(main, new RegExp(`<td><code>${code}</code></td>`), code);
+  }
+  for (const operation of OPERATIONS) {
+    assert.match(
+      main,
+      new RegExp(`<td><code>${operation.path}</code></td><td>${operation.summary}</td>`),
+      operation.operationId,
+    );
+  }
+  assert.match(main, /<a href="\/openapi\.json" type="application\/vnd\.oai\.openapi\+json">/);
+  assert.match(main, /<a href="\/en\/llms\.txt">llms\.txt<\/a>/);
+  assert.match(main, /<noscript><p>The interactive reference needs JavaScript/);
+  const pt = await (await client.get("/referencia-api")).text();
+  assert.match(pt, /<h1 id="api-reference-title">Referência da API<\/h1>/);
+  assert.match(pt, /<div lang="en">/, "the API's English description is marked so");
+  assert.match(pt, /<a href="\/llms\.txt">llms\.txt<\/a>/);
 });
 
 test("the API index's docs, the api-catalog's service-doc, llms.txt and the pages' links for software point to the API reference", async () => {
