@@ -10,11 +10,13 @@ import { isSameSecret } from "../lib/store/same_secret.ts";
 import { discardBody, readBody, readMediaType } from "../lib/http/read_body.ts";
 import { respond } from "../lib/http/representation.ts";
 import type { HeaderPair } from "../lib/http/representation.ts";
-import { buildDocumentPage } from "../lib/site/site.ts";
+import { HTML_SECURITY_HEADERS, HTML_TYPE } from "../lib/site/site.ts";
+import { toRepresentation } from "../lib/http/representation.ts";
 import type { SiteServices } from "../lib/services.ts";
 import type { TeamDeskActions } from "../lib/team/desk_actions.ts";
 import { DESK_WORDS } from "../lib/team/desk_words.ts";
 import { renderSignInForm } from "../lib/team/render_desk.ts";
+import { renderDeskTools } from "../lib/team/desk_sections.ts";
 import {
   buildSessionCookie,
   forgetSession,
@@ -50,8 +52,10 @@ export interface TeamPages {
   /** The desk's actions that other modules provide. */
   loadActions(): Promise<TeamDeskActions>;
   /**
-   * A page in the site's template, with the team's headers; its language switch leads to the
-   * other language's desk (or to `otherLanguagePath`, e.g. the same search there).
+   * A page in the site's template with the desk's own header (the studio, "Desk", the member and
+   * signing out when there is a session; no public navigation) and the team's headers; its
+   * language switch leads to the other language's desk (or to `otherLanguagePath`, e.g. the same
+   * page and search there).
    */
   page(
     request: Request,
@@ -62,8 +66,10 @@ export interface TeamPages {
       mainHtml: string;
       headers?: readonly HeaderPair[];
       otherLanguagePath?: string;
-      /** The page runs the passkey script (the sign-in page and the desk). */
+      /** The page runs the passkey script (the sign-in page and the passkeys' page). */
       passkeys?: boolean;
+      /** The signed-in member's session: the header names the member and signs out. */
+      session?: TeamSession;
     },
   ): Promise<Response>;
 }
@@ -82,12 +88,31 @@ export function createTeamPages(
     services,
     loadActions,
     async page(request, locale, view) {
-      const document = buildDocumentPage(await services.site(), locale, {
+      const site = await services.site();
+      const html = site.renderHtml({
+        language: locale,
         title: view.title,
+        description: view.title,
         mainHtml: view.mainHtml,
         otherLanguagePath: view.otherLanguagePath ?? TEAM_PATHS[locale === "pt" ? "en" : "pt"].desk,
         ...(view.passkeys ? { scripts: PASSKEY_SCRIPTS } : {}),
-      }, TEAM_PAGE_HEADERS);
+        workspace: {
+          name: DESK_WORDS[locale].desk,
+          homePath: TEAM_PATHS[locale].desk,
+          ...(view.session ? { toolsHtml: renderDeskTools(locale, view.session) } : {}),
+        },
+      });
+      // The site's fields of a page built per request, the team's replacing those they name.
+      const replaced = new Set(TEAM_PAGE_HEADERS.map(([name]) => name.toLowerCase()));
+      const fields: HeaderPair[] = [
+        ["Content-Type", HTML_TYPE],
+        ["Content-Language", site.corpus.languages[locale].tag],
+        ...HTML_SECURITY_HEADERS,
+      ];
+      const document = toRepresentation(html, [
+        ...fields.filter(([name]) => !replaced.has(name.toLowerCase())),
+        ...TEAM_PAGE_HEADERS,
+      ]);
       return respond(request, document, { status: view.status, headers: view.headers });
     },
   };

@@ -208,11 +208,25 @@ function formRoutes(
 }
 
 /**
- * The team's desk in both languages: its page, the sign-in routes (each POST counted against the
- * write quota per client; the address's own quota is the sign-in's), and the desk's actions,
- * which a session guards.
+ * The team's desk in both languages: its pages (the overview, a page per section, a page per
+ * record and the steps of a booking's decline and cancel), the sign-in routes (each POST counted
+ * against the write quota per client; the address's own quota is the sign-in's), and the desk's
+ * actions; a session guards the pages and the actions.
  */
 function teamRoutes({ team }: Resources): RouteDefinition[] {
+  const pages: TeamRoute[] = [
+    "desk",
+    "inquiries",
+    "inquiryRecord",
+    "bookings",
+    "bookingRecord",
+    "bookingDecline",
+    "bookingCancel",
+    "personalData",
+    "calendarFeed",
+    "passkeys",
+    "audit",
+  ];
   const posts: TeamRoute[] = [
     "signOut",
     "booking",
@@ -227,7 +241,7 @@ function teamRoutes({ team }: Resources): RouteDefinition[] {
     const load = (route: TeamRoute, method: "GET" | "POST") => async () =>
       (await team())(route, method, locale);
     return [
-      get(paths.desk, load("desk", "GET")),
+      ...pages.map((route) => get(paths[route], load(route, "GET"))),
       {
         method: "POST",
         path: paths.requestLink,

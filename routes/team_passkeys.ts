@@ -47,12 +47,12 @@ export interface PasskeyHandlers {
   signIn(request: Request, locale: TeamLocale): Promise<Response>;
 }
 
-/** Where a passkey change leads: the desk's passkeys, with a notice. */
+/** Where a passkey change leads: the desk's page of passkeys, with a notice. */
 function redirectToPasskeys(locale: TeamLocale, notice: string): Response {
   return new Response(null, {
     status: 303,
     headers: {
-      Location: `${TEAM_PATHS[locale].desk}?notice=${notice}#passkeys`,
+      Location: `${TEAM_PATHS[locale].passkeys}?notice=${notice}`,
       "Cache-Control": "no-store",
     },
   });

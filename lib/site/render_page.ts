@@ -3,7 +3,8 @@
  * alternate-language links, the sharing tags (Open Graph, Twitter card), the icons, manifest and
  * `theme-color` of each scheme, the preloaded web font, the link to the page's Markdown twin, a
  * skip link, the navigation with the studio's logo and the language switch, and a footer with
- * the studio's details.
+ * the studio's details; a workspace behind a sign-in (the team's desk) has a header of its own
+ * and no footer.
  *
  * @module
  */
@@ -41,6 +42,22 @@ export interface PageView {
   assetUrls: Readonly<Record<string, string>>;
   /** Scripts to load, by asset name. */
   scripts?: readonly string[];
+  /**
+   * A workspace behind a sign-in (the team's desk), which has a header of its own: the studio's
+   * logo and name with the workspace's, the language switch and the workspace's tools (who is
+   * signed in, signing out), without the public navigation, its call to action or the footer.
+   */
+  workspace?: Workspace;
+}
+
+/** The header of a workspace behind a sign-in: see {@linkcode PageView.workspace}. */
+export interface Workspace {
+  /** Its name beside the studio's, e.g. `Desk`. */
+  name: string;
+  /** Where the logo leads: the workspace's first page. */
+  homePath: string;
+  /** Its tools at the header's end, already HTML (e.g. the member and a sign-out form). */
+  toolsHtml?: string;
 }
 
 /** Finds the page with `id` in `language`; the corpus was checked, so it exists. */
@@ -176,15 +193,45 @@ function renderNavLink(page: CorpusPage | undefined, target: CorpusPage, classNa
   return `<a href="${target.path}"${classes}${current}>${escapeHtml(target.label)}</a>`;
 }
 
+/** The language switch: the other language's name (its code on a phone). */
+function renderLanguageSwitch(view: PageView): string {
+  const { corpus, language, translation } = view;
+  const other = corpus.languages[OTHER[language]];
+  const switchTarget = translation?.path ?? view.otherLanguagePath ?? toHomePath(OTHER[language]);
+  return `<a class="lang" href="${
+    escapeHtml(switchTarget)
+  }" hreflang="${other.tag}" lang="${other.tag}"><span class="lang-name">${
+    escapeHtml(other.label)
+  }</span><span class="lang-code">${escapeHtml(other.tag.split("-")[0].toUpperCase())}</span></a>`;
+}
+
+/** The studio's logo, for the brand link; none without a design. */
+function renderLogo(view: PageView): string {
+  const design = view.corpus.design;
+  return design ? design.logoSvg.replace(/^<svg\b/, '<svg aria-hidden="true"') : "";
+}
+
+/** A workspace's header: the brand with the workspace's name, the language switch, its tools. */
+function renderWorkspaceHeader(view: PageView, workspace: Workspace): string[] {
+  return [
+    '<header class="site-header workspace-header">',
+    `<a class="brand" href="${escapeHtml(workspace.homePath)}">${renderLogo(view)}<span>${
+      escapeHtml(view.corpus.name)
+    }</span><span class="workspace-name">${escapeHtml(workspace.name)}</span></a>`,
+    renderLanguageSwitch(view),
+    workspace.toolsHtml ? `<div class="workspace-tools">${workspace.toolsHtml}</div>` : "",
+    "</header>",
+  ].filter(Boolean);
+}
+
 /**
  * The site's header: the studio's logo and name, the language switch, the navigation and the
- * call to action (the booking page).
+ * call to action (the booking page); a workspace's own header instead on a workspace's page.
  */
 function renderHeader(view: PageView): string[] {
-  const { corpus, language, page, translation } = view;
+  if (view.workspace) return renderWorkspaceHeader(view, view.workspace);
+  const { corpus, language, page } = view;
   const settings = corpus.languages[language];
-  const other = corpus.languages[OTHER[language]];
-  const design = corpus.design;
   const nav = settings.nav.map((id) =>
     `<li>${renderNavLink(page, findPage(corpus, id, language))}</li>`
   );
@@ -195,19 +242,12 @@ function renderHeader(view: PageView): string[] {
     findPage(corpus, settings.callToAction, language),
     "cta",
   );
-  const switchTarget = translation?.path ?? view.otherLanguagePath ?? toHomePath(OTHER[language]);
   return [
     '<header class="site-header">',
-    `<a class="brand" href="${toHomePath(language)}">${
-      design ? design.logoSvg.replace(/^<svg\b/, '<svg aria-hidden="true"') : ""
-    }<span>${escapeHtml(corpus.name)}<small>${escapeHtml(settings.tagline)}</small></span></a>`,
-    `<a class="lang" href="${
-      escapeHtml(switchTarget)
-    }" hreflang="${other.tag}" lang="${other.tag}"><span class="lang-name">${
-      escapeHtml(other.label)
-    }</span><span class="lang-code">${
-      escapeHtml(other.tag.split("-")[0].toUpperCase())
-    }</span></a>`,
+    `<a class="brand" href="${toHomePath(language)}">${renderLogo(view)}<span>${
+      escapeHtml(corpus.name)
+    }<small>${escapeHtml(settings.tagline)}</small></span></a>`,
+    renderLanguageSwitch(view),
     `<nav aria-label="${escapeHtml(settings.text.navLabel)}"><ul>${nav.join("")}</ul></nav>`,
     callToAction,
     "</header>",
@@ -258,13 +298,13 @@ export function renderPage(view: PageView): string {
     "<head>",
     ...renderHead(view),
     "</head>",
-    `<body class="layout-${view.page?.layout ?? "page"}">`,
+    `<body class="layout-${view.workspace ? "workspace" : view.page?.layout ?? "page"}">`,
     `<a class="skip" href="#main">${escapeHtml(settings.text.skipLink)}</a>`,
     ...renderHeader(view),
     '<main id="main" tabindex="-1">',
     view.mainHtml.trim(),
     "</main>",
-    ...renderFooter(view),
+    ...(view.workspace ? [] : renderFooter(view)),
     "</body>",
     "</html>",
     "",

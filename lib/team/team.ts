@@ -50,10 +50,24 @@ export interface TeamServices {
   team: TeamSettings;
 }
 
-/** The paths of the desk and its forms, by language. */
+/**
+ * The paths of the desk, its pages and its forms, by language: the overview (`desk`), a page per
+ * section (`inquiries`, `bookings`, `personalData`, `calendarFeed`, `passkeys`, `audit`; the
+ * personal-data and calendar pages take their forms' POSTs at the same path), a page per record
+ * (`…Record`, `:id` a ULID) and the second step of a booking's decline or cancel; the other paths
+ * take a form's POST only.
+ */
 export const TEAM_PATHS = {
   pt: {
     desk: "/equipa",
+    inquiries: "/equipa/pedidos",
+    inquiryRecord: "/equipa/pedidos/:id",
+    bookings: "/equipa/reservas",
+    bookingRecord: "/equipa/reservas/:id",
+    bookingDecline: "/equipa/reservas/:id/recusar",
+    bookingCancel: "/equipa/reservas/:id/cancelar",
+    passkeys: "/equipa/chaves",
+    audit: "/equipa/registo",
     requestLink: "/equipa/ligacao",
     signIn: "/equipa/entrar",
     signOut: "/equipa/sair",
@@ -68,6 +82,14 @@ export const TEAM_PATHS = {
   },
   en: {
     desk: "/en/team",
+    inquiries: "/en/team/inquiries",
+    inquiryRecord: "/en/team/inquiries/:id",
+    bookings: "/en/team/bookings",
+    bookingRecord: "/en/team/bookings/:id",
+    bookingDecline: "/en/team/bookings/:id/decline",
+    bookingCancel: "/en/team/bookings/:id/cancel",
+    passkeys: "/en/team/passkeys",
+    audit: "/en/team/audit",
     requestLink: "/en/team/link",
     signIn: "/en/team/sign-in",
     signOut: "/en/team/sign-out",
@@ -84,6 +106,49 @@ export const TEAM_PATHS = {
 
 /** One of the desk's routes, by its role. */
 export type TeamRoute = keyof typeof TEAM_PATHS.pt;
+
+/** The routes whose path names a record by its id (`:id`). */
+export type TeamRecordRoute =
+  | "inquiryRecord"
+  | "bookingRecord"
+  | "bookingDecline"
+  | "bookingCancel";
+
+/**
+ * The path of a record's page: the route's pattern with the record's id in place of `:id`.
+ *
+ * @param locale The desk's language.
+ * @param route A route whose path names a record.
+ * @param id The record's id, a ULID (26 characters of Crockford's base 32).
+ * @returns E.g. `/en/team/bookings/01KAB3N6Z9Q8W4T2R7YV5XHMJD`.
+ */
+export function toRecordPath(locale: TeamLocale, route: TeamRecordRoute, id: string): string {
+  return TEAM_PATHS[locale][route].replace(":id", encodeURIComponent(id));
+}
+
+/**
+ * The id a record page's path names, when the path has the route's shape and the id is a ULID.
+ *
+ * @param locale The desk's language.
+ * @param route A route whose path names a record.
+ * @param pathname The request's path.
+ * @returns The id, or `undefined`.
+ */
+export function readRecordId(
+  locale: TeamLocale,
+  route: TeamRecordRoute,
+  pathname: string,
+): string | undefined {
+  const [before, after] = TEAM_PATHS[locale][route].split(":id");
+  if (!pathname.startsWith(before) || !pathname.endsWith(after)) return undefined;
+  const id = pathname.slice(before.length, pathname.length - after.length);
+  return isRecordId(id) ? id : undefined;
+}
+
+/** Whether a text is a booking's or an inquiry's id: a ULID. */
+export function isRecordId(value: string): boolean {
+  return /^[0-9A-Z]{26}$/.test(value);
+}
 
 /** How long an e-mailed sign-in link works, in milliseconds: 15 minutes. */
 export const SIGN_IN_LINK_MILLISECONDS = 15 * 60_000;

@@ -137,12 +137,13 @@ export async function openDesk(
 /**
  * Books a free slot from next month on over the API.
  *
- * @param index Which of the free slots, in order (0: the first).
+ * @param attendee The person; `index`: which of the free slots, in order (0: the first);
+ * `topic`: the conversation's topic, else the fixture's.
  * @returns The slot's start.
  */
 export async function bookNextMonth(
   server: RunningServer,
-  attendee: { email: string; name: string; index?: number },
+  attendee: { email: string; name: string; index?: number; topic?: string },
 ): Promise<string> {
   const index = attendee.index ?? 0;
   const start = (await findFreeStarts(server.origin, { minimum: index + 1 }))[index];
@@ -150,7 +151,12 @@ export async function bookNextMonth(
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(
-      buildBookingBody(start, { email: attendee.email, locale: "en", name: attendee.name }),
+      buildBookingBody(start, {
+        email: attendee.email,
+        locale: "en",
+        name: attendee.name,
+        ...(attendee.topic ? { topic: attendee.topic } : {}),
+      }),
     ),
   });
   assert.equal(response.status, 201, await response.clone().text());

@@ -1,9 +1,9 @@
 /**
  * The team's desk in a real browser (Debian's Chromium driven by playwright-core, JavaScript off)
  * against the real server and a loopback SMTP server: a member asks for a link, opens it from the
- * mailbox, signs in with its button and confirms a request; then axe-core audits the sign-in
- * page, a link's page, the desk and its search results at 390 and 1440 px, light and dark, and no
- * page is wider than a phone's screen. Screenshots go to test-artifacts/ for people to look at.
+ * mailbox, signs in with its button and confirms a request from its page; then axe-core audits
+ * the sign-in page, a link's page, the desk and its search results at 390 and 1440 px, light and
+ * dark, and no page is wider than a phone's screen (every page of the desk: desk_pages_test.ts). Screenshots go to test-artifacts/ for people to look at.
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
@@ -125,13 +125,16 @@ test(
     signedIn = await browser.newContext({ javaScriptEnabled: false });
     const page = await signedIn.newPage();
     await signIn(page, "/equipa");
-    assert.match(await page.textContent("main") ?? "", /Sessão de ana@studio\.example\./);
+    assert.match(await page.textContent("header") ?? "", /Sessão de ana@studio\.example\./);
     const cookies = await signedIn.cookies();
     assert.equal(cookies.length, 1);
     assert.equal(cookies[0].httpOnly, true);
     assert.equal(cookies[0].sameSite, "Strict");
-    await page.click("#bookings ~ h3 + article form button, article[id^=booking-] form button");
-    await page.waitForURL(/notice=confirmed/);
+    // The overview lists the requests; each leads to its page, where it is confirmed.
+    await page.click("li[id^=booking-] a.row-title");
+    await page.waitForURL(/\/equipa\/reservas\/[0-9A-Z]{26}$/);
+    await page.click(".record-actions button[type=submit]");
+    await page.waitForURL(/\/equipa\/reservas\/[0-9A-Z]{26}\?notice=confirmed$/);
     assert.match(await page.textContent('[role="status"]') ?? "", /Conversa confirmada/);
     const before = smtp.messages.length;
     const asked = await fetch(`${origin}/en/team/link`, {
@@ -208,9 +211,9 @@ for (const view of VIEWS) {
         found.push(...(await audit(page, view.viewport.width)).map((item) => `link: ${item}`));
         const deskPage = await desk.newPage();
         // The desk in both languages, and a search's results.
-        for (const path of ["/equipa", "/en/team", "/en/team?q=marta"]) {
+        for (const path of ["/equipa", "/en/team", "/en/team/bookings?q=marta"]) {
           await deskPage.goto(origin + path);
-          assert.match(await deskPage.textContent("main") ?? "", /ana@studio\.example/);
+          assert.match(await deskPage.textContent("header") ?? "", /ana@studio\.example/);
           found.push(
             ...(await audit(deskPage, view.viewport.width)).map((item) => `${path}: ${item}`),
           );

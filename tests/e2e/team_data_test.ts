@@ -98,8 +98,8 @@ test("setup: two attendees book, one also sends an inquiry; a member signs in by
   assert.match(cookie, /^__Host-studio-team=[\w-]{43}$/);
 });
 
-test("the desk shows the calendar feed's URL, which serves the bookings; renewing it makes the old URL 404 and the new one serve them", async () => {
-  const desk = await openDesk(server, cookie);
+test("the desk's calendar page shows the feed's URL, which serves the bookings; renewing it makes the old URL 404 and the new one serve them", async () => {
+  const desk = await openDesk(server, cookie, "/en/team/calendar-feed");
   const shown = new RegExp(`<code>(${BASE_URL}/team/calendar\\.ics\\?key=[0-9a-f]{64})</code>`)
     .exec(desk.html)?.[1];
   assert.ok(shown, "the desk shows the feed's URL");
@@ -117,12 +117,12 @@ test("the desk shows the calendar feed's URL, which serves the bookings; renewin
     Cookie: cookie,
     Origin: BASE_URL,
   });
-  // POST, redirect, GET: the desk shows the new address; a reload renews nothing again.
+  // POST, redirect, GET: the page shows the new address; a reload renews nothing again.
   assert.equal(renewed.status, 303);
-  assert.equal(renewed.headers.get("Location"), "/en/team?notice=feed-renewed#calendar-feed");
+  assert.equal(renewed.headers.get("Location"), "/en/team/calendar-feed?notice=feed-renewed");
   assert.equal(renewed.headers.get("Cache-Control"), "no-store");
   await renewed.body?.cancel();
-  const page = await (await open(server, "/en/team?notice=feed-renewed", {
+  const page = await (await open(server, "/en/team/calendar-feed?notice=feed-renewed", {
     headers: { ...HTML, Cookie: cookie },
   })).text();
   const fresh = new RegExp(`<code>(${BASE_URL}/team/calendar\\.ics\\?key=[0-9a-f]{64})</code>`)
@@ -144,9 +144,10 @@ test("the desk shows the calendar feed's URL, which serves the bookings; renewin
   assert.equal(current.status, 200);
   assert.equal(current.headers.get("Content-Type"), "text/calendar; charset=utf-8");
   assert.deepEqual([...readFeed(await current.text()).keys()].sort(), [...events.keys()].sort());
-  const after = await openDesk(server, cookie);
-  assert.ok(after.html.includes(`<code>${fresh}</code>`), "the desk shows the new URL");
-  assert.match(after.html, /ana@studio\.example renewed the calendar secret/);
+  const after = await openDesk(server, cookie, "/en/team/calendar-feed");
+  assert.ok(after.html.includes(`<code>${fresh}</code>`), "the page shows the new URL");
+  const audit = await openDesk(server, cookie, "/en/team/audit");
+  assert.match(audit.html, /ana@studio\.example renewed the calendar secret/);
 });
 
 test("a member exports an address's data as a JSON download, then erases it: the CANCEL arrives first, the KV file keeps no trace, the audit trail and the inbox show the erasure", async () => {
@@ -210,12 +211,16 @@ test("a member exports an address's data as a JSON download, then erases it: the
   const cancel = readInvite(cancelMail, "CANCEL");
   assert.equal(cancel.uid, uids.get(MARTA.email));
 
-  const deskAfter = await openDesk(server, cookie);
-  assert.doesNotMatch(deskAfter.html.toLowerCase(), /marta/);
+  for (const path of ["/en/team", "/en/team/bookings", "/en/team/inquiries", "/en/team/audit"]) {
+    const page = await openDesk(server, cookie, path);
+    assert.doesNotMatch(page.html.toLowerCase(), /marta/, path);
+  }
+  const deskAfter = await openDesk(server, cookie, "/en/team/audit");
   assert.match(deskAfter.html, /ana@studio\.example exported the data of an address/);
   assert.match(deskAfter.html, /ana@studio\.example erased the data of an address/);
+  const calendar = await openDesk(server, cookie, "/en/team/calendar-feed");
   const feedUrl = /<code>(https:\/\/studio\.example\/team\/calendar\.ics\?key=\w+)<\/code>/
-    .exec(deskAfter.html)?.[1];
+    .exec(calendar.html)?.[1];
   assert.ok(feedUrl);
   const feed = await fetchFeed(feedUrl);
   assert.deepEqual([...readFeed(await feed.text()).keys()], [uids.get(JOAO.email)]);

@@ -1,9 +1,10 @@
 /**
  * The Nu HTML Checker on every page of the team's desk as the real server answers them, in both
  * languages: the sign-in page (and its refusal of a bad address), the page after asking for a
- * link, an e-mailed link's page and a forged link's, the desk with inquiries, pending, upcoming
- * and past bookings and a notice, its search results, and the pages of a renewed calendar
- * address and of an erasure. No error and no warning.
+ * link, an e-mailed link's page and a forged link's, the desk's overview with a notice, every
+ * section's page (the lists with a search, a filter and nothing found), a booking's and an
+ * inquiry's page, a cancel's and a decline's second step, a missing record, and the pages of a
+ * renewed calendar address and of an erasure. No error and no warning.
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
@@ -87,7 +88,11 @@ test(
 
     const cookie = await signInByMail(server, smtp, options);
     const desk = await openDesk(server, cookie);
-    const id = /<article id="booking-([0-9A-Z]{26})">/.exec(desk.html)?.[1] ?? "";
+    const id = /<li id="booking-([0-9A-Z]{26})" class="row">/.exec(desk.html)?.[1] ?? "";
+    const other = [...desk.html.matchAll(/<li id="booking-([0-9A-Z]{26})" class="row">/g)]
+      .map((match) => match[1]).find((found) => found !== id) ?? "";
+    const inquiryId = /<li id="inquiry-([0-9A-Z]{26})" class="row">/.exec(desk.html)?.[1] ?? "";
+    assert.ok(id && other && inquiryId, "two requests and an inquiry on the overview");
     const confirmed = await post(
       server,
       "/en/team/booking",
@@ -97,16 +102,36 @@ test(
     assert.equal(confirmed.status, 303);
     await confirmed.body?.cancel();
     const withCookie = { headers: { ...HTML, Cookie: cookie } };
-    await add("desk pt", open(server, "/equipa?notice=confirmed", withCookie));
-    await add("desk en", open(server, "/en/team", withCookie));
-    await add("search", open(server, "/en/team?q=marta", withCookie));
-    await add("search, nothing found", open(server, "/equipa?q=nobody", withCookie));
+    const pagesOf: Array<[string, string, number?]> = [
+      ["overview pt", "/equipa"],
+      ["overview en", "/en/team"],
+      ["inquiries", "/equipa/pedidos"],
+      ["inquiries, open", "/en/team/inquiries?show=open"],
+      ["inquiry", `/en/team/inquiries/${inquiryId}`],
+      ["bookings pt", "/equipa/reservas"],
+      ["bookings en", "/en/team/bookings?show=upcoming"],
+      ["search", "/en/team/bookings?q=marta"],
+      ["search, nothing found", "/equipa/reservas?q=nobody"],
+      ["booking confirmed", `/equipa/reservas/${id}?notice=confirmed`],
+      ["booking pending", `/en/team/bookings/${other}`],
+      ["cancel step", `/equipa/reservas/${id}/cancelar`],
+      ["decline step", `/en/team/bookings/${other}/decline`],
+      ["decline no longer possible", `/en/team/bookings/${id}/decline`, 409],
+      ["missing record", `/en/team/bookings/${"0".repeat(26)}`, 404],
+      ["personal data", "/en/team/personal-data"],
+      ["calendar feed", "/equipa/agenda"],
+      ["passkeys", "/en/team/passkeys"],
+      ["audit trail", "/equipa/registo"],
+    ];
+    for (const [name, path, status] of pagesOf) {
+      await add(name, open(server, path, withCookie), status);
+    }
     const renewed = await post(server, "/equipa/agenda", { form_token: desk.token }, {
       Cookie: cookie,
     });
     assert.equal(renewed.status, 303);
     await renewed.body?.cancel();
-    await add("feed renewed", open(server, "/equipa?notice=feed-renewed", withCookie));
+    await add("feed renewed", open(server, "/equipa/agenda?notice=feed-renewed", withCookie));
     await add(
       "erased",
       post(server, "/en/team/personal-data", {

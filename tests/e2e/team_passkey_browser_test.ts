@@ -63,9 +63,12 @@ async function openWithAuthenticator(
   return { page, cdp, authenticatorId };
 }
 
-/** The audit trail's lines of the desk open in `page`. */
+/** The audit trail's lines, from its page (the page then returns to the passkeys' page). */
 async function readAudit(page: Page): Promise<string[]> {
-  return await page.locator("#audit ~ ul li").allTextContents();
+  await page.goto(`${origin}/en/team/audit`);
+  const lines = await page.locator(".audit-list li").allTextContents();
+  await page.goto(`${origin}/en/team/passkeys`);
+  return lines;
 }
 
 test(
@@ -88,6 +91,8 @@ test(
     await page.goto(link);
     await page.click("main form button");
     await page.waitForURL(`${origin}/en/team`);
+    await page.click("a[data-section=passkeys]");
+    await page.waitForURL(`${origin}/en/team/passkeys`);
     assert.match(await page.textContent("#passkeys ~ p") ?? "", /signs you in/);
     assert.equal(await page.locator(".passkey-list li").count(), 0);
 
@@ -104,12 +109,12 @@ test(
     assert.ok(firstCookie);
 
     // Signs out, then in with the passkey alone: a new session, recorded as such.
-    await page.click(".desk-session form:first-of-type button");
+    await page.click(".workspace-tools form button");
     await page.waitForURL(/notice=signed-out/);
     const mailsBefore = smtp.messages.length;
     await page.click("form[data-passkey=sign-in] button");
     await page.waitForURL(`${origin}/en/team`);
-    assert.match(await page.textContent("main") ?? "", /Signed in as ana@studio\.example\./);
+    assert.match(await page.textContent("header") ?? "", /Signed in as ana@studio\.example\./);
     const secondCookie = (await context.cookies()).find((cookie) => cookie.name === "studio-team");
     assert.ok(secondCookie && secondCookie.value !== firstCookie.value, "a new session id");
     assert.equal(secondCookie.httpOnly, true);
@@ -118,6 +123,7 @@ test(
     const audit = await readAudit(page);
     assert.match(audit[0], /ana@studio\.example signed in \(passkey\)$/);
     assert.ok(audit.some((line) => /added a passkey$/.test(line)));
+    assert.equal(page.url(), `${origin}/en/team/passkeys`);
     assert.match(await page.textContent(".passkey-list li") ?? "", /last used on/);
 
     // Removes it: the authenticator still holds the credential, but it signs no one in.
@@ -125,12 +131,12 @@ test(
     await page.waitForURL(/notice=passkey-removed/);
     assert.equal(await page.locator(".passkey-list li").count(), 0);
     assert.match((await readAudit(page))[0], /removed a passkey$/);
-    await page.click(".desk-session form:first-of-type button");
+    await page.click(".workspace-tools form button");
     await page.waitForURL(/notice=signed-out/);
     await page.click("form[data-passkey=sign-in] button");
     await page.waitForURL(`${origin}/en/team/passkey-sign-in`);
     assert.match(await page.textContent("main") ?? "", /This passkey is not known/);
-    assert.doesNotMatch(await page.textContent("main") ?? "", /Signed in as/);
+    assert.doesNotMatch(await page.textContent("body") ?? "", /Signed in as/);
     await context.close();
   },
 );

@@ -62,10 +62,13 @@ test("main.ts: a member signs in by the e-mailed link, confirms a request (REQUE
     assert.equal(replay.status, 410);
     await replay.body?.cancel();
 
+    // The overview shows what waits: the request and the inquiry, each a link to its page.
     const desk = await openDesk(server, cookie);
-    const bookingId = /<article id="booking-([0-9A-Z]{26})">/.exec(desk.html)?.[1] ?? "";
-    const inquiryId = /<article id="inquiry-([0-9A-Z]{26})">/.exec(desk.html)?.[1] ?? "";
+    const bookingId = /<li id="booking-([0-9A-Z]{26})" class="row">/.exec(desk.html)?.[1] ?? "";
+    const inquiryId = /<li id="inquiry-([0-9A-Z]{26})" class="row">/.exec(desk.html)?.[1] ?? "";
     assert.ok(bookingId && inquiryId, "the request and the inquiry are on the desk");
+    assert.ok(desk.html.includes(`href="/en/team/bookings/${bookingId}"`));
+    assert.ok(desk.html.includes(`href="/en/team/inquiries/${inquiryId}"`));
 
     const crossSite = await post(
       server,
@@ -83,7 +86,10 @@ test("main.ts: a member signs in by the e-mailed link, confirms a request (REQUE
       { Cookie: cookie, Origin: BASE_URL },
     );
     assert.equal(confirmed.status, 303);
-    assert.equal(confirmed.headers.get("Location"), "/en/team?notice=confirmed#bookings");
+    assert.equal(
+      confirmed.headers.get("Location"),
+      `/en/team/bookings/${bookingId}?notice=confirmed`,
+    );
     await confirmed.body?.cancel();
     const [booked] = await receive(smtp, byKind("attendee-booked", attendee));
     const request = readInvite(booked, "REQUEST");
@@ -94,7 +100,10 @@ test("main.ts: a member signs in by the e-mailed link, confirms a request (REQUE
       { form_token: desk.token, id: bookingId, action: "cancel", note: "Something came up." },
       { Cookie: cookie },
     );
-    assert.equal(cancelled.headers.get("Location"), "/en/team?notice=cancelled#bookings");
+    assert.equal(
+      cancelled.headers.get("Location"),
+      `/en/team/bookings/${bookingId}?notice=cancelled`,
+    );
     await cancelled.body?.cancel();
     const [cancelMail] = await receive(smtp, byKind("attendee-cancelled", attendee));
     const cancel = readInvite(cancelMail, "CANCEL");
@@ -108,10 +117,16 @@ test("main.ts: a member signs in by the e-mailed link, confirms a request (REQUE
       { form_token: desk.token, id: inquiryId, state: "answered" },
       { Cookie: cookie },
     );
-    assert.equal(answered.headers.get("Location"), "/en/team?notice=answered#inquiries");
+    assert.equal(
+      answered.headers.get("Location"),
+      `/en/team/inquiries/${inquiryId}?notice=answered`,
+    );
     await answered.body?.cancel();
-    const after = await openDesk(server, cookie);
-    assert.match(after.html, /<strong>answered<\/strong>/);
+    const inquiryPage = await openDesk(server, cookie, `/en/team/inquiries/${inquiryId}`);
+    assert.match(inquiryPage.html, /<span class="badge badge-answered">answered<\/span>/);
+    const booking = await openDesk(server, cookie, `/en/team/bookings/${bookingId}`);
+    assert.match(booking.html, /<span class="badge badge-cancelled">cancelled<\/span>/);
+    const after = await openDesk(server, cookie, "/en/team/audit");
     for (
       const line of [
         "signed in",

@@ -117,14 +117,19 @@ async function listAudit(store: Store) {
 
 test("the desk shows the personal-data and calendar sections when their actions are given", async () => {
   const { call } = await createDesk((site) => createActions([], site.store));
-  const html = await (await call("desk", "GET", { path: "/equipa" })).text();
-  assert.match(html, /<h2 id="personal-data">Dados pessoais<\/h2>/);
+  const overview = await (await call("desk", "GET", { path: "/equipa" })).text();
+  assert.match(overview, /<a href="\/equipa\/dados" data-section="personal-data">/);
+  assert.match(overview, /<a href="\/equipa\/agenda" data-section="calendar-feed">/);
+  const html = await (await call("personalData", "GET", { path: "/equipa/dados" })).text();
+  assert.match(html, /<h1>Dados pessoais<\/h1>/);
   assert.match(html, /<form method="post" action="\/equipa\/dados">/);
   assert.match(html, /<input type="checkbox" name="confirm" value="yes" required>/);
   assert.match(html, /<input type="checkbox" name="discard" value="yes"> Apagar mesmo que/);
-  assert.match(html, /<h2 id="calendar-feed">Calendário da equipa<\/h2>/);
-  assert.match(html, /<code>http:\/\/localhost:8000\/calendar\/old-secret\.ics<\/code>/);
-  assert.match(html, /<form method="post" action="\/equipa\/agenda">/);
+  assert.match(html, /<button type="submit" class="danger">Apagar<\/button>/);
+  const feed = await (await call("calendarFeed", "GET", { path: "/equipa/agenda" })).text();
+  assert.match(feed, /<h1>Calendário da equipa<\/h1>/);
+  assert.match(feed, /<code>http:\/\/localhost:8000\/calendar\/old-secret\.ics<\/code>/);
+  assert.match(feed, /<form method="post" action="\/equipa\/agenda">/);
 });
 
 test("without the actions the desk hides their sections and refuses their forms", async () => {
@@ -140,6 +145,11 @@ test("without the actions the desk hides their sections and refuses their forms"
   const renewed = await call("calendarFeed", "POST", { path: "/equipa/agenda" });
   assert.equal(renewed.status, 404);
   await renewed.body?.cancel();
+  for (const route of ["personalData", "calendarFeed"] as const) {
+    const page = await call(route, "GET", { path: "/en/team/x", locale: "en" });
+    assert.equal(page.status, 404, route);
+    await page.body?.cancel();
+  }
 });
 
 test("POST /equipa/dados exports an address as a JSON download and records it", async () => {
@@ -158,7 +168,7 @@ test("POST /equipa/dados exports an address as a JSON download and records it", 
   assert.equal(response.headers.get("Cache-Control"), "no-store");
   assert.deepEqual(await response.json(), { email: "rita@example.pt", inquiries: [] });
   assert.deepEqual(calls, ["export rita@example.pt by ana@studio.example"]);
-  const desk = await (await call("desk", "GET", { path: "/equipa" })).text();
+  const desk = await (await call("audit", "GET", { path: "/equipa/registo" })).text();
   assert.match(desk, /ana@studio\.example exportou os dados de um endereço/);
   assert.doesNotMatch(desk, /rita@example\.pt/, "the trail names no visitor");
 });
@@ -181,7 +191,7 @@ test("POST /equipa/dados erases only once confirmed, and records the counts with
   assert.equal(erased.status, 200);
   assert.match(await erased.text(), /These records were erased: inquiries: 2, bookings: 1\./);
   assert.deepEqual(calls, ["erase rita@example.pt by ana@studio.example"]);
-  const desk = await (await call("desk", "GET", { path: "/en/team", locale: "en" })).text();
+  const desk = await (await call("audit", "GET", { path: "/en/team/audit", locale: "en" })).text();
   assert.match(
     desk,
     /ana@studio\.example erased the data of an address \(inquiries: 2, bookings: 1, mail: 0\)/,
@@ -189,20 +199,22 @@ test("POST /equipa/dados erases only once confirmed, and records the counts with
   assert.doesNotMatch(desk, /rita@example\.pt/);
 });
 
-test("POST /equipa/agenda renews the feed's secret, answers 303 to the desk's calendar section, and records it", async () => {
+test("POST /equipa/agenda renews the feed's secret, answers 303 to the desk's calendar page, and records it", async () => {
   const calls: Calls = [];
   const { call } = await createDesk((site) => createActions(calls, site.store));
   const response = await call("calendarFeed", "POST", { path: "/equipa/agenda" });
   // POST, redirect, GET: a reload of what the browser shows renews nothing a second time.
   assert.equal(response.status, 303);
-  assert.equal(response.headers.get("Location"), "/equipa?notice=feed-renewed#calendar-feed");
+  assert.equal(response.headers.get("Location"), "/equipa/agenda?notice=feed-renewed");
   assert.equal(response.headers.get("Cache-Control"), "no-store");
   await response.body?.cancel();
   assert.deepEqual(calls, ["renew by ana@studio.example"]);
-  const shown = await (await call("desk", "GET", { path: "/equipa?notice=feed-renewed" })).text();
+  const shown = await (await call("calendarFeed", "GET", {
+    path: "/equipa/agenda?notice=feed-renewed",
+  })).text();
   assert.match(shown, /role="status">Segredo renovado: o endereço antigo do calendário/);
-  assert.deepEqual(calls, ["renew by ana@studio.example"], "showing the desk renews nothing");
-  const desk = await (await call("desk", "GET", { path: "/equipa" })).text();
+  assert.deepEqual(calls, ["renew by ana@studio.example"], "showing the page renews nothing");
+  const desk = await (await call("audit", "GET", { path: "/equipa/registo" })).text();
   assert.match(desk, /ana@studio\.example renovou o segredo do calendário/);
 });
 
@@ -282,8 +294,8 @@ test("POST /equipa/agenda writes its audit entry in the commit of the new secret
   await response.body?.cancel();
   const secret = await store.get<{ secret: string }>(FEED_SECRET_KEY);
   assert.ok(secret.value);
-  const desk = await (await call("desk", "GET", { path: "/equipa" })).text();
-  assert.ok(desk.includes(secret.value.secret), "the desk shows the new key");
+  const desk = await (await call("calendarFeed", "GET", { path: "/equipa/agenda" })).text();
+  assert.ok(desk.includes(secret.value.secret), "the calendar's page shows the new key");
   const [entry] = (await listAudit(store)).filter(({ value }) => value.action === "feed-renewed");
   assert.equal(entry.value.actor, MEMBER);
   assert.equal(entry.versionstamp, secret.versionstamp);

@@ -125,9 +125,9 @@ async function signIn(app: TestApp, address = MEMBER): Promise<string> {
   return cookie.split(";")[0];
 }
 
-/** The desk's page for a cookie, with the form token its forms carry. */
-async function openDesk(app: TestApp, cookie: string, query = "") {
-  const response = await send(app, `/equipa${query}`, { headers: { ...HTML, Cookie: cookie } });
+/** A page of the desk (the overview by default) for a cookie, with the form token its forms carry. */
+async function openDesk(app: TestApp, cookie: string, path = "/equipa") {
+  const response = await send(app, path, { headers: { ...HTML, Cookie: cookie } });
   const html = await response.text();
   const token = /name="form_token" value="([\w-]+)"/.exec(html)?.[1];
   return { response, html, token };
@@ -167,17 +167,28 @@ test("GET /equipa and /en/team answer the sign-in page signed out: noindex, no-s
   }
 });
 
-test("the desk's language switch leads to the other language's desk, with the same search", async () => {
+test("the desk's language switch leads to the same page of the other language's desk, with the same search", async () => {
   const app = createApp();
   const cookie = await signIn(app);
   const desk = await openDesk(app, cookie);
   assert.equal(desk.response.status, 200);
   assert.ok(desk.html.includes('<a class="lang" href="/en/team" hreflang="en" lang="en">'));
-  const search = await openDesk(app, cookie, "?q=Marta%40Example");
+  const search = await openDesk(app, cookie, "/equipa/reservas?q=Marta%40Example&show=past");
   assert.ok(
-    search.html.includes('<a class="lang" href="/en/team?q=marta%40example" hreflang="en"'),
-    "the search is kept",
+    search.html.includes(
+      '<a class="lang" href="/en/team/bookings?q=marta%40example&amp;show=past" hreflang="en"',
+    ),
+    "the search and the filter are kept",
   );
+  for (
+    const [path, other] of [["/en/team/audit", "/equipa/registo"], [
+      "/equipa/chaves",
+      "/en/team/passkeys",
+    ]]
+  ) {
+    const page = await openDesk(app, cookie, path);
+    assert.ok(page.html.includes(`<a class="lang" href="${other}" hreflang=`), path);
+  }
   const link = await askForLink(app);
   const page = await send(app, link.pathname + link.search, { headers: HTML });
   assert.equal(page.status, 200);
@@ -326,7 +337,8 @@ test("the e-mailed link opens a page whose button POSTs it; only the POST signs 
   assert.equal(desk.response.status, 200);
   assert.equal(desk.response.headers.get("Set-Cookie"), null);
   assert.match(desk.html, /Sessão de ana@studio\.example\./);
-  assert.match(desk.html, /<li>[^<]*<time[^>]*>[^<]*<\/time> · ana@studio\.example entrou<\/li>/);
+  const audit = await openDesk(app, cookie.split(";")[0], "/equipa/registo");
+  assert.match(audit.html, /<li><time[^>]*>[^<]*<\/time> · ana@studio\.example entrou<\/li>/);
 });
 
 test("on https the cookie is __Host- prefixed and Secure", async () => {
@@ -439,7 +451,7 @@ test("signing out voids the session and the member's unused links; signing out e
   assert.match(await revoked.text(), /deixou de servir/);
   // A link asked after the sign-out works.
   const again = await signIn(app);
-  const audit = (await openDesk(app, again)).html;
+  const audit = (await openDesk(app, again, "/equipa/registo")).html;
   assert.match(audit, /ana@studio\.example saiu em todos os dispositivos/);
   assert.match(audit, /ana@studio\.example saiu</);
 });
@@ -636,10 +648,10 @@ async function bookPending(app: TestApp, email: string, skip = 0): Promise<strin
   return start;
 }
 
-/** The id of the booking or inquiry an article of the desk shows for `email`. */
+/** The id of the booking or inquiry a row of a desk's list shows for `email`. */
 function findArticle(html: string, kind: "booking" | "inquiry", email: string): string {
   const pattern = new RegExp(
-    `<article id="${kind}-([0-9A-Z]{26})">(?:(?!</article>)[\\s\\S])*${
+    `<li id="${kind}-([0-9A-Z]{26})" class="row">(?:(?!</li>)[\\s\\S])*${
       email.replace(/\./g, "\\.")
     }`,
   );
@@ -648,15 +660,26 @@ function findArticle(html: string, kind: "booking" | "inquiry", email: string): 
   return id;
 }
 
+/** The status badge of a record's page. */
+function readBadge(html: string): string | undefined {
+  return /<div class="record-head"><h1>[^<]*<\/h1><span class="badge badge-[\w-]+">([^<]+)<\/span>/
+    .exec(html)?.[1];
+}
+
 test("the desk confirms a pending booking (REQUEST to the attendee) and cancels it with a note (CANCEL), as the signed links do", async () => {
   const app = createApp();
   const attendee = "marta@example.com";
   await bookPending(app, attendee);
   await receive("attendee-pending", attendee);
   const cookie = await signIn(app);
-  const desk = await openDesk(app, cookie);
-  assert.match(desk.html, /<h3>A confirmar \(1\)<\/h3>/);
+  const desk = await openDesk(app, cookie, "/equipa/reservas?show=pending");
+  assert.match(desk.html, /<p class="list-summary">1 resultado/);
+  assert.match(desk.html, /data-section="bookings"[^>]*>Reservas <span class="count">1</);
   const id = findArticle(desk.html, "booking", attendee);
+  const page = await openDesk(app, cookie, `/equipa/reservas/${id}`);
+  assert.equal(readBadge(page.html), "a confirmar");
+  assert.match(page.html, new RegExp(`href="/equipa/reservas/${id}/cancelar"`));
+  assert.match(page.html, new RegExp(`href="/equipa/reservas/${id}/recusar"`));
 
   const confirmed = await postForm(
     app,
@@ -665,17 +688,22 @@ test("the desk confirms a pending booking (REQUEST to the attendee) and cancels 
     { Cookie: cookie },
   );
   assert.equal(confirmed.status, 303);
-  assert.equal(confirmed.headers.get("Location"), "/equipa?notice=confirmed#bookings");
+  assert.equal(confirmed.headers.get("Location"), `/equipa/reservas/${id}?notice=confirmed`);
   assert.equal(confirmed.headers.get("Set-Cookie"), null);
   await confirmed.body?.cancel();
   const invite = readInvite(await receive("attendee-booked", attendee), "REQUEST");
   assert.equal(invite.attendee.toLowerCase(), `mailto:${attendee}`);
-  const after = await openDesk(app, cookie, "?notice=confirmed");
+  const after = await openDesk(app, cookie, `/equipa/reservas/${id}?notice=confirmed`);
   assert.match(after.html, /<p class="notice ok" role="status">Conversa confirmada/);
-  assert.match(after.html, /<h3>Próximas \(1\)<\/h3>/);
+  assert.equal(readBadge(after.html), "confirmada");
+  assert.match(after.html, /<p class="event-title">ana@studio\.example confirmou a reserva<\/p>/);
+  assert.doesNotMatch(after.html, /\/recusar"/, "a confirmed booking is not declined");
+  assert.match((await openDesk(app, cookie, "/equipa/reservas?show=upcoming")).html, /1 resultado/);
   assert.match(
-    after.html,
-    new RegExp(`ana@studio\\.example confirmou a reserva <code>${id}</code>`),
+    (await openDesk(app, cookie, "/equipa/registo")).html,
+    new RegExp(
+      `ana@studio\\.example confirmou a reserva <a href="/equipa/reservas/${id}"><code>${id}</code></a>`,
+    ),
   );
 
   const again = await postForm(
@@ -684,7 +712,7 @@ test("the desk confirms a pending booking (REQUEST to the attendee) and cancels 
     { form_token: desk.token ?? "", id, action: "confirm" },
     { Cookie: cookie },
   );
-  assert.equal(again.headers.get("Location"), "/equipa?notice=already#bookings");
+  assert.equal(again.headers.get("Location"), `/equipa/reservas/${id}?notice=already`);
   await again.body?.cancel();
 
   const note = "We have to move this one.\r\nPlease pick another time.\u0007";
@@ -694,7 +722,7 @@ test("the desk confirms a pending booking (REQUEST to the attendee) and cancels 
     { form_token: desk.token ?? "", id, action: "cancel", note },
     { Cookie: cookie },
   );
-  assert.equal(cancelled.headers.get("Location"), "/equipa?notice=cancelled#bookings");
+  assert.equal(cancelled.headers.get("Location"), `/equipa/reservas/${id}?notice=cancelled`);
   await cancelled.body?.cancel();
   const mail = await receive("attendee-cancelled", attendee);
   const cancel = readInvite(mail, "CANCEL");
@@ -714,10 +742,20 @@ test("the desk confirms a pending booking (REQUEST to the attendee) and cancels 
     studioCopy.parsed.text ?? "",
     /^Esta conversa foi cancelada e o horário ficou livre\.\n\nMensagem da equipa à pessoa:\nWe have to move this one\.\nPlease pick another time\.\n\nNome: Marta Reis\n/,
   );
-  const last = await openDesk(app, cookie);
-  assert.match(last.html, /<h3>Anteriores \(1\)<\/h3>/);
-  assert.match(last.html, /<strong>cancelada<\/strong>/);
-  assert.match(last.html, new RegExp(`cancelou a reserva <code>${id}</code>`));
+  const past = await openDesk(app, cookie, "/equipa/reservas?show=past");
+  assert.match(past.html, /1 resultado/);
+  assert.match(past.html, /<span class="badge badge-cancelled">cancelada<\/span>/);
+  const last = await openDesk(app, cookie, `/equipa/reservas/${id}`);
+  assert.equal(readBadge(last.html), "cancelada");
+  assert.match(last.html, /ana@studio\.example cancelou a reserva/);
+  // The history: the e-mails about it with their delivery, the invite's SEQUENCE now 1.
+  assert.match(last.html, /UID [^,]+, SEQUENCE 1/);
+  assert.match(last.html, /Para marta@example\.com · (?:Aceite pelo servidor|Envio previsto)/);
+  const step = await send(app, `/equipa/reservas/${id}/cancelar`, {
+    headers: { ...HTML, Cookie: cookie },
+  });
+  assert.equal(step.status, 409, "a cancelled booking's cancel step says it is not possible");
+  assert.match(await step.text(), /Esta ação já não é possível/);
 });
 
 test("the desk declines a request with a note; a lapsed request answers lapsed and sends nothing", async () => {
@@ -725,15 +763,24 @@ test("the desk declines a request with a note; a lapsed request answers lapsed a
   const attendee = "joao@example.com";
   await bookPending(app, attendee, 1);
   const cookie = await signIn(app);
-  const desk = await openDesk(app, cookie);
+  const desk = await openDesk(app, cookie, "/en/team/bookings");
   const id = findArticle(desk.html, "booking", attendee);
+  const step = await openDesk(app, cookie, `/en/team/bookings/${id}/decline`);
+  assert.equal(step.response.status, 200);
+  assert.match(step.html, /<h1>Decline the request from Marta Reis\?<\/h1>/);
+  assert.match(step.html, /<form method="post" action="\/en\/team\/booking" class="confirm-step">/);
+  assert.match(step.html, /<input type="hidden" name="action" value="decline">/);
+  assert.match(step.html, /<button type="submit" class="danger">Decline the request<\/button>/);
+  assert.match(step.html, new RegExp(`<a href="/en/team/bookings/${id}">No, keep the request</a>`));
+  const kept = await app.store.get<{ status: string }>(["booking", id]);
+  assert.equal(kept.value?.status, "pending", "showing the step changes nothing");
   const declined = await postForm(
     app,
     "/en/team/booking",
     { form_token: desk.token ?? "", id, action: "decline", note: "Fully booked that week." },
     { Cookie: cookie },
   );
-  assert.equal(declined.headers.get("Location"), "/en/team?notice=declined#bookings");
+  assert.equal(declined.headers.get("Location"), `/en/team/bookings/${id}?notice=declined`);
   await declined.body?.cancel();
   const mail = await receive("attendee-declined", attendee);
   assert.match(mail.parsed.text ?? "", /A message from the team:\nFully booked that week\./);
@@ -742,16 +789,16 @@ test("the desk declines a request with a note; a lapsed request answers lapsed a
   await bookPending(app, late, 2);
   app.clock.advance({ hours: 49 });
   const fresh = await signIn(app);
-  const view = await openDesk(app, fresh);
+  const view = await openDesk(app, fresh, "/equipa/reservas?q=late%40");
   const lapsedId = findArticle(view.html, "booking", late);
-  assert.match(view.html, /caducou sem confirmação/);
+  assert.match(view.html, /<span class="badge badge-lapsed">caducou sem confirmação<\/span>/);
   const lapsed = await postForm(
     app,
     "/equipa/reserva",
     { form_token: view.token ?? "", id: lapsedId, action: "confirm" },
     { Cookie: fresh },
   );
-  assert.equal(lapsed.headers.get("Location"), "/equipa?notice=lapsed#bookings");
+  assert.equal(lapsed.headers.get("Location"), `/equipa/reservas/${lapsedId}?notice=lapsed`);
   await lapsed.body?.cancel();
   await delay(200);
   assert.equal(mailsOf("attendee-booked", late).length, 0);
@@ -772,31 +819,55 @@ test("the desk lists inquiries newest first, marks one answered and open again, 
     app.clock.advance({ seconds: 1 });
   }
   const cookie = await signIn(app);
-  const desk = await openDesk(app, cookie);
-  assert.match(desk.html, /<h2 id="inquiries">Pedidos de contacto \(2\)<\/h2>/);
-  assert.ok(desk.html.indexOf("Pedro Alves") < desk.html.indexOf("Rita Lopes"), "newest first");
-  assert.match(desk.html, /Olá,<br>Um site para Rita Lopes\./);
+  const desk = await openDesk(app, cookie, "/equipa/pedidos");
+  assert.match(desk.html, /<h1>Pedidos de contacto<\/h1>/);
+  assert.match(desk.html, /<p class="list-summary">2 resultados/);
   assert.match(
     desk.html,
+    /data-section="inquiries"[^>]*>Pedidos de contacto <span class="count">2</,
+  );
+  assert.ok(desk.html.indexOf("Pedro Alves") < desk.html.indexOf("Rita Lopes"), "newest first");
+  const id = findArticle(desk.html, "inquiry", "rita@example.pt");
+  assert.match(
+    desk.html,
+    new RegExp(`<a class="row-title" href="/equipa/pedidos/${id}">Rita Lopes</a>`),
+  );
+  const record = await openDesk(app, cookie, `/equipa/pedidos/${id}`);
+  assert.equal(readBadge(record.html), "por responder");
+  assert.match(
+    record.html,
+    /<blockquote class="record-message">Olá,<br>Um site para Rita Lopes\.<\/blockquote>/,
+  );
+  assert.match(
+    record.html,
     /href="mailto:rita@example\.pt\?subject=Re%3A%20o%20seu%20pedido[^"]*%3E%20Um%20site%20para%20Rita%20Lopes\."/,
   );
-  const id = findArticle(desk.html, "inquiry", "rita@example.pt");
+  assert.match(record.html, /<p class="event-title">Pedido recebido<\/p>/);
   const answered = await postForm(
     app,
     "/equipa/pedido",
     { form_token: desk.token ?? "", id, state: "answered" },
     { Cookie: cookie },
   );
-  assert.equal(answered.headers.get("Location"), "/equipa?notice=answered#inquiries");
+  assert.equal(answered.headers.get("Location"), `/equipa/pedidos/${id}?notice=answered`);
   await answered.body?.cancel();
-  const after = await openDesk(app, cookie);
+  const after = await openDesk(app, cookie, `/equipa/pedidos/${id}?notice=answered`);
+  assert.equal(readBadge(after.html), "respondido");
+  assert.match(after.html, /role="status">Pedido marcado como respondido\./);
+  assert.match(after.html, /Respondido por ana@studio\.example em /);
   assert.match(
     after.html,
+    /<p class="event-title">ana@studio\.example marcou como respondido o pedido<\/p>/,
+  );
+  const open = await openDesk(app, cookie, "/equipa/pedidos?show=open");
+  assert.match(open.html, /1 resultado/);
+  assert.doesNotMatch(open.html, /Rita Lopes/);
+  assert.match(
+    (await openDesk(app, cookie, "/equipa/registo")).html,
     new RegExp(
-      `<article id="inquiry-${id}">(?:(?!</article>)[\\s\\S])*<strong>respondido</strong>`,
+      `marcou como respondido o pedido <a href="/equipa/pedidos/${id}"><code>${id}</code></a>`,
     ),
   );
-  assert.match(after.html, new RegExp(`marcou como respondido o pedido <code>${id}</code>`));
   const stored = await app.store.get<{ state: string; answeredBy: string }>(["inquiry", id]);
   assert.equal(stored.value?.state, "answered");
   assert.equal(stored.value?.answeredBy, MEMBER);
@@ -806,13 +877,64 @@ test("the desk lists inquiries newest first, marks one answered and open again, 
     { form_token: desk.token ?? "", id, state: "open" },
     { Cookie: cookie },
   );
-  assert.equal(reopened.headers.get("Location"), "/equipa?notice=reopened#inquiries");
+  assert.equal(reopened.headers.get("Location"), `/equipa/pedidos/${id}?notice=reopened`);
   await reopened.body?.cancel();
 
-  const search = await openDesk(app, cookie, "?q=PEDRO@");
-  assert.match(search.html, /Pedidos de contacto \(1\)/);
+  const search = await openDesk(app, cookie, "/equipa/pedidos?q=PEDRO@");
+  assert.match(search.html, /1 resultado/);
   assert.match(search.html, /Pedro Alves/);
   assert.doesNotMatch(search.html, /Rita Lopes/);
+  // The search reads names and messages too, and finds nothing where nothing matches.
+  assert.match((await openDesk(app, cookie, "/equipa/pedidos?q=site+rita")).html, /1 resultado/);
+  const none = await openDesk(app, cookie, "/equipa/pedidos?q=nobody");
+  assert.match(none.html, /<p class="empty">Nada encontrado\.<\/p>/);
+});
+
+test("the lists page by 25 with ?page=, keeping the search and the filter in the pager's links", async () => {
+  const app = createApp();
+  for (let index = 0; index < 30; index++) {
+    const response = await send(app, "/api/v1/contact", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        Name: `Person ${String(index).padStart(2, "0")}`,
+        Email: `person${index}@example.pt`,
+        Message: "A site, please.",
+      }),
+    });
+    assert.equal(response.status, 200);
+    await response.body?.cancel();
+    app.clock.advance({ seconds: 1 });
+  }
+  const cookie = await signIn(app);
+  const first = await openDesk(app, cookie, "/en/team/inquiries?q=site&show=open");
+  assert.match(first.html, /30 results/);
+  assert.equal([...first.html.matchAll(/<li id="inquiry-/g)].length, 25);
+  assert.match(first.html, /Person 29/);
+  assert.match(
+    first.html,
+    /<a rel="next" href="\/en\/team\/inquiries\?q=site&amp;show=open&amp;page=2">/,
+  );
+  assert.match(first.html, /<span aria-current="page">Page 1 of 2<\/span>/);
+  const second = await openDesk(app, cookie, "/en/team/inquiries?q=site&show=open&page=2");
+  assert.equal([...second.html.matchAll(/<li id="inquiry-/g)].length, 5);
+  assert.match(second.html, /Person 00/);
+  assert.doesNotMatch(second.html, /Person 29/);
+  assert.match(second.html, /<a rel="prev" href="\/en\/team\/inquiries\?q=site&amp;show=open">/);
+  // A page past the last shows the last; a page that is not a number, the first.
+  assert.match((await openDesk(app, cookie, "/en/team/inquiries?page=9")).html, /Page 2 of 2/);
+  assert.match((await openDesk(app, cookie, "/en/team/inquiries?page=x")).html, /Page 1 of 2/);
+});
+
+test("a record's page answers 404 for an id that is not stored or not a ULID, in the desk's frame", async () => {
+  const app = createApp();
+  const cookie = await signIn(app);
+  for (const path of ["/en/team/bookings/" + "0".repeat(26), "/en/team/inquiries/not-an-id"]) {
+    const page = await openDesk(app, cookie, path);
+    assert.equal(page.response.status, 404, path);
+    assert.match(page.html, /There is no such record/);
+    assert.match(page.html, /<nav class="desk-nav"/);
+  }
 });
 
 test("a desk POST from another site, or without the session's form token, is refused and changes nothing", async () => {
@@ -909,9 +1031,17 @@ test("passkey options: a registration's need the member's session and form token
   assert.equal(refused.status, 401);
   await refused.body?.cancel();
   const cookie = await signIn(app);
-  const desk = await openDesk(app, cookie);
-  assert.match(desk.html, /<h2 id="passkeys">Chaves de acesso<\/h2>/);
+  const desk = await openDesk(app, cookie, "/equipa/chaves");
+  assert.match(desk.html, /<h1 id="passkeys">Chaves de acesso<\/h1>/);
   assert.match(desk.html, /<form method="post" action="\/equipa\/chave" class="passkey"/);
+  assert.deepEqual(
+    [...desk.html.matchAll(/<script src="\/assets\/([\w.-]+)\?v=\w+" defer><\/script>/g)].map((
+      match,
+    ) => match[1]),
+    ["simplewebauthn-browser.js", "passkeys.js"],
+    "the passkeys' page runs the passkey script",
+  );
+  assert.doesNotMatch((await openDesk(app, cookie)).html, /<script src=/, "the others run none");
   const noToken = await postForm(app, "/en/team/passkey/options", {}, { Cookie: cookie });
   assert.equal(noToken.status, 403);
   await noToken.body?.cancel();
@@ -983,9 +1113,12 @@ test("a passkey answer's challenge works once and for 5 minutes, for its own cer
     ),
   }, { Cookie: cookie });
   assert.equal(forged.status, 303);
-  assert.equal(forged.headers.get("Location"), "/en/team?notice=passkey-refused#passkeys");
+  assert.equal(forged.headers.get("Location"), "/en/team/passkeys?notice=passkey-refused");
   await forged.body?.cancel();
-  assert.match((await openDesk(app, cookie)).html, /Ainda não guardou nenhuma chave de acesso/);
+  assert.match(
+    (await openDesk(app, cookie, "/equipa/chaves")).html,
+    /Ainda não guardou nenhuma chave de acesso/,
+  );
 
   const crossSite = await signInWith(first, { Origin: "https://evil.example" });
   assert.equal(crossSite.status, 403);
@@ -1014,7 +1147,7 @@ test("a passkey id that is not base64url of at most 1,366 characters is refused 
     id: "a".repeat(1366),
   }, { Cookie: cookie });
   assert.equal(unknown.status, 303, "an id of the longest shape is looked up");
-  assert.equal(unknown.headers.get("Location"), "/en/team?notice=not-found#passkeys");
+  assert.equal(unknown.headers.get("Location"), "/en/team/passkeys?notice=not-found");
   await unknown.body?.cancel();
 
   const options = await postForm(app, "/en/team/passkey-sign-in/options", {}, {
