@@ -226,6 +226,7 @@ function teamRoutes({ team }: Resources): RouteDefinition[] {
     "calendarFeed",
     "passkeys",
     "audit",
+    "webhooks",
   ];
   const posts: TeamRoute[] = [
     "signOut",
@@ -235,6 +236,8 @@ function teamRoutes({ team }: Resources): RouteDefinition[] {
     "calendarFeed",
     "passkey",
     "passkeyOptions",
+    "webhooksTest",
+    "webhooksEnable",
   ];
   return (["pt", "en"] as const).flatMap((locale): RouteDefinition[] => {
     const paths = TEAM_PATHS[locale];

@@ -72,6 +72,7 @@ import { listPasskeys, type PasskeyRecord } from "../lib/team/passkey_records.ts
 import type { TeamDeskActions } from "../lib/team/desk_actions.ts";
 import type { BookingRecord } from "../lib/booking/booking_mail.ts";
 import type { InquiryRecord } from "../lib/contact/inquiries.ts";
+import type { WebhookDeskOutcome } from "../lib/webhooks/webhooks_desk.ts";
 
 /** The booking engine and inquiries' store, loaded by the desk's first action. */
 type DeskModules = [
@@ -109,12 +110,13 @@ function toView(pages: TeamPages, desk: DeskRequest): DeskView {
   };
 }
 
-/** The sections the service offers, by the actions it was given. */
-function toOffer(actions: TeamDeskActions): DeskOffer {
+/** The sections the service offers, by the actions it was given and its webhook endpoints. */
+function toOffer(actions: TeamDeskActions, pages: TeamPages): DeskOffer {
   return {
     personalData: actions.exportPersonalData !== undefined ||
       actions.erasePersonalData !== undefined,
     calendarFeed: actions.renewCalendarFeed !== undefined,
+    webhooks: pages.services.outbox.webhookEndpoints().length > 0,
   };
 }
 
@@ -158,7 +160,7 @@ async function answerDeskPage(
     listPasskeys(store, desk.session.email),
     pages.loadActions(),
   ]);
-  const offer = toOffer(actions);
+  const offer = toOffer(actions, pages);
   const content = await spec.content(view, { offer, actions, passkeys });
   return await pages.page(desk.request, desk.locale, {
     status: spec.status ?? 200,
@@ -390,7 +392,7 @@ async function answerToolPage(
       content: (view, { passkeys }) => renderPasskeysPage(view, passkeys),
     });
   }
-  const offer = toOffer(await pages.loadActions());
+  const offer = toOffer(await pages.loadActions(), pages);
   if (!offer[route]) {
     return answerProblem(pages, request, { locale, status: 404, text: words.badForm });
   }
@@ -557,6 +559,74 @@ async function answerCalendarFeed(pages: TeamPages, desk: DeskRequest): Promise<
 }
 
 /**
+ * `GET /equipa/webhooks`: the webhook endpoints, their state and the latest deliveries, with the
+ * forms that send a test event and enable an endpoint a 410 disabled (404 without webhooks).
+ */
+async function answerWebhooksPage(pages: TeamPages, desk: DeskRequest): Promise<Response> {
+  const { services } = pages;
+  const { locale, request } = desk;
+  if (services.outbox.webhookEndpoints().length === 0) {
+    return answerProblem(pages, request, { locale, status: 404, text: DESK_WORDS[locale].badForm });
+  }
+  const [{ readWebhooksDesk }, { renderWebhooksDesk }] = await Promise.all([
+    import("../lib/webhooks/webhooks_desk.ts"),
+    import("../lib/webhooks/render_webhooks_desk.ts"),
+  ]);
+  const webhooks = await readWebhooksDesk(services);
+  const outcome = new URL(request.url).searchParams.get("notice");
+  const notice = WEBHOOK_NOTICES.find((kind) => kind === outcome);
+  return answerDeskPage(pages, desk, {
+    section: "webhooks",
+    title: "Webhooks",
+    otherLanguagePath: toOtherLanguagePath(locale, { route: "webhooks" }),
+    content: (view) =>
+      renderWebhooksDesk(webhooks, {
+        locale,
+        timeZone: view.timeZone,
+        formToken: view.formToken,
+        paths: { test: TEAM_PATHS[locale].webhooksTest, enable: TEAM_PATHS[locale].webhooksEnable },
+        // The delivery's id is on the page's list; the notice needs only the outcome.
+        ...(notice ? { notice: { kind: notice } as WebhookDeskOutcome } : {}),
+      }),
+  });
+}
+
+/** What a webhook action's 303 may report (`?notice=`), as `WebhookDeskOutcome`'s kinds. */
+const WEBHOOK_NOTICES = ["queued", "enabled", "already-active", "disabled", "not-found"] as const;
+
+/**
+ * `POST /equipa/webhooks/teste` and `…/reativar` (field `endpoint`, the endpoint's id): sends a
+ * test event, or enables an endpoint again, with its audit entry; 303 to the webhooks page.
+ */
+async function answerWebhookAction(
+  pages: TeamPages,
+  desk: DeskRequest,
+  route: "webhooksTest" | "webhooksEnable",
+): Promise<Response> {
+  const { services } = pages;
+  const { locale, session, form } = desk;
+  const endpoint = form.get("endpoint") ?? "";
+  const { sendTestEvent, enableWebhookEndpoint } = await import(
+    "../lib/webhooks/webhooks_desk.ts"
+  );
+  const action = route === "webhooksTest" ? sendTestEvent : enableWebhookEndpoint;
+  const outcome = await action(services, endpoint, {
+    actor: session.email,
+    withCommit: (operation) =>
+      addAuditEntry(operation, services.clock.now(), {
+        actor: session.email,
+        action: route === "webhooksTest" ? "webhook-test" : "webhook-enabled",
+      }),
+  });
+  const target = new URL(TEAM_PATHS[locale].webhooks, "http://desk.invalid");
+  target.searchParams.set("notice", outcome.kind);
+  return new Response(null, {
+    status: 303,
+    headers: { location: target.pathname + target.search, "cache-control": "no-store" },
+  });
+}
+
+/**
  * A page that shows an action's refusal: its message and hint, with its status (400 for what the
  * action refuses, 503 with the hint of what to do when it cannot be done yet).
  */
@@ -608,6 +678,9 @@ export function createDeskHandlers(
         return passkeys.changePasskey(desk);
       case "passkeyOptions":
         return passkeys.registrationOptions(desk);
+      case "webhooksTest":
+      case "webhooksEnable":
+        return answerWebhookAction(pages, desk, route);
       default:
         return answerProblem(pages, desk.request, {
           locale: desk.locale,
@@ -631,6 +704,8 @@ export function createDeskHandlers(
       case "passkeys":
       case "audit":
         return answerToolPage(pages, desk, route);
+      case "webhooks":
+        return answerWebhooksPage(pages, desk);
       default:
         return answerOverview(pages, desk);
     }

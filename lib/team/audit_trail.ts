@@ -37,6 +37,8 @@ export const AUDIT_ACTIONS = [
   "feed-renewed",
   "passkey-added",
   "passkey-removed",
+  "webhook-test",
+  "webhook-enabled",
 ] as const;
 
 /** One of the recorded actions. */

@@ -25,6 +25,8 @@ export interface DeskOffer {
   personalData: boolean;
   /** The team's calendar feed. */
   calendarFeed: boolean;
+  /** The webhook endpoints' page (`STUDIO_WEBHOOK_URL` names at least one). */
+  webhooks: boolean;
 }
 
 /** One section of the desk: a page of its own, and its entry in the navigation. */
@@ -86,6 +88,12 @@ export const DESK_SECTIONS: readonly DeskSection[] = [
       value: counts.passkeys,
       label: DESK_WORDS[locale].countLabel.passkeys(counts.passkeys),
     }),
+  },
+  {
+    id: "webhooks",
+    title: () => "Webhooks",
+    path: (locale) => TEAM_PATHS[locale].webhooks,
+    offered: (offer) => offer.webhooks,
   },
   {
     id: "audit",

@@ -242,6 +242,8 @@ const PT = {
     export: "exportou os dados de um endereço",
     erase: "apagou os dados de um endereço",
     "feed-renewed": "renovou o segredo do calendário",
+    "webhook-test": "enviou um evento de teste ao webhook",
+    "webhook-enabled": "reativou o webhook",
   } satisfies Record<AuditAction, string>,
 };
 
@@ -459,6 +461,8 @@ const EN: DeskWords = {
     export: "exported the data of an address",
     erase: "erased the data of an address",
     "feed-renewed": "renewed the calendar secret",
+    "webhook-test": "sent a test event to the webhook",
+    "webhook-enabled": "enabled the webhook again",
   },
 };
 

@@ -13,8 +13,16 @@ import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { RUNTIME, withKvFile } from "../_kv.ts";
 import type { KvKey, Store } from "../../lib/store/store.ts";
-import { type RunningServer, SERVER_COMMAND, SERVER_FOLDER, startServer } from "./_server.ts";
+import {
+  findFreePort,
+  type RunningServer,
+  SERVER_COMMAND,
+  SERVER_FOLDER,
+  startServer,
+} from "./_server.ts";
 import { startReceiver, type TestReceiver } from "../lib/webhooks/_receiver.ts";
+import { startSmtpServer } from "../_smtp.ts";
+import { openDesk, post, signInByMail } from "./_team.ts";
 
 const SECRET = "whsec_bXlTZWNyZXRGb3JUaGVXZWJob29rVGVzdHMxMjM0";
 const folders: string[] = [];
@@ -123,6 +131,67 @@ test(`a 410 answer disables the endpoint and the log says so; nothing more is se
     const outcomes = await listValues<{ outcome: string }>(kv, ["webhook_done"]);
     assert.deepEqual(outcomes.map((record) => record.outcome), ["gone", "disabled"]);
   });
+});
+
+test(`the desk's Webhooks page shows a 410-disabled endpoint, enables it again and sends a test event that arrives signed (${RUNTIME})`, async () => {
+  const receiver = await openReceiver([410]);
+  const smtp = await startSmtpServer();
+  const port = await findFreePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const server = await startServer({
+    ...buildEnv(createKvPath(), receiver),
+    PORT: String(port),
+    STUDIO_BASE_URL: origin,
+    STUDIO_SMTP_URL: smtp.url,
+    STUDIO_TEAM: "ana@studio.example",
+  });
+  try {
+    await postContact(server, "rita@example.pt", "First.");
+    await waitForOutput(server, /410 Gone and is disabled/);
+    const cookie = await signInByMail(server, smtp, {
+      member: "ana@studio.example",
+      baseUrl: origin,
+    });
+    const { html, token } = await openDesk(server, cookie, "/en/team/webhooks");
+    assert.match(html, /<h1>Webhooks<\/h1>/);
+    assert.match(html, /410/, "the endpoint's state names the 410");
+    assert.match(html, /href="\/en\/team\/webhooks"[^>]*aria-current="page"/);
+    const endpoint = /name="endpoint" value="([0-9a-f]{16})"/.exec(html)?.[1] ?? "";
+    assert.ok(endpoint, "the page's forms name the endpoint");
+    const refused = await post(server, "/en/team/webhooks/test", { form_token: token, endpoint }, {
+      Cookie: cookie,
+      Origin: origin,
+    });
+    assert.equal(refused.status, 303);
+    assert.equal(refused.headers.get("Location"), "/en/team/webhooks?notice=disabled");
+    const enabled = await post(
+      server,
+      "/en/team/webhooks/enable",
+      { form_token: token, endpoint },
+      {
+        Cookie: cookie,
+        Origin: origin,
+      },
+    );
+    assert.equal(enabled.headers.get("Location"), "/en/team/webhooks?notice=enabled");
+    const sent = await post(server, "/en/team/webhooks/test", { form_token: token, endpoint }, {
+      Cookie: cookie,
+      Origin: origin,
+    });
+    assert.equal(sent.headers.get("Location"), "/en/team/webhooks?notice=queued");
+    const [, test] = await receiver.waitFor(2);
+    const event = verify(test);
+    assert.equal(event.type, "webhook.test");
+    const after = await openDesk(server, cookie, "/en/team/webhooks?notice=queued");
+    assert.doesNotMatch(after.html, /Disabled by a 410/);
+    const audit = await openDesk(server, cookie, "/en/team/audit");
+    assert.match(audit.html, /sent a test event to the webhook/);
+    assert.match(audit.html, /enabled the webhook again/);
+    // Without webhooks the section is neither listed nor served (the other tests' servers).
+  } finally {
+    await server.stop();
+    await smtp.stop();
+  }
 });
 
 /** Runs the operator's erasure on a KV file; returns its exit code and output. */
