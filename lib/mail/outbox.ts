@@ -84,6 +84,11 @@ export interface SentRecord {
   recordId: string;
   to: string[];
   subject: string;
+  /**
+   * Its `Message-ID` (e.g. `<attendee-moved-01J…-1@studio.example>`: the kind and, for an
+   * invite, its SEQUENCE), which the desk's history reads; absent in records written before it.
+   */
+  messageId?: string;
   /** When the server accepted it, ISO 8601 UTC. */
   sentAt: string;
   /** Attempts it took, at least 1. */
@@ -659,6 +664,7 @@ function createMailLane(
         recordId: entry.recordId,
         to: entry.mail.to,
         subject: entry.mail.subject,
+        ...(entry.mail.messageId ? { messageId: entry.mail.messageId } : {}),
         sentAt: clock.now().toString(),
         attempts: entry.attempts + 1,
       };

@@ -263,10 +263,9 @@ export function readMessageKind(
   return { kind: match[1], ...(match[2] ? { sequence: Number(match[2]) } : {}) };
 }
 
-/** The Message-ID a delivery record carries, where the outbox records one. */
+/** The Message-ID a delivery record carries (none in records older than the field). */
 function readSentMessageId(record: SentRecord): string | undefined {
-  const value: unknown = (record as SentRecord & { messageId?: unknown }).messageId;
-  return typeof value === "string" ? value : undefined;
+  return typeof record.messageId === "string" ? record.messageId : undefined;
 }
 
 /**

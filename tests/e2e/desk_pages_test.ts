@@ -223,6 +223,8 @@ test(
       (moved.match(/<p class="event-title">E-mail: /g) ?? []).length >= 4,
       "the request's, the confirmation's and the move's e-mails",
     );
+    // Delivered e-mails keep their Message-ID's kind and SEQUENCE (the outbox records it).
+    assert.match(moved, /<code>attendee-moved, SEQUENCE 1<\/code>/);
   },
 );
 
