@@ -13,7 +13,7 @@ import {
   OPENAPI_PATH,
   type Operation,
 } from "../lib/contract/contract.ts";
-import { MIN_SUNSET_DAYS } from "../lib/contract/contract.ts";
+import { buildOperationSummary, MIN_SUNSET_DAYS } from "../lib/contract/contract.ts";
 import { buildOperationRoutes, type RouteDefinition } from "../lib/http/route.ts";
 import type { Services } from "../lib/services.ts";
 
@@ -56,7 +56,7 @@ export function buildApiIndex(services: Services, table: readonly RouteDefinitio
       operationId: operation.operationId,
       method: operation.method,
       path: operation.path,
-      summary: operation.summary,
+      summary: buildOperationSummary(operation, services.schedule.meetingMinutes),
     })),
     versioning: {
       scheme: "path",

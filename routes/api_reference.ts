@@ -18,6 +18,7 @@
 import {
   API_REFERENCE_ASSETS_PATH,
   API_REFERENCE_PATHS,
+  buildOperationSummary,
   OPENAPI_PATH,
   OPERATIONS,
 } from "../lib/contract/contract.ts";
@@ -233,13 +234,15 @@ function renderLinks(services: SiteServices, language: Language, words: Words): 
 }
 
 /** The table of the operations: method, canonical path and summary (the contract's words). */
-function renderOperations(language: Language, words: Words): string {
+function renderOperations(language: Language, words: Words, meetingMinutes: number): string {
   // The contract's summaries are English: marked so on a page in another language.
   const english = language === "en" ? "" : ' lang="en"';
   const rows = OPERATIONS.map((operation) =>
     `<tr><td><span class="method">${operation.method}</span></td><td><code>${
       escapeHtml(operation.path)
-    }</code></td><td${english}>${escapeHtml(operation.summary)}</td></tr>`
+    }</code></td><td${english}>${
+      escapeHtml(buildOperationSummary(operation, meetingMinutes))
+    }</td></tr>`
   );
   return `<h2 id="operations">${escapeHtml(words.operations)}</h2>
 <table class="api-operations">
@@ -270,7 +273,7 @@ ${renderLinks(services, language, words)}
 <div lang="en">
 ${renderMarkdown(view.description)}
 </div>
-${renderOperations(language, words)}
+${renderOperations(language, words, services.schedule.meetingMinutes)}
 </div>
 <div id="app" tabindex="-1" hidden data-url="${OPENAPI_PATH}" data-locale="${language}" data-renderer="${ASSETS}/standalone.js?v=${
     encodeURIComponent(view.version)
@@ -313,6 +316,7 @@ export function createApiReference(services: SiteServices): ApiReference {
         baseUrl: services.baseUrl,
         policies: services.policies,
         timeZone: services.schedule.timeZone,
+        meetingMinutes: services.schedule.meetingMinutes,
         contactEmail: toBareAddress(services.mail.inbox),
       }).info as { description: string }).description,
     );

@@ -71,6 +71,7 @@ export function createDiscovery(
         baseUrl: services.baseUrl,
         policies: services.policies,
         timeZone: services.schedule.timeZone,
+        meetingMinutes: services.schedule.meetingMinutes,
         contactEmail: toBareAddress(services.mail.inbox),
       })),
       [["Content-Type", OPENAPI_TYPE], ["Cache-Control", DISCOVERY_CACHE]],

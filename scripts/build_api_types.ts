@@ -31,6 +31,7 @@ export async function renderApiTypes(): Promise<string> {
     baseUrl: "https://studio.example",
     policies: RATE_LIMIT_POLICIES,
     timeZone: DEFAULT_SCHEDULE.timeZone,
+    meetingMinutes: DEFAULT_SCHEDULE.meetingMinutes,
     contactEmail: "studio@localhost",
   });
   // deno-lint-ignore no-explicit-any -- openapi-typescript takes its own document type

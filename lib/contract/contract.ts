@@ -522,7 +522,7 @@ export const OPERATIONS = [
     method: "GET",
     path: `${API_BASE_PATH}/booking/slots`,
     aliases: [],
-    summary: "Read availability for a 30 minute conversation",
+    summary: "Read availability for a {meetingMinutes} minute conversation",
     description:
       "Reads real calendar availability without reserving anything. Results are not cached. Availability can change between reading and booking.",
     policies: ["read"],
@@ -554,7 +554,7 @@ export const OPERATIONS = [
     method: "POST",
     path: `${API_BASE_PATH}/booking`,
     aliases: [],
-    summary: "Book a 30 minute conversation",
+    summary: "Book a {meetingMinutes} minute conversation",
     description:
       "Creates a real booking and sends calendar invites. Only for meetings requested by the person concerned. A request whose Origin header is present must come from an allowed origin (by default the site's own); requests without Origin are accepted. On 503 do not retry before checking the attendee's mailbox.",
     policies: ["write", "booking"],
@@ -679,4 +679,19 @@ export function getParameter(operationId: OperationId, name: string): OperationP
  */
 export function buildParameterDescription(parameter: OperationParameter, timeZone: string): string {
   return parameter.description.replaceAll("{timeZone}", timeZone);
+}
+
+/**
+ * An operation's summary for a booking schedule: `{meetingMinutes}` filled in with the length of
+ * its conversations, as the OpenAPI document, the API index and the API reference state it.
+ *
+ * @param operation The operation, e.g. of `OPERATIONS`.
+ * @param meetingMinutes The schedule's meeting length, minutes (e.g. 30).
+ * @returns The summary, e.g. "Book a 30 minute conversation".
+ */
+export function buildOperationSummary(
+  operation: Pick<Operation, "summary">,
+  meetingMinutes: number,
+): string {
+  return operation.summary.replaceAll("{meetingMinutes}", String(meetingMinutes));
 }

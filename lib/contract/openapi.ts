@@ -10,6 +10,7 @@ import {
   API_PREFIX,
   API_VERSION,
   BOOKING_FIELDS,
+  buildOperationSummary,
   buildParameterDescription,
   CONTACT_FIELDS,
   ERROR_CODES,
@@ -41,6 +42,8 @@ export interface OpenApiOptions {
   policies: Readonly<Record<PolicyName, RateLimitPolicy>>;
   /** The IANA time zone of the booking schedule, in which slots are listed and months counted. */
   timeZone: string;
+  /** The length of a booked conversation, minutes (the schedule's `meetingMinutes`). */
+  meetingMinutes: number;
   /** The studio's address for questions about the API (`info.contact.email`), e.g. its inbox. */
   contactEmail: string;
 }
@@ -401,12 +404,13 @@ function buildOperationObject(
     headers: headerRefs(0),
     content: JSON_ERROR,
   };
+  const summary = buildOperationSummary(operation, options.meetingMinutes);
   const quota = operation.policies.map((name) =>
     `${name}: ${policies[name].limit} per ${policies[name].windowSeconds} s`
   ).join("; ");
   const object: Record<string, unknown> = {
     operationId: alias ? `${operation.operationId}ViaAlias` : operation.operationId,
-    summary: alias ? `${operation.summary} (alias of ${operation.path})` : operation.summary,
+    summary: alias ? `${summary} (alias of ${operation.path})` : summary,
     description: `${operation.description}\n\nRate limits per client address: ${quota}.` +
       (alias
         ? `\n\nA permanent alias of ${operation.path}; answers carry Link: <${operation.path}>; rel="latest-version".`
@@ -427,14 +431,17 @@ function buildOperationObject(
   return object;
 }
 
-function buildDescription(policies: Readonly<Record<PolicyName, RateLimitPolicy>>): string {
+function buildDescription(
+  policies: Readonly<Record<PolicyName, RateLimitPolicy>>,
+  meetingMinutes: number,
+): string {
   const errorRows = ERROR_STATUS_CODES.map((row) =>
     `| ${row.status} | \`${row.code}\` | ${row.condition} |`
   ).join("\n");
   const policyRows = Object.values(policies).map((policy) =>
     `| \`${policy.name}\` | ${policy.appliesTo} | ${policy.limit} | ${policy.windowSeconds} s |`
   ).join("\n");
-  return `The public, unauthenticated HTTP API of a design and development studio's website: contact inquiries, availability and bookings of a 30 minute conversation, health and an index.
+  return `The public, unauthenticated HTTP API of a design and development studio's website: contact inquiries, availability and bookings of a ${meetingMinutes} minute conversation, health and an index.
 
 ## Rules of use
 
@@ -493,7 +500,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
       title: "Studio Website Public API",
       version: OPENAPI_DOCUMENT_VERSION,
       summary: "Contact, availability and booking of a design and development studio",
-      description: buildDescription(options.policies),
+      description: buildDescription(options.policies, options.meetingMinutes),
       license: { name: "MIT", identifier: "MIT" },
       contact: {
         name: "The studio",

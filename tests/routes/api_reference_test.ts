@@ -1,13 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSampleHandler, SAMPLE_CORPUS } from "../_fixture_studio.ts";
+import { createSampleHandler, SAMPLE_CORPUS, SAMPLE_SCHEDULE } from "../_fixture_studio.ts";
 import { API_REFERENCE_POLICY, createApiReference } from "../../routes/api_reference.ts";
 import type { RouteHandlers } from "../../lib/http/route.ts";
 import { resolveServices } from "../../lib/resolve_services.ts";
 import { STUDIO_DEFAULTS } from "../_studio_defaults.ts";
 import { API_REFERENCE_VERSION } from "../../build/api_reference_bundle.generated.ts";
 import { createRecordingLogger, createTestClient } from "../_support.ts";
-import { OPERATIONS } from "../../lib/contract/contract.ts";
+import { buildOperationSummary, OPERATIONS } from "../../lib/contract/contract.ts";
 
 function createClient() {
   return createTestClient(
@@ -86,7 +86,11 @@ test("the API reference page holds the API without JavaScript: its rules, every 
   for (const operation of OPERATIONS) {
     assert.match(
       main,
-      new RegExp(`<td><code>${operation.path}</code></td><td>${operation.summary}</td>`),
+      new RegExp(
+        `<td><code>${operation.path}</code></td><td>${
+          buildOperationSummary(operation, SAMPLE_SCHEDULE.meetingMinutes)
+        }</td>`,
+      ),
       operation.operationId,
     );
   }

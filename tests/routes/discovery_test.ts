@@ -315,3 +315,28 @@ test("what /openapi.json declares valid, the server accepts: the examples, real 
     assert.equal(declared(value), IDEMPOTENCY_KEY_PATTERN.test(value), JSON.stringify(value));
   }
 });
+
+test("the OpenAPI document, the API index and the API reference give the booking operations the schedule's meeting length", async () => {
+  const handler = createSampleHandler({
+    baseUrl: "https://studio.example",
+    schedule: { ...SAMPLE_SCHEDULE, meetingMinutes: 45 },
+  });
+  const document = await (await handler(buildRequest("/openapi.json"))).json();
+  assert.equal(document.paths["/api/v1/booking"].post.summary, "Book a 45 minute conversation");
+  assert.equal(
+    document.paths["/api/v1/booking/slots"].get.summary,
+    "Read availability for a 45 minute conversation",
+  );
+  assert.match(document.info.description, /bookings of a 45 minute conversation/);
+  const index = await (await handler(buildRequest("/api/v1"))).json();
+  assert.deepEqual(
+    index.endpoints.filter((endpoint: { path: string }) => endpoint.path.includes("booking"))
+      .map((endpoint: { summary: string }) => endpoint.summary),
+    ["Read availability for a 45 minute conversation", "Book a 45 minute conversation"],
+  );
+  const page =
+    await (await handler(buildRequest("/en/api-reference", { headers: { Accept: "text/html" } })))
+      .text();
+  assert.match(page, /Book a 45 minute conversation/);
+  assert.doesNotMatch(JSON.stringify(document) + page, /\{meetingMinutes\}|30 minute/);
+});

@@ -40,6 +40,7 @@ const DOCUMENT = buildOpenApiDocument({
   baseUrl: "https://studio.example",
   policies: RATE_LIMIT_POLICIES,
   timeZone: SAMPLE_SCHEDULE.timeZone,
+  meetingMinutes: SAMPLE_SCHEDULE.meetingMinutes,
   contactEmail: "studio@studio.example",
 });
 
