@@ -152,7 +152,11 @@ function renderDelivery(view: WebhooksDeskView, delivery: DeskDelivery, words: W
     String(delivery.attempts),
     renderOutcome(view, delivery, words),
   ];
-  return `<tr>${cells.map((cell) => `<td>${cell}</td>`).join("")}</tr>`;
+  // Each cell names its column (`data-label`): a phone shows the rows as stacked cards.
+  return `<tr>${
+    cells.map((cell, index) => `<td data-label="${escapeHtml(words.columns[index])}">${cell}</td>`)
+      .join("")
+  }</tr>`;
 }
 
 /**
