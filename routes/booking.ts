@@ -1,6 +1,6 @@
 /**
  * Booking: `GET /api/v1/booking/slots` (availability) and `POST /api/v1/booking` (a booking of a
- * 30 minute conversation) — spec, Endpoints.
+ * conversation of the schedule's `meetingMinutes`) — spec, Endpoints.
  *
  * @module
  */

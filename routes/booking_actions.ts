@@ -1,18 +1,29 @@
 /**
  * The pages behind the signed links of booking e-mails: `GET /booking/<action>?id=…&sig=…` shows
  * the booking and one button; only the `POST` that button sends confirms, declines or cancels, so
- * mail scanners that prefetch links change nothing.
+ * mail scanners that prefetch links change nothing. The attendee's cancel page also offers to keep
+ * the booking or to change its time instead. Two links only read: `GET /booking/view` is the
+ * booking as the attendee sees it (where the booking form's `303` leads: what, when in their zone
+ * and the studio's, where, with whom, "add to calendar", what happens next, the reschedule and
+ * cancel links), and `GET /booking/invite` its calendar file (`text/calendar`, `METHOD:PUBLISH`,
+ * the UID of the e-mailed invite).
  *
  * @module
  */
 import { BOOKING_PREFIX } from "../lib/booking/booking_store.ts";
-import type { BookingRecord } from "../lib/booking/booking_mail.ts";
+import type { BookingMailContext, BookingRecord } from "../lib/booking/booking_mail.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
-import { respond } from "../lib/http/representation.ts";
+import { respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RouteHandlers } from "../lib/http/route.ts";
 import { buildDocumentPage } from "../lib/site/site.ts";
 import type { SiteServices } from "../lib/services.ts";
-import type { BookingAction, LinkSigner } from "../lib/booking/signed_links.ts";
+import {
+  type BookingAction,
+  type BookingLinkAction,
+  type BookingView,
+  isBookingTransition,
+  type LinkSigner,
+} from "../lib/booking/signed_links.ts";
 import type { Store } from "../lib/store/store.ts";
 import { loadOnce } from "../lib/load_once.ts";
 
@@ -43,9 +54,18 @@ const WORDS = {
     missing: "Não encontrámos esta conversa.",
     busy: "Não foi possível concluir agora. Tente de novo dentro de um minuto.",
     limited: "Demasiados pedidos. Tente de novo dentro de um minuto.",
+    what: "O quê",
     who: "Com",
     when: "Quando",
+    studioTime: "Hora do estúdio",
+    where: "Onde",
     topic: "Tema",
+    conversation: (minutes: number) => `Conversa, ${minutes} min`,
+    withStudio: (studio: string, name: string, email: string) => `${studio} e ${name} (${email})`,
+    cancelLead: "Se cancelar, o horário fica livre e enviamos o cancelamento a si e ao estúdio.",
+    keep: "Manter a conversa",
+    changeInstead: "Mudar a hora em vez de cancelar",
+    notAllowedView: "Esta ligação só funciona com o método GET.",
   },
   en: {
     title: {
@@ -71,9 +91,85 @@ const WORDS = {
     missing: "We could not find this conversation.",
     busy: "This could not be done right now. Please try again in a minute.",
     limited: "Too many requests. Please try again in a minute.",
+    what: "What",
     who: "With",
     when: "When",
+    studioTime: "Studio time",
+    where: "Where",
     topic: "Topic",
+    conversation: (minutes: number) => `Conversation, ${minutes} min`,
+    withStudio: (studio: string, name: string, email: string) => `${studio} and ${name} (${email})`,
+    cancelLead:
+      "If you cancel, the time is free again and we send the cancellation to you and to the studio.",
+    keep: "Keep the conversation",
+    changeInstead: "Change the time instead",
+    notAllowedView: "This link works with the GET method only.",
+  },
+} as const;
+
+/** The words of the attendee's booking page (`/booking/view`). */
+const VIEW_WORDS = {
+  pt: {
+    title: {
+      accepted: "A sua conversa está marcada",
+      pending: "Recebemos o seu pedido",
+      cancelled: "Esta conversa foi cancelada",
+      declined: "Este pedido foi recusado",
+      lapsed: "Este pedido caducou",
+    },
+    lead: {
+      accepted: (email: string) => `Enviámos o convite para ${email}.`,
+      pending: (email: string) =>
+        `A equipa confirma a conversa por e-mail, para ${email}. Até lá, a hora fica reservada para si.`,
+      cancelled: () => "O horário ficou livre. Pode marcar outra conversa quando quiser.",
+      declined: () => "Não conseguimos confirmar esta hora. Escolha outra quando quiser.",
+      lapsed: () => "Não foi confirmado a tempo e o horário ficou livre. Escolha outra hora.",
+    },
+    calendar: "Adicionar ao calendário",
+    ics: "Ficheiro de calendário (.ics)",
+    icsHint: "Apple Calendar, Outlook e outros",
+    next: "O que acontece a seguir",
+    nextAccepted: (place: string, reminder: string) =>
+      `O convite já está no seu e-mail, com ${place}${reminder}`,
+    reminder: (hours: string) => `. Enviamos um lembrete ${hours} antes.`,
+    nextPending: (until: string) =>
+      `A equipa confirma até ${until}. Quando confirmar, recebe o convite por e-mail; se não confirmar a tempo, a hora fica livre e avisamos.`,
+    change: "Mudar ou cancelar",
+    reschedule: "Mudar a hora",
+    cancel: "Cancelar a conversa",
+    bookAgain: "Marcar uma nova conversa",
+    place: { video: "a ligação da videochamada", studio: "a morada do estúdio" },
+  },
+  en: {
+    title: {
+      accepted: "Your conversation is booked",
+      pending: "Your request is in",
+      cancelled: "This conversation was cancelled",
+      declined: "This request was declined",
+      lapsed: "This request has lapsed",
+    },
+    lead: {
+      accepted: (email: string) => `We sent the invitation to ${email}.`,
+      pending: (email: string) =>
+        `The team confirms the conversation by email, to ${email}. Until then, the time is held for you.`,
+      cancelled: () => "The time is free again. You can book another conversation any time.",
+      declined: () => "We could not confirm this time. Please choose another one.",
+      lapsed: () => "It was not confirmed in time and the time is free again. Choose another.",
+    },
+    calendar: "Add to calendar",
+    ics: "Calendar file (.ics)",
+    icsHint: "Apple Calendar, Outlook and others",
+    next: "What happens next",
+    nextAccepted: (place: string, reminder: string) =>
+      `The invitation is in your email, with ${place}${reminder}`,
+    reminder: (hours: string) => `. We send a reminder ${hours} before.`,
+    nextPending: (until: string) =>
+      `The team confirms by ${until}. Once confirmed, the invitation arrives by email; if it is not confirmed in time, the time is released and we tell you.`,
+    change: "Change or cancel",
+    reschedule: "Change the time",
+    cancel: "Cancel the conversation",
+    bookAgain: "Book a new conversation",
+    place: { video: "the video call link", studio: "the studio's address" },
   },
 } as const;
 
@@ -83,18 +179,48 @@ type BookingModules = [
   typeof import("../lib/booking/booking_mail.ts"),
 ];
 
-function details(
-  record: BookingRecord,
-  locale: Locale,
-  timeZone: string,
-  describeStart: (record: BookingRecord, locale: Locale, timeZone: string) => string,
-): string {
-  const words = WORDS[locale];
-  return `<dl>
-<dt>${words.who}</dt><dd>${escapeHtml(record.name)} (${escapeHtml(record.email)})</dd>
-<dt>${words.when}</dt><dd>${escapeHtml(describeStart(record, locale, timeZone))}</dd>
-<dt>${words.topic}</dt><dd>${escapeHtml(record.topic)}</dd>
-</dl>`;
+/** What the summary of a booking is written with. */
+export interface SummaryOptions {
+  /** The language. */
+  locale: Locale;
+  /** The schedule's zone. */
+  timeZone: string;
+  /** The meeting's length, in minutes. */
+  meetingMinutes: number;
+  /** Where meetings take place, per language. */
+  meetingPlace: Record<string, string>;
+  /** The studio's name. */
+  studio: string;
+  /** The booking mail's words: {@linkcode describeSlot} and the attendee's zone. */
+  mail: BookingModules[1];
+}
+
+/**
+ * A booking as its pages show it, a list of terms: what (the conversation and its length), when in
+ * the attendee's zone (and in the studio's, when it differs), where, with whom, the topic.
+ *
+ * @param record The booking.
+ * @param options The language, the schedule and the mail's words.
+ * @returns The `<dl class="booking-summary">`.
+ */
+export function renderBookingSummary(record: BookingRecord, options: SummaryOptions): string {
+  const words = WORDS[options.locale];
+  const { describeSlot, toAttendeeZone } = options.mail;
+  const zone = toAttendeeZone(record, options.timeZone);
+  const row = (term: string, value: string, className = "") =>
+    `<div${className ? ` class="${className}"` : ""}><dt>${escapeHtml(term)}</dt><dd>${
+      escapeHtml(value)
+    }</dd></div>`;
+  return [
+    '<dl class="booking-summary">',
+    row(words.what, words.conversation(options.meetingMinutes)),
+    row(words.when, describeSlot(record, zone ?? options.timeZone, options.locale), "when"),
+    zone ? row(words.studioTime, describeSlot(record, options.timeZone, options.locale)) : "",
+    row(words.where, options.meetingPlace[options.locale] ?? options.meetingPlace.en ?? ""),
+    row(words.who, words.withStudio(options.studio, record.name, record.email)),
+    row(words.topic, record.topic),
+    "</dl>",
+  ].join("");
 }
 
 /**
@@ -131,12 +257,15 @@ interface ActionView {
   title: string;
 }
 
-/** The page's language: the attendee's for cancel, the studio's (Portuguese) otherwise. */
-function localeOf(action: BookingAction, record?: BookingRecord): Locale {
-  return action === "cancel" && record ? record.locale : "pt";
+/**
+ * The page's language: the attendee's for cancel and the attendee's own pages, the studio's
+ * (Portuguese) otherwise.
+ */
+function localeOf(action: BookingLinkAction, record?: BookingRecord): Locale {
+  return action !== "confirm" && action !== "decline" && record ? record.locale : "pt";
 }
 
-async function readLink(linkSigner: LinkSigner, request: Request, action: BookingAction) {
+async function readLink(linkSigner: LinkSigner, request: Request, action: BookingLinkAction) {
   const url = new URL(request.url);
   const id = url.searchParams.get("id") ?? "";
   const signature = url.searchParams.get("sig") ?? "";
@@ -153,37 +282,78 @@ async function readRecord(store: Store, id: string): Promise<BookingRecord | nul
   }
 }
 
-/** The 429 page, in the page's language: for a valid cancel link, the attendee's. */
+/** The 429 page, in the page's language: for a valid attendee's link, the attendee's. */
 async function answerRateLimited(
   pages: ActionPages,
   request: Request,
-  action: BookingAction,
+  action: BookingLinkAction,
 ): Promise<Response> {
   const { linkSigner, store } = pages.services;
   const { id, valid } = await readLink(linkSigner, request, action);
   const record = valid ? await readRecord(store, id) : undefined;
   const locale = localeOf(action, record ?? undefined);
   const words = WORDS[locale];
-  return pages.page(request, locale, 429, words.title[action], `<p>${words.limited}</p>`);
+  const title = isBookingTransition(action) ? words.title[action] : VIEW_WORDS[locale].calendar;
+  return pages.page(request, locale, 429, title, `<p>${words.limited}</p>`);
+}
+
+/** The summary options of the services, in a language. */
+function summaryOptions(
+  services: SiteServices,
+  locale: Locale,
+  mail: BookingModules[1],
+): SummaryOptions {
+  const { timeZone, meetingMinutes, meetingPlace } = services.schedule;
+  return { locale, timeZone, meetingMinutes, meetingPlace, studio: services.content.name, mail };
+}
+
+/**
+ * The cancel page's way out: keep the booking (its page) or change its time instead (the
+ * reschedule page, while the booking may move).
+ */
+async function renderCancelChoices(services: SiteServices, record: BookingRecord, locale: Locale) {
+  const words = WORDS[locale];
+  const keep = await services.linkSigner.buildUrl("", "view", record.id);
+  const move = await services.linkSigner.buildRescheduleUrl("", record.id, record.sequence);
+  return `<p class="action-choices"><a href="${escapeHtml(keep)}">${
+    escapeHtml(words.keep)
+  }</a><a href="${escapeHtml(move)}">${escapeHtml(words.changeInstead)}</a></p>`;
 }
 
 /** The GET: the booking and its one button, or why the action is no longer possible. */
-function showBooking(
+async function showBooking(
   pages: ActionPages,
   view: ActionView,
   record: BookingRecord,
-  [{ hasLapsed }, { describeStart }]: BookingModules,
+  [{ hasLapsed }, mail]: BookingModules,
 ): Promise<Response> {
   const { services } = pages;
   const { request, action, locale, title } = view;
   const words = WORDS[locale];
-  const state = action !== "cancel" && hasLapsed(record, services.clock.now().epochMilliseconds)
-    ? `<p>${words.lapsed}</p>`
-    : record.status === "pending" || record.status === "accepted"
-    ? `<form method="post"><button type="submit">${words.button[action]}</button></form>`
-    : `<p>${words.already[record.status === "declined" ? "decline" : "cancel"]}</p>`;
-  const summary = details(record, locale, services.schedule.timeZone, describeStart);
-  return pages.page(request, locale, 200, title, summary + state);
+  const open = record.status === "pending" || record.status === "accepted";
+  const lapsed = action !== "cancel" && hasLapsed(record, services.clock.now().epochMilliseconds);
+  const button = `<form method="post" class="action-form"><button type="submit">${
+    words.button[action]
+  }</button></form>`;
+  const state = lapsed
+    ? `<p class="notice">${words.lapsed}</p>`
+    : !open
+    ? `<p class="notice">${words.already[record.status === "declined" ? "decline" : "cancel"]}</p>`
+    : action === "cancel"
+    ? `<p>${escapeHtml(words.cancelLead)}</p>${button}${await renderCancelChoices(
+      services,
+      record,
+      locale,
+    )}`
+    : button;
+  const summary = renderBookingSummary(record, summaryOptions(services, locale, mail));
+  return pages.page(
+    request,
+    locale,
+    200,
+    title,
+    `<div class="action-page"><div class="action-summary">${summary}</div><div class="action-do">${state}</div></div>`,
+  );
 }
 
 /** The POST: applies the action to the booking and says how it went. */
@@ -191,7 +361,7 @@ async function applyAction(
   pages: ActionPages,
   view: ActionView,
   bookingId: string,
-  [{ applyBookingAction }, { describeStart }]: BookingModules,
+  [{ applyBookingAction }, mail]: BookingModules,
 ): Promise<Response> {
   const { services, page } = pages;
   const { request, action, locale, title } = view;
@@ -204,48 +374,226 @@ async function applyAction(
       action,
       error: error instanceof Error ? error.message : String(error),
     });
-    return page(request, locale, 503, title, `<p>${words.busy}</p>`);
+    return page(request, locale, 503, title, `<p class="notice">${words.busy}</p>`);
   }
   if (outcome.kind === "not-found") {
-    return page(request, locale, 404, title, `<p>${words.missing}</p>`);
+    return page(request, locale, 404, title, `<p class="notice">${words.missing}</p>`);
   }
-  const summary = details(outcome.record, locale, services.schedule.timeZone, describeStart);
-  if (outcome.kind === "done") {
+  const summary = renderBookingSummary(outcome.record, summaryOptions(services, locale, mail));
+  if (outcome.kind === "done" || outcome.kind === "already") {
+    const said = outcome.kind === "done" ? words.done[action] : words.already[action];
     return page(
       request,
       locale,
       200,
       title,
-      `<p role="status">${words.done[action]}</p>${summary}`,
+      `<p class="notice ok" role="status">${said}</p>${summary}`,
     );
   }
-  if (outcome.kind === "already") {
-    const already = words.already[action];
-    return page(request, locale, 200, title, `<p role="status">${already}</p>${summary}`);
-  }
   const refusal = outcome.kind === "lapsed" ? words.lapsed : words.notAllowed;
-  return page(request, locale, 409, title, `<p>${refusal}</p>${summary}`);
+  return page(request, locale, 409, title, `<p class="notice">${refusal}</p>${summary}`);
+}
+
+/** The mail context of the services, for the booking's calendar file. */
+function toMailContext(
+  services: SiteServices,
+  buildInvite: BookingMailContext["buildInvite"],
+): BookingMailContext {
+  return {
+    from: services.mail.from,
+    inbox: services.mail.inbox,
+    domain: services.mail.messageIdDomain,
+    timeZone: services.schedule.timeZone,
+    durationMinutes: services.schedule.meetingMinutes,
+    meetingPlace: services.schedule.meetingPlace,
+    now: services.clock.now(),
+    buildInvite,
+  };
+}
+
+/** The booking's calendar file: the e-mailed invite's event, to add to a calendar. */
+async function answerInvite(
+  pages: ActionPages,
+  request: Request,
+  record: BookingRecord,
+  mail: BookingModules[1],
+): Promise<Response> {
+  const { services } = pages;
+  const { buildInvite } = await services.loadInvites();
+  const ics = mail.buildBookingInvite(
+    record,
+    "PUBLISH",
+    record.locale,
+    toMailContext(services, buildInvite),
+  );
+  const name = `conversation-${record.start.slice(0, 10)}.ics`;
+  return respond(
+    request,
+    toRepresentation(ics, [
+      ["Content-Type", "text/calendar; charset=utf-8"],
+      ["Content-Disposition", `attachment; filename="${name}"`],
+      ["Cache-Control", "no-store"],
+      ...ACTION_PAGE_HEADERS,
+    ]),
+  );
+}
+
+/** The state of a booking as its page says it: lapsed is a pending request past its hold. */
+function viewState(
+  record: BookingRecord,
+  nowEpochMs: number,
+  hasLapsed: BookingModules[0]["hasLapsed"],
+): keyof typeof VIEW_WORDS["en"]["title"] {
+  return hasLapsed(record, nowEpochMs) ? "lapsed" : record.status;
+}
+
+/** The "add to calendar" links: the `.ics` file, Google Calendar, Outlook.com, Microsoft 365. */
+async function renderCalendarLinks(
+  services: SiteServices,
+  record: BookingRecord,
+  mail: BookingModules[1],
+): Promise<string> {
+  const words = VIEW_WORDS[record.locale];
+  const { buildCalendarLinks } = await import("../lib/booking/invites.ts");
+  const event = mail.buildBookingEvent(record, record.locale, {
+    timeZone: services.schedule.timeZone,
+    durationMinutes: services.schedule.meetingMinutes,
+    meetingPlace: services.schedule.meetingPlace,
+  });
+  const links = buildCalendarLinks({
+    ...event,
+    start: event.start.toInstant(),
+    end: event.end.toInstant(),
+  });
+  const ics = await services.linkSigner.buildUrl("", "invite", record.id);
+  const link = (href: string, label: string, extra = "") =>
+    `<li><a href="${escapeHtml(href)}"${extra}>${escapeHtml(label)}</a></li>`;
+  return [
+    `<section class="view-calendar" aria-labelledby="v-calendar"><h2 id="v-calendar">${
+      escapeHtml(words.calendar)
+    }</h2><ul class="calendar-links">`,
+    link(ics, words.ics, ` download type="text/calendar" title="${escapeHtml(words.icsHint)}"`),
+    link(links.google, "Google Calendar", ' rel="noopener"'),
+    link(links.outlook, "Outlook.com", ' rel="noopener"'),
+    link(links.office, "Microsoft 365", ' rel="noopener"'),
+    "</ul></section>",
+  ].join("");
+}
+
+/** What happens next: the invitation (and the reminder), or the team's confirmation by when. */
+function renderNext(services: SiteServices, record: BookingRecord, state: string): string {
+  const words = VIEW_WORDS[record.locale];
+  const place = services.schedule.meetingPlace[record.locale] ?? "";
+  const minutes = services.booking.reminderLeadMinutes;
+  const hours = minutes >= 120 && minutes % 60 === 0 ? `${minutes / 60} h` : `${minutes} min`;
+  const text = state === "accepted"
+    ? words.nextAccepted(
+      /https?:\/\//.test(place) ? words.place.video : words.place.studio,
+      minutes > 0 ? words.reminder(hours) : ".",
+    )
+    : words.nextPending(
+      new Intl.DateTimeFormat(record.locale === "pt" ? "pt-PT" : "en-GB", {
+        timeZone: record.timeZone ?? services.schedule.timeZone,
+        dateStyle: "full",
+        timeStyle: "short",
+      }).format(new Date(record.holdUntilEpochMs ?? record.startEpochMs)),
+    );
+  return `<section class="view-next" aria-labelledby="v-next"><h2 id="v-next">${
+    escapeHtml(words.next)
+  }</h2><p>${escapeHtml(text)}</p></section>`;
+}
+
+/** The attendee's links while the booking stands: change its time, cancel it. */
+async function renderChangeLinks(services: SiteServices, record: BookingRecord): Promise<string> {
+  const words = VIEW_WORDS[record.locale];
+  const move = await services.linkSigner.buildRescheduleUrl("", record.id, record.sequence);
+  const cancel = await services.linkSigner.buildUrl("", "cancel", record.id);
+  return `<section class="view-change" aria-labelledby="v-change"><h2 id="v-change">${
+    escapeHtml(words.change)
+  }</h2><p class="action-choices"><a href="${escapeHtml(move)}">${
+    escapeHtml(words.reschedule)
+  }</a><a href="${escapeHtml(cancel)}">${escapeHtml(words.cancel)}</a></p></section>`;
+}
+
+/** The attendee's booking page: the booking as it stands, and what they can do with it. */
+async function answerView(
+  pages: ActionPages,
+  request: Request,
+  record: BookingRecord,
+  [{ hasLapsed }, mail]: BookingModules,
+): Promise<Response> {
+  const { services } = pages;
+  const locale = record.locale;
+  const words = VIEW_WORDS[locale];
+  const state = viewState(record, services.clock.now().epochMilliseconds, hasLapsed);
+  const standing = state === "accepted" || state === "pending";
+  const summary = renderBookingSummary(record, summaryOptions(services, locale, mail));
+  const bookingPage = services.content.pages.find((page) =>
+    page.layout === "booking" && page.language === locale
+  );
+  const side = standing
+    ? [
+      await renderCalendarLinks(services, record, mail),
+      renderNext(services, record, state),
+      await renderChangeLinks(services, record),
+    ].join("")
+    : bookingPage
+    ? `<p><a href="${escapeHtml(bookingPage.path)}">${escapeHtml(words.bookAgain)}</a></p>`
+    : "";
+  const body = `<p class="view-lead" role="status">${
+    escapeHtml(words.lead[state](record.email))
+  }</p><div class="view-page"><div class="view-summary">${summary}</div><div class="view-side">${side}</div></div>`;
+  return pages.page(request, locale, 200, words.title[state], body);
+}
+
+/** Answers a view link's GET: the booking's page or its calendar file. */
+function answerViewLink(
+  pages: ActionPages,
+  view: BookingView,
+  request: Request,
+  record: BookingRecord,
+  modules: BookingModules,
+): Promise<Response> {
+  return view === "invite"
+    ? answerInvite(pages, request, record, modules[1])
+    : answerView(pages, request, record, modules);
 }
 
 /** Answers an action link: checks its signature, reads the booking, then shows or applies. */
 async function answerAction(
   pages: ActionPages,
   method: "GET" | "POST",
-  action: BookingAction,
+  action: BookingLinkAction,
   request: Request,
 ): Promise<Response> {
   const { services, page } = pages;
   const modules = await pages.loadBooking();
   const { id, valid } = await readLink(services.linkSigner, request, action);
-  if (!valid) {
-    return page(request, "pt", 403, WORDS.pt.title[action], `<p>${WORDS.pt.invalid}</p>`);
-  }
+  const fallbackTitle = isBookingTransition(action)
+    ? WORDS.pt.title[action]
+    : VIEW_WORDS.pt.title.accepted;
+  if (!valid) return page(request, "pt", 403, fallbackTitle, `<p>${WORDS.pt.invalid}</p>`);
   const record = await readRecord(services.store, id);
   if (record === undefined) {
-    return page(request, "pt", 503, WORDS.pt.title[action], `<p>${WORDS.pt.busy}</p>`);
+    return page(request, "pt", 503, fallbackTitle, `<p>${WORDS.pt.busy}</p>`);
   }
   const locale = localeOf(action, record ?? undefined);
   const words = WORDS[locale];
+  if (!isBookingTransition(action)) {
+    if (!record) return page(request, locale, 404, fallbackTitle, `<p>${words.missing}</p>`);
+    if (method === "POST") {
+      const response = await page(
+        request,
+        locale,
+        405,
+        fallbackTitle,
+        `<p>${words.notAllowedView}</p>`,
+      );
+      response.headers.set("Allow", "GET, HEAD");
+      return response;
+    }
+    return answerViewLink(pages, action, request, record, modules);
+  }
   const title = words.title[action];
   if (!record) return page(request, locale, 404, title, `<p>${words.missing}</p>`);
   const view: ActionView = { request, action, locale, title };
@@ -256,14 +604,15 @@ async function answerAction(
 
 /**
  * The handlers of the booking action pages (their routes are entries of `routes/mod.ts`): a GET
- * and a POST per action. The POST changes a booking; the table counts it against the write quota.
+ * and a POST per action. The POST of a transition changes a booking; the table counts it against
+ * the write quota. The views answer only their GET (a POST is a 405).
  *
  * @param services The site's services.
  * @returns A function giving the handlers of one method and action.
  */
 export function createBookingActions(
   services: SiteServices,
-): (method: "GET" | "POST", action: BookingAction) => RouteHandlers {
+): (method: "GET" | "POST", action: BookingLinkAction) => RouteHandlers {
   const pages: ActionPages = {
     services,
     // Loaded by the first action link rather than at start-up.

@@ -28,11 +28,14 @@ import {
   readFormValues,
 } from "../lib/http/read_form_values.ts";
 import { buildNoticePage, fillNotice, type Site, type SitePage } from "../lib/site/site.ts";
-import type { BookingFormState } from "../lib/site/render_booking_widget.ts";
+import type { BookingFormState, SlotsByDate } from "../lib/site/render_booking_widget.ts";
+import { isKnownTimeZone } from "../lib/booking/bookings.ts";
 import { type HeaderPair, respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RequestContext, RouteHandlers } from "../lib/http/route.ts";
 import type { Services, SiteServices } from "../lib/services.ts";
 import type { Language } from "../lib/site/corpus.ts";
+import type { BookingResult } from "../lib/contract/responses.ts";
+import type { IdempotencyRecord } from "../lib/booking/bookings.ts";
 import { checkMonth, listSlots, MONTHS_AHEAD } from "./booking.ts";
 import { loadOnce } from "../lib/load_once.ts";
 
@@ -55,16 +58,17 @@ const MAX_FORM_BYTES = 3 * MAX_BODY_BYTES.createBooking;
 export function pickMonth(
   services: Services,
   url: URL,
-  start?: string,
+  options: { start?: string; displayTimeZone?: string } = {},
 ): Pick<BookingFormState, "month" | "previousMonth" | "nextMonth"> {
   const { timeZone } = services.schedule;
+  const { start } = options;
   const now = services.clock.now();
   const current = now.toZonedDateTimeISO(timeZone).toPlainDate().toPlainYearMonth();
   let month = current;
   const asked = isInstant(start)
     ? [
-      Temporal.Instant.from(start).toZonedDateTimeISO(timeZone).toPlainDate().toPlainYearMonth()
-        .toString(),
+      Temporal.Instant.from(start).toZonedDateTimeISO(options.displayTimeZone ?? timeZone)
+        .toPlainDate().toPlainYearMonth().toString(),
     ]
     : url.searchParams.getAll("month");
   if (asked.length) {
@@ -99,6 +103,83 @@ export async function readSlots(
   }
 }
 
+/**
+ * The free times of a month counted in another zone than the schedule's (`displayTimeZone`), by
+ * date in that zone: the schedule's months that overlap it (within the months a listing may ask
+ * for) are read and their starts regrouped, so a day at the month's edge keeps all its times.
+ *
+ * @param services The schedule, the clock and the slot finder.
+ * @param month The month, `YYYY-MM`, in `displayTimeZone`.
+ * @param displayTimeZone A zone `Intl` knows.
+ * @returns The free starts by date, or `undefined` when a calendar cannot be read.
+ */
+export async function readZoneSlots(
+  services: Services,
+  month: string,
+  displayTimeZone: string,
+): Promise<SlotsByDate | undefined> {
+  const { timeZone } = services.schedule;
+  if (displayTimeZone === timeZone) return readSlots(services, month);
+  const shown = Temporal.PlainYearMonth.from(month);
+  const from = shown.toPlainDate({ day: 1 }).toZonedDateTime(displayTimeZone).toInstant();
+  const until = shown.add({ months: 1 }).toPlainDate({ day: 1 }).toZonedDateTime(displayTimeZone)
+    .toInstant().subtract({ nanoseconds: 1 });
+  const months = new Set(
+    [from, until].map((at) =>
+      at.toZonedDateTimeISO(timeZone).toPlainDate().toPlainYearMonth().toString()
+    ),
+  );
+  const slots: SlotsByDate = {};
+  for (const listed of [...months].sort()) {
+    try {
+      checkMonth([listed], services.clock.now(), timeZone);
+    } catch (error) {
+      if (error instanceof ApiError) continue;
+      throw error;
+    }
+    const read = await readSlots(services, listed);
+    if (!read) return undefined;
+    for (const { start } of Object.values(read).flat()) {
+      const date = Temporal.Instant.from(start).toZonedDateTimeISO(displayTimeZone).toPlainDate();
+      if (date.toPlainYearMonth().toString() === month) {
+        (slots[date.toString()] ??= []).push({ start });
+      }
+    }
+  }
+  return slots;
+}
+
+/**
+ * The zone a booking page writes its times in, from its `tz` (an IANA zone, as `?tz=` or the
+ * form's field sends it): that zone, in its canonical spelling, when `Intl` knows it; else the
+ * schedule's, with the unknown zone kept to say so on the page.
+ *
+ * @param asked The `tz` sent, if any.
+ * @returns The zone to show (absent: the schedule's), or the unknown zone asked for.
+ */
+export function readDisplayZone(
+  asked: string | null | undefined,
+): Pick<BookingFormState, "displayTimeZone" | "unknownTimeZone"> {
+  const zone = asked?.trim();
+  if (!zone) return {};
+  if (!isKnownTimeZone(zone)) return { unknownTimeZone: zone };
+  // Another spelling of a known zone's case is written as Intl writes it; a link (Asia/Kolkata)
+  // stays as asked rather than become the zone it links to (Asia/Calcutta).
+  const resolved = new Intl.DateTimeFormat("en", { timeZone: zone }).resolvedOptions().timeZone;
+  return { displayTimeZone: resolved.toLowerCase() === zone.toLowerCase() ? resolved : zone };
+}
+
+/**
+ * A page's body split where its first thematic break (`<hr>`) is: the text before it introduces
+ * the picker; the text after it follows the form.
+ */
+function splitBody(bodyHtml: string): [string, string] {
+  const at = bodyHtml.search(/<hr\s*\/?>/);
+  if (at < 0) return [bodyHtml, ""];
+  const end = bodyHtml.indexOf(">", at) + 1;
+  return [bodyHtml.slice(0, at), bodyHtml.slice(end)];
+}
+
 /** What a booking page shows again after a refused submission, its status and added fields. */
 export type BookingPageOptions =
   & {
@@ -106,7 +187,11 @@ export type BookingPageOptions =
     /** Fields added to the answer, e.g. `Retry-After`. */
     headers?: readonly HeaderPair[];
   }
-  & Pick<BookingFormState, "values" | "problems" | "notice" | "idempotencyKey">;
+  & Pick<BookingFormState, "values" | "problems" | "notice" | "idempotencyKey">
+  & {
+    /** The zone the form was shown in (its `tz` field), to show it in again. */
+    timeZone?: string;
+  };
 
 /** The booking page, answered per request with the free times of the moment. */
 export interface BookingPage {
@@ -141,23 +226,34 @@ export function createBookingPage(services: Services): BookingPage {
     loadWidget,
     async answer(site, entry, request, options = {}) {
       const { renderBookingWidget } = await loadWidget();
-      const months = pickMonth(services, new URL(request.url), options.values?.start);
+      const url = new URL(request.url);
+      const zone = readDisplayZone(options.timeZone ?? url.searchParams.get("tz"));
+      const shown = zone.displayTimeZone ?? services.schedule.timeZone;
+      const months = pickMonth(services, url, {
+        start: options.values?.start,
+        displayTimeZone: shown,
+      });
       const state: BookingFormState = {
         path: entry.page.path,
         ...months,
         timeZone: services.schedule.timeZone,
-        slots: await readSlots(services, months.month),
+        ...zone,
+        day: url.searchParams.get("day") ?? undefined,
+        meetingMinutes: services.schedule.meetingMinutes,
+        slots: await readZoneSlots(services, months.month, shown),
         values: options.values,
         problems: options.problems,
         notice: options.notice,
         // A form shown again keeps its key: sent again, it books once, whatever came before.
         idempotencyKey: options.idempotencyKey ?? FORM_KEY_PREFIX + crypto.randomUUID(),
       };
+      const [intro, after] = splitBody(entry.bodyHtml);
       const html = site.renderHtml({
         language: entry.page.language,
         title: entry.page.title,
         description: entry.page.description,
-        mainHtml: entry.bodyHtml + renderBookingWidget(site.corpus, entry.page.language, state),
+        mainHtml: intro + renderBookingWidget(site.corpus, entry.page.language, state) +
+          (after ? `\n<div class="booking-after">${after}</div>` : ""),
         page: entry.page,
         translation: entry.translation,
         markdownPath: entry.markdownPath,
@@ -255,6 +351,8 @@ interface BookingSubmission {
   input: Record<string, unknown>;
   /** The form's idempotency key, when it sent one of the form's own. */
   idempotencyKey?: string;
+  /** The zone the form showed its times in (its `tz` field), if any. */
+  timeZone?: string;
   /** Fills a text of the page: the site's base, the time asked for, the attendee, and `extra`. */
   fill(template: string, extra?: Record<string, string>): string;
 }
@@ -269,7 +367,8 @@ async function readSubmission(
   const settings = site.corpus.languages[entry.page.language];
   const { formatStart } = await form.bookingPage.loadWidget();
   const { values, input } = readBookingInput(fields, entry.page.language);
-  const { timeZone } = form.services.schedule;
+  const zone = readDisplayZone(fields.get("tz")).displayTimeZone;
+  const timeZone = zone ?? form.services.schedule.timeZone;
   // The start as sent may be anything (the form's own values, or a forged post): it is shown as a
   // time only once it reads as an instant, and answered by validation otherwise.
   const time = isInstant(values.start) ? formatStart(values.start, settings.tag, timeZone) : "";
@@ -281,6 +380,7 @@ async function readSubmission(
     values,
     input,
     idempotencyKey: readFormKey(fields),
+    ...(fields.get("tz") ? { timeZone: fields.get("tz") ?? "" } : {}),
     fill,
   };
 }
@@ -307,6 +407,7 @@ function answerWithForm(
     values: options.values ?? submission.values,
     notice: { text: fill(text, options.extra), kind: "bad" },
     idempotencyKey: submission.idempotencyKey,
+    timeZone: submission.timeZone,
   });
 }
 
@@ -329,6 +430,7 @@ function answerInvalid(submission: BookingSubmission, error: ApiError): Promise<
     problems,
     notice: { text: fill(text.invalid, { fields: named.join(", ") }), kind: "bad" },
     idempotencyKey: submission.idempotencyKey,
+    timeZone: submission.timeZone,
   });
 }
 
@@ -401,24 +503,65 @@ async function submitBookingForm(
     if (!(error instanceof ApiError)) throw error;
     return answerInvalid(submission, error);
   }
+  // The form's key, or one of this submission's own: its record names the booking made.
+  const idempotencyKey = submission.idempotencyKey ?? FORM_KEY_PREFIX + crypto.randomUUID();
+  const timeZone = readDisplayZone(submission.timeZone).displayTimeZone;
+  let result;
   try {
-    const result = await bookings.createBooking(services, booking, {
-      origin: { clientAddress: context.clientKey },
-      idempotencyKey: submission.idempotencyKey,
+    result = await bookings.createBooking(services, booking, {
+      origin: { clientAddress: context.clientKey, ...(timeZone ? { timeZone } : {}) },
+      idempotencyKey,
     });
-    const text = settings.booking;
-    const message = result.status === "pending" ? text.pending : text.accepted;
-    const { formatStart } = await form.bookingPage.loadWidget();
-    const time = formatStart(result.start, settings.tag, services.schedule.timeZone);
-    const notice = submission.fill(message, { time }).replace(/\*/g, "\\*");
-    return respond(
-      request,
-      buildNoticePage(site, entry.page.language, { title: entry.page.title, text: notice }),
-    );
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     return answerRefused(submission, error);
   }
+  return answerBooked(form, submission, { result, idempotencyKey });
+}
+
+/**
+ * Answers a booking made (or replayed): `303 See Other` to the booking's page (its signed
+ * `/booking/view` link: what, when, where, the calendar, the attendee's links), so that reloading
+ * the page sends nothing again; when the booking's record cannot be read, a page that says it was
+ * booked instead.
+ */
+async function answerBooked(
+  form: BookingForm,
+  submission: BookingSubmission,
+  booked: { result: BookingResult; idempotencyKey: string },
+): Promise<Response> {
+  const { services } = form;
+  const { site, entry, request } = submission;
+  const bookings = await form.loadBookings();
+  try {
+    const kept = await services.store.get<IdempotencyRecord>([
+      ...bookings.IDEMPOTENCY_PREFIX,
+      booked.idempotencyKey,
+    ]);
+    const bookingId = kept.value?.bookingId;
+    if (bookingId) {
+      const location = await services.linkSigner.buildUrl("", "view", bookingId);
+      return new Response(null, {
+        status: 303,
+        headers: { Location: location, "Cache-Control": "no-store" },
+      });
+    }
+  } catch (error) {
+    services.logger.warn("Booked, but its page could not be linked", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+  const settings = site.corpus.languages[entry.page.language];
+  const text = settings.booking;
+  const message = booked.result.status === "pending" ? text.pending : text.accepted;
+  const { formatStart } = await form.bookingPage.loadWidget();
+  const zone = readDisplayZone(submission.timeZone).displayTimeZone ?? services.schedule.timeZone;
+  const time = formatStart(booked.result.start, settings.tag, zone);
+  const notice = submission.fill(message, { time }).replace(/\*/g, "\\*");
+  return respond(
+    request,
+    buildNoticePage(site, entry.page.language, { title: entry.page.title, text: notice }),
+  );
 }
 
 /**

@@ -25,8 +25,8 @@ import { escapeHtml } from "../lib/mail/mail.ts";
 import type { SiteServices } from "../lib/services.ts";
 import { buildDocumentPage } from "../lib/site/site.ts";
 import { loadOnce } from "../lib/load_once.ts";
-import { ACTION_PAGE_HEADERS } from "./booking_actions.ts";
-import { pickMonth, readSlots } from "./booking_form.ts";
+import { ACTION_PAGE_HEADERS, renderBookingSummary } from "./booking_actions.ts";
+import { pickMonth, readDisplayZone, readZoneSlots } from "./booking_form.ts";
 
 type Locale = "pt" | "en";
 
@@ -34,7 +34,7 @@ const WORDS = {
   pt: {
     title: "Mudar a hora da conversa",
     intro:
-      "Escolha outra hora livre e carregue no botão: a conversa passa para essa hora e enviamos o convite atualizado a si e ao estúdio.",
+      "Escolha outra hora livre: a conversa passa para essa hora e enviamos o convite atualizado a si e ao estúdio.",
     current: "A sua conversa",
     who: "Com",
     when: "Quando",
@@ -69,7 +69,7 @@ const WORDS = {
   en: {
     title: "Change the time of your conversation",
     intro:
-      "Choose another free time and press the button: the conversation moves to that time and we send the updated invite to you and to the studio.",
+      "Choose another free time: the conversation moves to it and we send the updated invite to you and to the studio.",
     current: "Your conversation",
     who: "With",
     when: "When",
@@ -189,12 +189,20 @@ async function readRecord(
 async function answerPage(
   services: SiteServices,
   request: Request,
-  page: { locale: Locale; status: number; body: string; headers?: HeaderPair[] },
+  page: {
+    locale: Locale;
+    status: number;
+    body: string;
+    headers?: HeaderPair[];
+    /** The page's scripts (the picker's). */
+    scripts?: readonly string[];
+  },
 ): Promise<Response> {
   const title = WORDS[page.locale].title;
   const document = buildDocumentPage(await services.site(), page.locale, {
     title,
     mainHtml: `<h1>${escapeHtml(title)}</h1>\n${page.body}`,
+    ...(page.scripts ? { scripts: page.scripts } : {}),
   }, ACTION_PAGE_HEADERS);
   return respond(request, document, { status: page.status, headers: page.headers });
 }
@@ -204,64 +212,88 @@ function renderNotice(text: string, kind: "ok" | "bad"): string {
   return `<p class="notice${kind === "ok" ? " ok" : ""}" role="status">${escapeHtml(text)}</p>`;
 }
 
-/** The booking as it stands: who, when, what about. */
+/** The booking as it stands: what, when (in the attendee's zone too), where, with whom. */
 function renderSummary(visit: Visit, record: BookingRecord = visit.record): string {
-  const words = WORDS[visit.locale];
-  const [, { describeStart }] = visit.modules;
-  const when = describeStart(record, visit.locale, visit.pages.services.schedule.timeZone);
-  return `<dl>
-<dt>${words.who}</dt><dd>${escapeHtml(record.name)} (${escapeHtml(record.email)})</dd>
-<dt>${words.when}</dt><dd>${escapeHtml(when)}</dd>
-<dt>${words.topic}</dt><dd>${escapeHtml(record.topic)}</dd>
-</dl>`;
+  const [, mail] = visit.modules;
+  const { services } = visit.pages;
+  const { timeZone, meetingMinutes, meetingPlace } = services.schedule;
+  return renderBookingSummary(record, {
+    locale: visit.locale,
+    timeZone,
+    meetingMinutes,
+    meetingPlace,
+    studio: services.content.name,
+    mail,
+  });
 }
 
 /**
- * The page with the booking and the free times of a month (`?month=`, else the booking's own
- * month when it can be shown, else the current one), as a form that posts back to the link.
+ * The page with the booking and the free times of a month, laid out as the booking page: the
+ * month's calendar, the chosen day's times with the booking's own time marked, and beside them
+ * the booking and the button. The month is `?month=`, else the booking's own; the zone `?tz=`,
+ * else the attendee's, else the schedule's; the day `?day=`, else the booking's.
  */
 async function answerForm(
   visit: Visit,
   options: { status?: number; notice?: string } = {},
 ): Promise<Response> {
   const { services } = visit.pages;
-  const [, , { renderDays, renderMonthBar }] = visit.modules;
+  const [, , { renderPicker, toZoneDate, PICKER_WORDS }] = visit.modules;
   const site = await services.site();
-  const { booking: text, tag } = site.corpus.languages[visit.locale];
   const words = WORDS[visit.locale];
   const url = new URL(visit.request.url);
-  if (!url.searchParams.has("month")) url.searchParams.set("month", visit.record.start.slice(0, 7));
-  const months = pickMonth(services, url);
-  const slots = await readSlots(services, months.month);
   const { timeZone } = services.schedule;
-  const state = { path: escapeHtml(toLinkPath(visit.link)), ...months, timeZone, slots };
+  const zone = readDisplayZone(url.searchParams.get("tz") ?? visit.record.timeZone);
+  const shown = zone.displayTimeZone ?? timeZone;
+  const bookedDay = toZoneDate(visit.record.start, shown);
+  if (!url.searchParams.has("month")) url.searchParams.set("month", bookedDay.slice(0, 7));
+  const months = pickMonth(services, url);
+  const slots = await readZoneSlots(services, months.month, shown);
+  const state = {
+    path: escapeHtml(toLinkPath(visit.link)),
+    ...months,
+    timeZone,
+    ...zone,
+    day: url.searchParams.get("day") ?? bookedDay,
+    meetingMinutes: services.schedule.meetingMinutes,
+    slots,
+    ...(options.notice ? { notice: { text: options.notice, kind: "bad" as const } } : {}),
+  };
   const free = slots !== undefined && Object.keys(slots).length > 0;
-  // The booking comes first: on a phone the month's times make a long page.
-  const body = [
-    `<p>${escapeHtml(words.intro)}</p>`,
+  // The button comes first, beside the times; the booking as it stands under it.
+  const aside = [
+    '<div class="booking-details reschedule-details">',
+    free ? `<button type="submit">${escapeHtml(words.button)}</button>` : "",
     `<h2>${escapeHtml(words.current)}</h2>`,
     renderSummary(visit),
-    '<section class="booking" id="booking" aria-labelledby="booking-title">',
-    `<h2 id="booking-title">${escapeHtml(text.chooseTime)}</h2>`,
-    `<p class="small">${escapeHtml(text.timeZone)}</p>`,
-    ...renderMonthBar(state, text, tag),
-    options.notice ? renderNotice(options.notice, "bad") : "",
-    `<form method="post" action="${escapeHtml(toLinkPath(visit.link, months.month))}">`,
-    `<fieldset class="slots"><legend>${escapeHtml(text.days)}</legend>`,
-    renderDays(state, text, { tag, values: {} }),
-    "</fieldset>",
-    free
-      ? `<div class="booking-details"><button type="submit">${
-        escapeHtml(words.button)
-      }</button></div>`
-      : "",
-    "</form>",
-    "</section>",
-  ].filter(Boolean).join("\n");
+    "</div>",
+  ].join("");
+  const body = [
+    `<p class="booking-intro">${escapeHtml(words.intro)}</p>`,
+    renderPicker(site.corpus, visit.locale, state, {
+      open: `<form method="post" action="${
+        escapeHtml(toLinkPath(visit.link, months.month))
+      }" class="booking-form">`,
+      aside,
+      hidden: { id: visit.link.id, seq: String(visit.link.sequence), sig: visit.link.signature },
+      markedStart: visit.record.start,
+    }),
+    // The picker's script switches days and zones; the move is posted as the form.
+    `<script type="application/json" id="booking-config">${
+      JSON.stringify({
+        displayTimeZone: shown,
+        zoneAsked: zone.displayTimeZone !== undefined || zone.unknownTimeZone !== undefined,
+        text: site.corpus.languages[visit.locale].booking,
+        words: PICKER_WORDS[visit.locale],
+        submit: false,
+      }).replace(/</g, "\\u003c")
+    }</script>`,
+  ].join("\n");
   return answerPage(services, visit.request, {
     locale: visit.locale,
     status: options.status ?? 200,
     body,
+    scripts: ["booking.js"],
   });
 }
 
@@ -305,9 +337,10 @@ async function readStart(request: Request): Promise<Temporal.Instant | undefined
 /** The page after a move: what happened, the booking as it is now, and its new link. */
 async function answerMoved(visit: Visit, record: BookingRecord): Promise<Response> {
   const { services } = visit.pages;
-  const [, { describeStart }] = visit.modules;
+  const [, { describeStart, toAttendeeZone }] = visit.modules;
   const words = WORDS[visit.locale];
-  const time = describeStart(record, visit.locale, services.schedule.timeZone);
+  const zone = toAttendeeZone(record, services.schedule.timeZone) ?? services.schedule.timeZone;
+  const time = describeStart(record, visit.locale, zone);
   const message = record.status === "pending"
     ? words.movedPending(time, record.email)
     : words.moved(time, record.email);

@@ -145,6 +145,7 @@ const TEXT = {
     reminder:
       "Lembramos que a sua conversa com o estúdio está marcada para breve. Se precisar, pode mudá-la para outra hora ou cancelá-la com as ligações abaixo.",
     studioTime: "Hora do estúdio",
+    yourTime: "Hora da pessoa",
     previously: "Antes",
     cancelLink: "Para cancelar, use esta ligação:",
     rescheduleLink:
@@ -182,6 +183,7 @@ const TEXT = {
     reminder:
       "A reminder that your conversation with the studio is coming up. If you need to, you can move it to another time or cancel it with the links below.",
     studioTime: "Studio time",
+    yourTime: "The person's time",
     previously: "Previously",
     cancelLink: "To cancel, use this link:",
     rescheduleLink:
@@ -223,10 +225,72 @@ export function describeInstant(
   return `${formatted} (${toZoneName(timeZone, { locale: text.intlLocale, at })})`;
 }
 
+/**
+ * A booking's slot in words, from its start to its end in a zone, with the zone's name for people,
+ * e.g. `Wednesday, 2 December 2026, 04:30–05:00 (Eastern Time)` for `America/New_York`.
+ *
+ * @param record The booking's start and end, epoch milliseconds.
+ * @param timeZone An IANA zone `Intl` knows.
+ * @param locale The language.
+ * @returns The slot in words.
+ */
+export function describeSlot(
+  record: Pick<BookingRecord, "startEpochMs" | "endEpochMs">,
+  timeZone: string,
+  locale: "pt" | "en",
+): string {
+  const text = TEXT[locale];
+  const range = new Intl.DateTimeFormat(text.intlLocale, {
+    timeZone,
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+  }).formatRange(new Date(record.startEpochMs), new Date(record.endEpochMs));
+  const at = Temporal.Instant.fromEpochMilliseconds(record.startEpochMs);
+  return `${range} (${toZoneName(timeZone, { locale: text.intlLocale, at })})`;
+}
+
+/**
+ * The attendee's zone of a booking, when it names one the runtime knows that is not the
+ * schedule's: the zone its times are written in first, for the attendee.
+ *
+ * @param record The booking.
+ * @param scheduleTimeZone The schedule's zone.
+ * @returns The zone, or `undefined` when the attendee's times are the schedule's.
+ */
+export function toAttendeeZone(
+  record: Pick<BookingRecord, "timeZone">,
+  scheduleTimeZone: string,
+): string | undefined {
+  const zone = record.timeZone;
+  return zone && zone !== scheduleTimeZone && isKnownZone(zone) ? zone : undefined;
+}
+
+/**
+ * The lines of when: in the attendee's zone when the booking names one (then the studio's time
+ * on a line of its own), else in the schedule's.
+ */
+function whenLines(
+  record: BookingRecord,
+  locale: "pt" | "en",
+  context: BookingMailContext,
+): string[] {
+  const text = TEXT[locale];
+  const zone = toAttendeeZone(record, context.timeZone);
+  if (!zone) return [`${text.when}: ${describeStart(record, locale, context.timeZone)}`];
+  return [
+    `${text.when}: ${describeStart(record, locale, zone)}`,
+    `${text.studioTime}: ${describeStart(record, locale, context.timeZone)}`,
+  ];
+}
+
 function detailLines(record: BookingRecord, locale: "pt" | "en", context: BookingMailContext) {
   const text = TEXT[locale];
   return [
-    `${text.when}: ${describeStart(record, locale, context.timeZone)}`,
+    ...whenLines(record, locale, context),
     `${text.duration}: ${context.durationMinutes} ${text.minutes}`,
     `${text.where}: ${context.meetingPlace[locale] ?? context.meetingPlace.en ?? ""}`,
     `${text.topic}: ${record.topic}`,
@@ -244,31 +308,86 @@ function isKnownZone(timeZone: string): boolean {
   }
 }
 
-/**
- * The reminder's details: the start in the attendee's zone when the booking names one the runtime
- * knows (else the schedule's), then in the schedule's zone when that differs, and the rest as in
- * every booking e-mail.
- */
-function reminderLines(
-  record: BookingRecord,
-  locale: "pt" | "en",
-  context: BookingMailContext,
-): string[] {
-  const text = TEXT[locale];
-  const [when, ...rest] = detailLines(record, locale, context);
-  const zone = record.timeZone;
-  if (!zone || zone === context.timeZone || !isKnownZone(zone)) return [when, ...rest];
-  return [
-    `${text.when}: ${describeStart(record, locale, zone)}`,
-    `${text.studioTime}: ${describeStart(record, locale, context.timeZone)}`,
-    ...rest,
-  ];
+/** The start as an attendee's e-mail writes it: in the attendee's zone, if the booking has one. */
+function attendeeWhen(record: BookingRecord, locale: "pt" | "en", context: BookingMailContext) {
+  return describeStart(
+    record,
+    locale,
+    toAttendeeZone(record, context.timeZone) ?? context.timeZone,
+  );
 }
 
-/** The start as the reminder's subject writes it: in the attendee's zone, if the booking has one. */
-function reminderWhen(record: BookingRecord, locale: "pt" | "en", context: BookingMailContext) {
-  const zone = record.timeZone && isKnownZone(record.timeZone) ? record.timeZone : context.timeZone;
-  return describeStart(record, locale, zone);
+/** What a booking's calendar event says, in a language: as invites and calendar links write it. */
+export interface BookingEvent {
+  /** One line. */
+  summary: string;
+  /** Several lines: when, how long, where, the topic. */
+  description: string;
+  /** Where it takes place, or the video link. */
+  location: string;
+  /** Start, in the schedule's zone. */
+  start: Temporal.ZonedDateTime;
+  /** End, in the schedule's zone. */
+  end: Temporal.ZonedDateTime;
+}
+
+/**
+ * The calendar event of a booking, as its invites write it.
+ *
+ * @param record The booking.
+ * @param locale The language of its words.
+ * @param context The schedule's zone, the meeting's length and place.
+ * @returns Its summary, description, location, start and end.
+ */
+export function buildBookingEvent(
+  record: BookingRecord,
+  locale: "pt" | "en",
+  context: Pick<BookingMailContext, "timeZone" | "durationMinutes" | "meetingPlace">,
+): BookingEvent {
+  const text = TEXT[locale];
+  const start = Temporal.Instant.fromEpochMilliseconds(record.startEpochMs)
+    .toZonedDateTimeISO(context.timeZone);
+  return {
+    summary: `${text.summary(context.durationMinutes)}: ${toHeaderText(record.name, 120)}`,
+    description: detailLines(record, locale, context as BookingMailContext).join("\n"),
+    location: context.meetingPlace[locale] ?? context.meetingPlace.en ?? "",
+    start,
+    end: start.add({ minutes: context.durationMinutes }),
+  };
+}
+
+/**
+ * Builds a booking's iCalendar text: the e-mailed invite (`REQUEST`, `CANCEL`) or the same event
+ * to add to a calendar from the booking's page (`PUBLISH`: no attendee, tentative while pending),
+ * one UID and SEQUENCE for all.
+ *
+ * @param record The booking.
+ * @param method The iTIP method (RFC 5546).
+ * @param locale The language of its words.
+ * @param context Addresses, zone, meeting settings, the current instant and the invites' builder.
+ * @returns The `.ics` text.
+ */
+export function buildBookingInvite(
+  record: BookingRecord,
+  method: "REQUEST" | "CANCEL" | "PUBLISH",
+  locale: "pt" | "en",
+  context: BookingMailContext,
+): string {
+  const event = buildBookingEvent(record, locale, context);
+  return context.buildInvite({
+    uid: record.uid,
+    sequence: record.sequence,
+    method,
+    ...(method === "PUBLISH" && record.status === "pending" ? { tentative: true } : {}),
+    start: event.start,
+    durationMinutes: context.durationMinutes,
+    summary: event.summary,
+    description: event.description,
+    location: event.location,
+    organizer: { name: "Studio", email: toBareAddress(context.from) },
+    attendee: { name: toHeaderText(record.name, 120), email: record.email },
+    issuedAt: context.now,
+  });
 }
 
 function invite(
@@ -277,21 +396,7 @@ function invite(
   locale: "pt" | "en",
   context: BookingMailContext,
 ): string {
-  const text = TEXT[locale];
-  return context.buildInvite({
-    uid: record.uid,
-    sequence: record.sequence,
-    method,
-    start: Temporal.Instant.fromEpochMilliseconds(record.startEpochMs)
-      .toZonedDateTimeISO(context.timeZone),
-    durationMinutes: context.durationMinutes,
-    summary: `${text.summary(context.durationMinutes)}: ${toHeaderText(record.name, 120)}`,
-    description: detailLines(record, locale, context).join("\n"),
-    location: context.meetingPlace[locale] ?? context.meetingPlace.en ?? "",
-    organizer: { name: "Studio", email: toBareAddress(context.from) },
-    attendee: { name: toHeaderText(record.name, 120), email: record.email },
-    issuedAt: context.now,
-  });
+  return buildBookingInvite(record, method, locale, context);
 }
 
 function withInvite(
@@ -356,11 +461,12 @@ function buildAttendeeMail(
 ): OutgoingMail {
   const locale = record.locale;
   const text = TEXT[locale];
-  const when = describeStart(record, locale, context.timeZone);
+  // The attendee reads the time in their zone when the booking names one.
+  const when = attendeeWhen(record, locale, context);
   const [subject, lead] = kind === "attendee-booked"
     ? [`${text.bookedSubject}: ${when}`, text.booked]
     : kind === "attendee-reminder"
-    ? [`${text.reminderSubject}: ${reminderWhen(record, locale, context)}`, text.reminder]
+    ? [`${text.reminderSubject}: ${when}`, text.reminder]
     : kind === "attendee-pending"
     ? [text.pendingSubject, text.pending]
     : kind === "attendee-declined"
@@ -376,9 +482,7 @@ function buildAttendeeMail(
     ...(context.note && (kind === "attendee-declined" || kind === "attendee-cancelled")
       ? [text.note, context.note, ""]
       : []),
-    ...(kind === "attendee-reminder"
-      ? reminderLines(record, locale, context)
-      : detailLines(record, locale, context)),
+    ...detailLines(record, locale, context),
     ...(kind === "attendee-moved" ? previousLines(record, locale, context) : []),
     ...(kind === "attendee-booked" || kind === "attendee-pending" || kind === "attendee-moved" ||
         kind === "attendee-reminder"
@@ -448,6 +552,9 @@ function buildStudioMail(
     ...(record.company ? [`Empresa: ${record.company}`] : []),
     `Idioma: ${record.locale === "pt" ? "português" : "inglês"}`,
     `Quando: ${when}`,
+    ...(toAttendeeZone(record, context.timeZone)
+      ? [`${TEXT.pt.yourTime}: ${attendeeWhen(record, "pt", context)}`]
+      : []),
     ...(kind === "studio-moved" ? previousLines(record, "pt", context) : []),
     "",
     "Tema:",

@@ -1,5 +1,6 @@
 /**
- * Signed links for booking actions (confirm, decline, cancel) and the attendee's reschedule link:
+ * Signed links for booking actions (confirm, decline, cancel), the attendee's booking page and its
+ * calendar file (view, invite) and the attendee's reschedule link:
  * an HMAC-SHA-256 (Web Crypto) of the action and the booking's id (and, for reschedule, the
  * booking's SEQUENCE), so a link cannot be forged or turned to another booking or action. The page
  * a link opens only shows a button or a form; only the POST it sends acts, so mail scanners that
@@ -9,11 +10,36 @@
  */
 import { loadOnce } from "../load_once.ts";
 
-/** The actions a signed link can carry. */
-export const BOOKING_ACTIONS = ["confirm", "decline", "cancel"] as const;
+/** The actions that change a booking: a signed link's page shows a button that POSTs them. */
+export const BOOKING_TRANSITIONS = ["confirm", "decline", "cancel"] as const;
 
-/** One of the actions. */
-export type BookingAction = typeof BOOKING_ACTIONS[number];
+/** One of the transitions (what `applyBookingAction` applies). */
+export type BookingAction = typeof BOOKING_TRANSITIONS[number];
+
+/**
+ * The attendee's pages that only read a booking: `view`, the booking as the attendee sees it
+ * (where the booking form's `303` leads: what, when, where, the calendar links, the reschedule
+ * and cancel links), and `invite`, its calendar file (`text/calendar`, the e-mailed invite's UID).
+ */
+export const BOOKING_VIEWS = ["view", "invite"] as const;
+
+/** One of the views. */
+export type BookingView = typeof BOOKING_VIEWS[number];
+
+/** The actions a signed link can carry: each has a page at `/booking/<action>`. */
+export const BOOKING_ACTIONS = [...BOOKING_TRANSITIONS, ...BOOKING_VIEWS] as const;
+
+/** One of the actions a signed link carries: a transition or a view. */
+export type BookingLinkAction = typeof BOOKING_ACTIONS[number];
+
+/**
+ * Whether a link's action changes a booking (its page's POST does), rather than only reading it.
+ *
+ * @param action An action.
+ */
+export function isBookingTransition(action: BookingLinkAction): action is BookingAction {
+  return (BOOKING_TRANSITIONS as readonly string[]).includes(action);
+}
 
 /** Where the action pages live: `/booking/<action>?id=…&sig=…`. */
 export const ACTION_PATH_PREFIX = "/booking/";
@@ -73,11 +99,11 @@ export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined
 /** Signs and checks booking links with one secret. */
 export interface LinkSigner {
   /** The signature of an action on a booking, base64url (43 characters). */
-  sign(action: BookingAction, bookingId: string): Promise<string>;
+  sign(action: BookingLinkAction, bookingId: string): Promise<string>;
   /** Whether `signature` is that of the action on the booking (compared in constant time). */
-  verify(action: BookingAction, bookingId: string, signature: string): Promise<boolean>;
+  verify(action: BookingLinkAction, bookingId: string, signature: string): Promise<boolean>;
   /** The absolute URL of the action's page. */
-  buildUrl(baseUrl: string, action: BookingAction, bookingId: string): Promise<string>;
+  buildUrl(baseUrl: string, action: BookingLinkAction, bookingId: string): Promise<string>;
   /**
    * Whether `signature` is that of the reschedule link of a booking at a SEQUENCE (compared in
    * constant time).
@@ -107,7 +133,7 @@ export function createLinkSigner(readSecret: () => Promise<string>): LinkSigner 
     )
   );
   // A fixed label, not SERVICE_NAME: renaming the service must not void the links already sent.
-  const message = (action: BookingAction, bookingId: string) =>
+  const message = (action: BookingLinkAction, bookingId: string) =>
     encoder.encode(`studio-website:booking:${action}:${bookingId}`);
   // Ids are ULIDs and actions have no colon: no reschedule message reads as another's.
   const rescheduleMessage = (bookingId: string, sequence: number) =>

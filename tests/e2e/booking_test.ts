@@ -279,7 +279,7 @@ test("main.ts in manual mode: confirm sends the invite; cancel and decline send 
     const confirmLink = findLink(studio, "confirm");
     const page = await openLink(server, confirmLink, "GET");
     assert.equal(page.status, 200);
-    assert.match(page.html, /<form method="post">/);
+    assert.match(page.html, /<form method="post" class="action-form">/);
     await delay(200);
     assert.equal(findMails(smtp, "attendee-booked", email).length, 0, "GET sends nothing");
     const forged = await openLink(

@@ -77,7 +77,7 @@ async function follow(
 
 /** What a client reads from the page: the form's action and the starts it offers. */
 function readForm(html: string): { action: string; starts: string[] } {
-  const action = /<form method="post" action="([^"]+)">/.exec(html)?.[1];
+  const action = /<form method="post" action="([^"]+)" class="booking-form">/.exec(html)?.[1];
   assert.ok(action, "the page holds a form");
   const starts = [...html.matchAll(/<input type="radio" name="start" value="([^"]+)"/g)]
     .map((match) => match[1]);

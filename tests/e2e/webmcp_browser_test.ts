@@ -63,3 +63,50 @@ test(
     }
   },
 );
+
+test(
+  "in Chromium with WebMCP, the booking form's book_call tool describes every parameter in every month shown, whatever the month holds",
+  { skip: CHROMIUM_SKIP },
+  async () => {
+    const folder = mkdtempSync(join(tmpdir(), "studio-webmcp-"));
+    const server = await startServer({
+      STUDIO_KV_PATH: join(folder, "studio.kv"),
+      STUDIO_SMTP_URL: "smtp://127.0.0.1:9",
+    });
+    const browser = await launchChromium(["--enable-features=WebMCPTesting"]);
+    try {
+      const page = await browser.newPage();
+      const current = Temporal.Now.plainDateISO().toPlainYearMonth();
+      for (const month of [current, current.add({ months: 1 }), current.add({ months: 6 })]) {
+        for (const { path } of [pageOf("booking", "en"), pageOf("booking", "pt")]) {
+          await page.goto(`${server.origin}${path}?month=${month}`, { waitUntil: "networkidle" });
+          const schema = await page.evaluate(async () => {
+            // Runs in the page: its document, whose WebMCP members no types declare yet.
+            const scope = globalThis as unknown as {
+              document: { modelContext?: ModelContext };
+              navigator: { modelContext?: ModelContext };
+            };
+            const context = scope.document.modelContext ?? scope.navigator.modelContext;
+            const tool = (await context?.getTools())?.find((item) => item.name === "book_call");
+            return typeof tool?.inputSchema === "string"
+              ? tool.inputSchema
+              : JSON.stringify(tool?.inputSchema ?? null);
+          });
+          const parsed: { properties: Record<string, { description?: string }> } = JSON.parse(
+            schema,
+          );
+          for (const name of ["start", "name", "email", "company", "topic"]) {
+            assert.ok(
+              (parsed.properties[name]?.description ?? "").length > 0,
+              `${path}?month=${month}: ${name} is described in ${schema.slice(0, 300)}`,
+            );
+          }
+        }
+      }
+    } finally {
+      await browser.close();
+      await server.stop();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  },
+);

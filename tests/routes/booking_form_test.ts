@@ -1,6 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSampleHandler, SAMPLE_CORPUS } from "../_fixture_studio.ts";
+import {
+  createSampleHandler,
+  SAMPLE_CORPUS,
+  SOL_STUDIO,
+  toStudioOptions,
+} from "../_fixture_studio.ts";
+import { createHandler } from "../../mod.ts";
 import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../testing.ts";
 import { createRecordingLogger } from "../_support.ts";
 import { startIcsFeedServer } from "../_ics_feed.ts";
@@ -55,7 +61,7 @@ test("POST /en/book and /marcar-conversa answer a start that is not an instant w
   }
 });
 
-test("POST /en/book twice with the same form (a double click, a resend) books once and answers both as booked", async () => {
+test("POST /en/book twice with the same form (a double click, a resend) books once and sends both to the booking's page (303)", async () => {
   const store = createMemoryStore();
   const mailer = createMemoryMailer();
   const handler = createSampleHandler({
@@ -93,13 +99,18 @@ test("POST /en/book twice with the same form (a double click, a resend) books on
         }),
       );
     const first = await post();
-    const firstHtml = await first.text();
+    await first.body?.cancel();
     const second = await post();
-    const secondHtml = await second.text();
-    assert.equal(first.status, 200);
-    assert.equal(second.status, 200, "the second post is answered as the first, not 409");
-    assert.match(firstHtml, /<h1>/);
-    assert.equal(secondHtml, firstHtml, "the same page: booked, not taken");
+    await second.body?.cancel();
+    assert.equal(first.status, 303);
+    assert.equal(second.status, 303, "the second post is answered as the first, not 409");
+    const location = first.headers.get("Location") ?? "";
+    assert.match(location, /^\/booking\/view\?id=[0-9A-Z]{26}&sig=[\w-]{43}$/);
+    assert.equal(second.headers.get("Location"), location, "the same booking's page");
+    const view = await handler(new Request(BASE + location));
+    const html = await view.text();
+    assert.equal(view.status, 200);
+    assert.match(html, /<h1>Your conversation is booked<\/h1>/);
     const bookings = [];
     for await (const entry of store.list({ prefix: ["booking"] })) bookings.push(entry);
     assert.equal(bookings.length, 1, "one booking");
@@ -379,7 +390,7 @@ test("POST /en/book and /marcar-conversa count against the booking quota: over i
     });
     const { starts, key } = await readBookingPage(handler, page.path);
     const first = await postForm(handler, page.path, buildTypedBody(starts[0], "form:first"));
-    assert.equal(first.status, 200);
+    assert.equal(first.status, 303);
     await first.body?.cancel();
     const response = await postForm(handler, page.path, buildTypedBody(starts[1], key));
     const retryAfter = Number(response.headers.get("Retry-After"));
@@ -408,7 +419,7 @@ test("POST /en/book and /marcar-conversa answer an address whose bookings of the
     const booked = buildTypedBody(starts[0], "form:" + email);
     booked.set("email", email);
     const first = await postForm(handler, page.path, booked);
-    assert.equal(first.status, 200);
+    assert.equal(first.status, 303);
     await first.body?.cancel();
     const typed = buildTypedBody(starts[1], key);
     typed.set("email", email);
@@ -525,4 +536,63 @@ test("POST /en/book and /marcar-conversa answer an uncertain outcome with the fo
   } finally {
     store.close();
   }
+});
+
+test("GET /en/book shows the month as a calendar: each day with free times links to its times (the zone kept), the others are not links, and ?day= shows that day's times", async () => {
+  const handler = createSampleHandler({
+    logger: createRecordingLogger(),
+    clock: createFixedClock(NOW),
+  });
+  const page = await (await handler(new Request(`${BASE}/en/book?month=2026-12`))).text();
+  const links = [...page.matchAll(/<a class="day" href="([^"]+)" data-day="([^"]+)"/g)];
+  const days = links.map((match) => match[2]);
+  assert.ok(days.includes("2026-12-02") && days.includes("2026-12-03"), "business days link");
+  assert.ok(!days.includes("2026-12-05"), "a Saturday does not");
+  assert.ok(!days.includes("2026-12-08"), "a holiday does not");
+  assert.match(page, /<span class="day-off" title="Saturday, December 5: No free times">5<\/span>/);
+  assert.equal(
+    links[0][1],
+    "/en/book?month=2026-12&amp;tz=Europe%2FLisbon&amp;day=2026-12-02#times",
+  );
+  assert.match(
+    page,
+    /<a class="day" href="[^"]+" data-day="2026-12-02" aria-label="[^"]+" aria-current="date">2<\/a>/,
+  );
+  assert.match(page, /<legend>Wednesday, December 2<\/legend><p class="times-note">30 min<\/p>/);
+  assert.match(page, /<div class="day-times" data-day="2026-12-02" data-label="[^"]+"><div/);
+  assert.match(page, /<div class="day-times" data-day="2026-12-03" data-label="[^"]+" hidden>/);
+
+  const chosen = await (await handler(new Request(`${BASE}/en/book?month=2026-12&day=2026-12-03`)))
+    .text();
+  assert.match(chosen, /<legend>Thursday, December 3<\/legend>/);
+  assert.match(chosen, /<div class="day-times" data-day="2026-12-03" data-label="[^"]+"><div/);
+  assert.match(chosen, /value="2026-12-03T09:30:00\+00:00" required>/);
+  assert.doesNotMatch(chosen, /value="2026-12-02T09:30:00\+00:00" required>/, "one required");
+});
+
+test("GET /en/book of a studio whose conversations last 45 minutes says 45 min, in its own zone", async () => {
+  const handler = createHandler({
+    ...toStudioOptions(SOL_STUDIO),
+    logger: createRecordingLogger(),
+    clock: createFixedClock(NOW),
+  });
+  const page = await (await handler(new Request(`${BASE}/en/book?month=2026-12`))).text();
+  assert.match(page, /<p class="times-note">45 min<\/p>/);
+  assert.ok(page.includes("A 45-minute conversation"), "the page's text");
+  assert.ok(page.includes("(America/Sao_Paulo)."), "the studio's zone");
+  assert.doesNotMatch(page, /30 min/);
+});
+
+test("POST /en/book without a time answers the form again with the page's own message on the times (400)", async () => {
+  const handler = createSampleHandler({
+    logger: createRecordingLogger(),
+    clock: createFixedClock(NOW),
+    rateLimits: { write: 1000, booking: 1000 },
+  });
+  const body = new URLSearchParams({ ...TYPED, tz: "America/New_York" });
+  const response = await postForm(handler, "/en/book", body);
+  const html = await response.text();
+  assert.equal(response.status, 400);
+  assert.ok(html.includes('<span class="error" id="b-start-error">Choose a time first.</span>'));
+  assert.ok(html.includes("Times in Eastern Time (America/New_York)."), "in the zone shown");
 });

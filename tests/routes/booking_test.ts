@@ -8,6 +8,7 @@ const BOOKING_LIMIT = MAX_BODY_BYTES.createBooking;
 import type { Handler, HandlerOptions } from "../../mod.ts";
 import { createSampleHandler, SAMPLE_SCHEDULE } from "../_fixture_studio.ts";
 import type { BookingRecord } from "../../lib/booking/booking_mail.ts";
+import { escapeHtml } from "../../lib/mail/mail.ts";
 import { createOutbox, type Outbox } from "../../lib/mail/outbox.ts";
 import { createLinkSigner } from "../../lib/booking/signed_links.ts";
 import { createSmtpMailer } from "../../adapters/smtp_mailer.ts";
@@ -1167,7 +1168,10 @@ test("POST /api/v1/booking in manual mode holds the slot, and the studio's confi
   // Opening the link only shows a page with a button.
   const page = await openLink(app, confirmLink, "GET");
   assert.equal(page.status, 200);
-  assert.match(page.html, /<form method="post"><button type="submit">Confirmar<\/button><\/form>/);
+  assert.match(
+    page.html,
+    /<form method="post" class="action-form"><button type="submit">Confirmar<\/button><\/form>/,
+  );
   assert.ok(page.html.includes(email));
   assert.equal((await findBooking(app, email)).status, "pending", "GET changes nothing");
   await receiveMails(app, record.id, ["attendee-pending-0", "studio-new-0"]);
@@ -1471,7 +1475,7 @@ test("a pending booking's hold lapses after 48 hours: the slot is free again, an
   const shown = await openLink(app, confirmLink, "GET");
   assert.equal(shown.status, 200);
   assert.match(shown.html, /Este pedido caducou/);
-  assert.doesNotMatch(shown.html, /<form method="post">/, "no button to press");
+  assert.doesNotMatch(shown.html, /<form method="post"/, "no button to press");
   for (const action of ["confirm", "decline"] as const) {
     const page = await openLink(app, findLink(first["studio-new-0"], action), "POST");
     assert.equal(page.status, 409, action);
@@ -1741,4 +1745,142 @@ test("POST /api/v1/booking removes control characters before they reach the invi
     assert.doesNotMatch(mail.parsed.text ?? "", forbidden);
     assert.match(mail.parsed.text ?? "", /Um site novo\[31m para a padaria/);
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// The booking page in the visitor's zone, and the booking's own page
+
+/** Posts the booking page's form from the site's own page. */
+function postBookingForm(app: TestApp, fields: Record<string, string>): Promise<Response> {
+  return app.handler(
+    buildRequest("/en/book", {
+      method: "POST",
+      headers: { Origin: BASE_URL },
+      body: new URLSearchParams(fields),
+    }),
+    CLIENT,
+  );
+}
+
+test("POST /en/book from the page in São Paulo's zone books there: its 303 page, the attendee's e-mail and the .ics give the time in both zones, with the e-mailed invite's UID", async () => {
+  const app = createApp();
+  const page = await app.handler(
+    buildRequest("/en/book?month=2026-12&tz=America/Sao_Paulo"),
+    CLIENT,
+  );
+  const html = await page.text();
+  assert.equal(page.status, 200);
+  assert.ok(html.includes("Times in Brasilia Standard Time (America/Sao_Paulo)."), "the zone");
+  assert.ok(html.includes("The studio&#39;s time: Western European Time."), "the studio's zone");
+  const start = /name="start" value="([^"]+)"/.exec(html)?.[1] ?? "";
+  const key = /name="idempotency" value="([^"]+)"/.exec(html)?.[1] ?? "";
+  assert.equal(start, "2026-12-02T09:30:00+00:00");
+  assert.match(html, /value="2026-12-02T09:30:00\+00:00" required><span>06:30<\/span>/);
+  assert.match(html, /<input type="hidden" name="tz" value="America\/Sao_Paulo">/);
+
+  const booked = await postBookingForm(app, {
+    start,
+    name: "Joana Lima",
+    email: "joana.sp@example.com.br",
+    topic: "A new identity for our bakery",
+    tz: "America/Sao_Paulo",
+    idempotency: key,
+  });
+  await booked.body?.cancel();
+  assert.equal(booked.status, 303);
+  const location = booked.headers.get("Location") ?? "";
+  assert.match(location, /^\/booking\/view\?id=[0-9A-Z]{26}&sig=/);
+  const record = await findBooking(app, "joana.sp@example.com.br");
+  assert.equal(record.timeZone, "America/Sao_Paulo", "the zone travels with the booking");
+
+  const view = await openLink(app, BASE_URL + location, "GET");
+  assert.equal(view.status, 200);
+  assert.match(view.html, /<h1>Your conversation is booked<\/h1>/);
+  for (
+    const words of [
+      "Conversation, 30 min",
+      "Wednesday, 2 December 2026, 06:30–07:00 (Brasilia Standard Time)",
+      "Wednesday, 2 December 2026, 09:30–10:00 (Western European Time)",
+      escapeHtml(PLACE.en),
+      "Add to calendar",
+      "https://calendar.google.com/calendar/render?action=TEMPLATE",
+      "https://outlook.live.com/calendar/0/deeplink/compose?",
+      "/booking/reschedule?id=" + record.id,
+      "/booking/cancel?id=" + record.id,
+    ]
+  ) {
+    assert.ok(view.html.includes(words), `the booking's page says "${words}"`);
+  }
+
+  const icsPath = /href="(\/booking\/invite\?[^"]+)"/.exec(view.html)?.[1] ?? "";
+  const ics = await app.handler(buildRequest(icsPath.replace(/&amp;/g, "&")), CLIENT);
+  const text = await ics.text();
+  assert.equal(ics.status, 200);
+  assert.equal(ics.headers.get("Content-Type"), "text/calendar; charset=utf-8");
+  assert.match(ics.headers.get("Content-Disposition") ?? "", /^attachment; filename=".+\.ics"$/);
+  assert.match(text, /\r\nMETHOD:PUBLISH\r\n/);
+  assert.match(text, /\r\nDTSTART;TZID=Europe\/Lisbon:20261202T093000\r\n/);
+  assert.doesNotMatch(text, /\r\nATTENDEE/, "a file to add, not an invitation");
+
+  const mails = await receiveMails(app, record.id, ["attendee-booked-0", "studio-new-0"]);
+  const attendee = mails["attendee-booked-0"];
+  assert.equal(
+    attendee.parsed.subject,
+    "Conversation booked: Wednesday, 2 December 2026 at 06:30 (Brasilia Standard Time)",
+  );
+  const body = attendee.parsed.text ?? "";
+  assert.ok(body.includes("When: Wednesday, 2 December 2026 at 06:30 (Brasilia Standard Time)"));
+  assert.ok(
+    body.includes("Studio time: Wednesday, 2 December 2026 at 09:30 (Western European Time)"),
+  );
+  const invite = readInvite(attendee, "REQUEST");
+  assert.ok(text.includes(`\r\nUID:${invite.uid}\r\n`), "the e-mailed invite's UID");
+  assertNoInternalError(app);
+});
+
+test("GET /en/book?tz= with a zone Intl does not know shows the studio's times with a note, never an error page", async () => {
+  const app = createApp();
+  for (const asked of ["Mars/Olympus_Mons", "<b>", "x".repeat(300)]) {
+    const page = await app.handler(
+      buildRequest(`/en/book?month=2026-12&tz=${encodeURIComponent(asked)}`),
+      CLIENT,
+    );
+    const html = await page.text();
+    assert.equal(page.status, 200, asked);
+    assert.ok(html.includes("We do not know the time zone"), asked);
+    assert.ok(html.includes("Times in Western European Time (Europe/Lisbon)."), asked);
+    assert.match(html, /value="2026-12-02T09:30:00\+00:00" required><span>09:30<\/span>/);
+    assert.ok(!html.includes("<b>"), "the zone asked for is escaped");
+  }
+  assertNoInternalError(app);
+});
+
+test("GET /booking/view and /booking/invite answer a forged link 403 and a POST 405, and the cancel page offers to keep the booking or change its time", async () => {
+  const app = createApp();
+  const start = await takeSlot(app, "2026-12", "2026-12-03");
+  const booked = await postBookingForm(app, {
+    start,
+    name: "Rui Alves",
+    email: "rui.view@example.org",
+    topic: "A website for our bookshop",
+  });
+  await booked.body?.cancel();
+  assert.equal(booked.status, 303, "a form without its key books with one of its own");
+  const location = booked.headers.get("Location") ?? "";
+  const forged = await openLink(app, BASE_URL + location.replace(/sig=.{4}/, "sig=AAAA"), "GET");
+  assert.equal(forged.status, 403);
+  const post = await app.handler(buildRequest(location, { method: "POST" }), CLIENT);
+  await post.body?.cancel();
+  assert.equal(post.status, 405);
+  assert.equal(post.headers.get("Allow"), "GET, HEAD");
+  const record = await findBooking(app, "rui.view@example.org");
+  const mails = await receiveMails(app, record.id, ["attendee-booked-0", "studio-new-0"]);
+  const cancel = await openLink(app, findLink(mails["attendee-booked-0"], "cancel"), "GET");
+  assert.equal(cancel.status, 200);
+  assert.ok(cancel.html.includes(">Keep the conversation</a>"));
+  assert.ok(cancel.html.includes(">Change the time instead</a>"));
+  assert.ok(cancel.html.includes(`href="/booking/view?id=${record.id}&amp;sig=`));
+  assert.ok(cancel.html.includes(`href="/booking/reschedule?id=${record.id}&amp;seq=0&amp;sig=`));
+  assert.match(cancel.html, /<form method="post" class="action-form"><button type="submit">/);
+  assertNoInternalError(app);
 });

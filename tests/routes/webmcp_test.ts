@@ -66,7 +66,7 @@ test("the booking forms are the book_call tool of WebMCP, which a person submits
     // Chromium describes a group of radios by the fieldset around the whole group, not by each.
     assert.ok(
       form.includes(
-        `<fieldset class="slots" toolparamdescription="${
+        `<fieldset class="slots" id="times" toolparamdescription="${
           escapeHtml(BOOKING_FIELDS.start.description)
         }">`,
       ),
@@ -117,15 +117,47 @@ test("the booking forms of a studio in another zone list its times in that zone 
       /value="2026-12-02T10:00:00-03:00"[^>]*><span>10:00<\/span>/,
       path,
     );
-    assertNoSampleWords(widget.html, path);
+    // The zone chooser lists every zone Intl knows, the sample's among them: the rest names none.
+    assertNoSampleWords(widget.html.replace(/<select[\s\S]*?<\/select>/, ""), path);
   }
 });
 
-test("GET /assets/booking.js writes times in the zone the page gives it, and names no zone of its own", async () => {
+test("GET /assets/booking.js reads the page again in the browser's zone (Intl) unless one was asked for, and names no zone of its own", async () => {
   const response = await client.get("/assets/booking.js");
   assert.equal(response.status, 200);
   const script = await response.text();
-  assert.match(script, /timeZone: config\.timeZone/);
-  assert.match(script, /description: config\.tool\.monthDescription/);
+  assert.match(script, /resolvedOptions\(\)\.timeZone/);
+  assert.match(script, /if \(!config\.zoneAsked && zoneDiffers\(browserZone\)\)/);
+  assert.match(script, /description: tool\.monthDescription/);
   assert.doesNotMatch(script, /Lisbo[an]|Europe\//);
+});
+
+test("the book_call form describes start by one fieldset around every free time, whatever the month holds (one free day, many, none)", async () => {
+  // On 27 November at 10:00 Lisbon, November keeps one day with free times (the 30th).
+  const handler = createSampleHandler({
+    logger: createRecordingLogger(),
+    clock: createFixedClock("2026-11-27T10:00:00Z"),
+  });
+  const other = createTestClient(handler);
+  for (const month of ["2026-11", "2026-12", "2027-05"]) {
+    for (const path of ["/en/book", "/marcar-conversa"]) {
+      const form = readForm(await (await other.get(`${path}?month=${month}`)).text(), "book_call");
+      const fieldsets = [...form.matchAll(/<fieldset[^>]*>/g)].map((match) => match[0]);
+      assert.deepEqual(
+        fieldsets,
+        [
+          `<fieldset class="slots" id="times" toolparamdescription="${
+            escapeHtml(BOOKING_FIELDS.start.description)
+          }">`,
+        ],
+        `${path}?month=${month}: no fieldset of a day between a radio and the description`,
+      );
+      if (month === "2026-11") {
+        const days = new Set(
+          [...form.matchAll(/value="(2026-11-\d\d)T/g)].map((match) => match[1]),
+        );
+        assert.deepEqual([...days], ["2026-11-30"], "one day with free times");
+      }
+    }
+  }
 });
