@@ -27,6 +27,7 @@ import {
 import {
   ACTION_PATH_PREFIX,
   BOOKING_ACTIONS,
+  isBookingTransition,
   RESCHEDULE_PATH,
 } from "../lib/booking/signed_links.ts";
 import { CALENDAR_FEED_PATH } from "../lib/team/calendar_feed_path.ts";
@@ -125,19 +126,19 @@ function publicDocument(path: string, load: LoadHandlers): RouteDefinition {
   return get(path, load, { cors: true });
 }
 
-/** The pages of the booking e-mails' signed links: a GET and a POST per action. */
+/** The pages of the booking e-mails' signed links: a GET per action, and a POST per transition. */
 function actionRoutes({ bookingActions }: Resources): RouteDefinition[] {
   return BOOKING_ACTIONS.flatMap((action): RouteDefinition[] => {
     const path = ACTION_PATH_PREFIX + action;
-    return [
-      get(path, async () => (await bookingActions())("GET", action)),
-      {
-        method: "POST",
-        path,
-        policies: ["write"],
-        load: async () => (await bookingActions())("POST", action),
-      },
-    ];
+    const page = get(path, async () => (await bookingActions())("GET", action));
+    // A view (the booking's page, its invite) is only read: a POST there is a 405.
+    if (!isBookingTransition(action)) return [page];
+    return [page, {
+      method: "POST",
+      path,
+      policies: ["write"],
+      load: async () => (await bookingActions())("POST", action),
+    }];
   });
 }
 
