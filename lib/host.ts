@@ -36,7 +36,10 @@ export interface AppRuntime {
  * The connection timeouts the hosts set where their server allows it: a client that
  * trickles its request head must not hold a connection for good. Node enforces all three; Bun
  * closes a connection idle for `idleSeconds`; Deno's `Deno.serve` has no such setting, so a
- * self-hosted Deno server belongs behind a proxy that enforces them (Deno Deploy's does).
+ * self-hosted Deno server belongs behind a proxy that enforces them (Deno Deploy's does). The
+ * same holds for a request whose body never arrives: Node and Bun close its connection once it
+ * is answered (see {@linkcode announcesBody}), while `Deno.serve` keeps it until the client
+ * sends the rest.
  */
 export const CONNECTION_TIMEOUTS = Object.freeze({
   /** Seconds to receive the whole request head (request line and header fields). */
@@ -85,4 +88,30 @@ export interface AppHost extends AppRuntime {
   onSignal(listener: () => void): void;
   /** Ends the process. */
   exit(code: number): void;
+}
+
+/**
+ * Whether a request announces a body (RFC 9112, 6.3): a `Transfer-Encoding` field, or a
+ * `Content-Length` other than 0. A server must have read such a body before it can read the
+ * connection's next request; when the answer comes first (the body did not arrive in time, or the
+ * request was refused or answered without reading it), the hosts close the connection once the
+ * answer is written (`Connection: close`, RFC 9112, 9.6) instead of waiting for the rest of a
+ * body that may never come: on Node when the body has not all arrived by then; on Bun when it was
+ * not read or the answer is a refusal (status 400 or above), as Bun cannot tell whether a body has
+ * all arrived, and except for GET and HEAD, whose bodies Bun hands to no one (such a connection
+ * closes at the idle timeout, as an idle one does). `Deno.serve` (2.9) gives a handler no way to
+ * close a connection: it reads and discards the rest of the body first, however long it takes
+ * (see `CONNECTION_TIMEOUTS`).
+ *
+ * A request with neither field has no body, and its connection is kept as before.
+ *
+ * @param contentLength The request's `Content-Length` field, `null` or `undefined` when absent.
+ * @param transferEncoding The request's `Transfer-Encoding` field, likewise.
+ * @returns `true` when the request has a body to read.
+ */
+export function announcesBody(
+  contentLength: string | null | undefined,
+  transferEncoding: string | null | undefined,
+): boolean {
+  return transferEncoding != null || (contentLength != null && Number(contentLength) !== 0);
 }

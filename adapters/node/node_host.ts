@@ -6,9 +6,10 @@
  * @module
  */
 import process from "node:process";
-import type { Server, ServerResponse } from "node:http";
-import { serve } from "@hono/node-server";
-import { type AppHost, CONNECTION_TIMEOUTS } from "../../lib/host.ts";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { type HttpBindings, serve } from "@hono/node-server";
+import type { ResponsePromise } from "../../lib/http/create_pipeline.ts";
+import { announcesBody, type AppHost, CONNECTION_TIMEOUTS } from "../../lib/host.ts";
 import { openNodeKv } from "./node_kv.ts";
 import { createProcessLogOutput } from "./process_log_output.ts";
 
@@ -35,10 +36,16 @@ export function createNodeHost(): AppHost {
             // How often Node checks the two timeouts above (by default every 30 s).
             connectionsCheckingInterval: 1000,
           },
-          fetch(request, { incoming }) {
+          fetch(request, bindings) {
+            // @hono/node-server serves on node:http's HTTP/1.1 server unless told otherwise.
+            const { incoming, outgoing } = bindings as HttpBindings;
             const answer = handler(request, {
               remoteAddr: { hostname: incoming.socket.remoteAddress },
             });
+            const { headers } = incoming;
+            if (announcesBody(headers["content-length"], headers["transfer-encoding"])) {
+              return closeIfBodyUnfinished(answer, incoming, outgoing);
+            }
             // A response that is ready goes out at once: for a promise, @hono/node-server takes
             // its slower path (a close listener and three awaits), which cost a health check on
             // Node about a tenth of its time.
@@ -58,6 +65,27 @@ export function createNodeHost(): AppHost {
     },
     exit: (code) => process.exit(code),
   };
+}
+
+/**
+ * The answer to a request that announces a body, which closes its connection once written
+ * (`Connection: close`) when the body has not all arrived by the time the answer is ready: a body
+ * that did not arrive in time, or one refused or left unread while still arriving. Otherwise the
+ * answer says `keep-alive` and the connection waits for the rest: `@hono/node-server` closes it
+ * half a second later, except after a GET or HEAD, which Node keeps until one of its timeouts
+ * (about 10 s). A body that did arrive whole keeps its connection, read or not.
+ */
+function closeIfBodyUnfinished(
+  answer: ResponsePromise,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+): Response | Promise<Response> {
+  const decide = (response: Response) => {
+    // Node writes `Connection: close` and ends the socket once the answer is sent.
+    if (!incoming.complete) outgoing.shouldKeepAlive = false;
+    return response;
+  };
+  return answer.response ? decide(answer.response) : answer.then(decide);
 }
 
 /** How often a stopping server closes the connections that have gone idle since. */
