@@ -8,6 +8,7 @@
 import type { Transporter } from "nodemailer";
 import type { Mailer, OutgoingMail } from "../lib/mail/mail.ts";
 import { loadOnce } from "../lib/load_once.ts";
+import { addToCounter, withSpan } from "../lib/telemetry/telemetry.ts";
 
 /** Options of {@linkcode createSmtpMailer}. */
 export interface SmtpMailerOptions {
@@ -48,36 +49,61 @@ export function createSmtpMailer(url: string, options: SmtpMailerOptions = {}): 
   // Whether a message asked for the transport, which close() then closes: a mailer that sent
   // nothing has none to close.
   let opened = false;
+  // The delivery's span names the server, never the URL (it may hold the account's password).
+  const server = readServer(url);
+  /** Hands one message to the server. */
+  async function deliver(mail: OutgoingMail): Promise<void> {
+    opened = true;
+    await (await open()).sendMail({
+      messageId: `<${mail.messageId}>`,
+      from: mail.from,
+      to: mail.to,
+      replyTo: mail.replyTo,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      // nodemailer sends icalEvent both as the text/calendar alternative and as an attachment.
+      icalEvent: mail.calendar
+        ? {
+          method: mail.calendar.method,
+          content: mail.calendar.content,
+          filename: mail.calendar.method === "CANCEL" ? "cancel.ics" : "invite.ics",
+        }
+        : undefined,
+      attachments: mail.attachments?.map((attachment) => ({
+        filename: attachment.filename,
+        contentType: attachment.contentType,
+        content: attachment.content,
+      })),
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
+  }
   return {
     async send(mail: OutgoingMail) {
-      opened = true;
-      await (await open()).sendMail({
-        messageId: `<${mail.messageId}>`,
-        from: mail.from,
-        to: mail.to,
-        replyTo: mail.replyTo,
-        subject: mail.subject,
-        text: mail.text,
-        html: mail.html,
-        // nodemailer sends icalEvent both as the text/calendar alternative and as an attachment.
-        icalEvent: mail.calendar
-          ? {
-            method: mail.calendar.method,
-            content: mail.calendar.content,
-            filename: mail.calendar.method === "CANCEL" ? "cancel.ics" : "invite.ics",
-          }
-          : undefined,
-        attachments: mail.attachments?.map((attachment) => ({
-          filename: attachment.filename,
-          contentType: attachment.contentType,
-          content: attachment.content,
-        })),
-        disableFileAccess: true,
-        disableUrlAccess: true,
-      });
+      try {
+        await withSpan("smtp send", server, () => deliver(mail), "client");
+      } catch (error) {
+        addToCounter("deliveryFailures");
+        throw error;
+      }
     },
     close() {
       if (opened) void open().then((transport) => transport.close(), () => {});
     },
   };
+}
+
+/**
+ * The SMTP server of a URL as the span's attributes (`server.address`, `server.port`, the
+ * general semantic conventions'), without its user and password.
+ */
+function readServer(url: string): Record<string, string | number> {
+  try {
+    const parsed = new URL(url);
+    const port = parsed.port ? Number(parsed.port) : parsed.protocol === "smtps:" ? 465 : 587;
+    return { "server.address": parsed.hostname, "server.port": port };
+  } catch {
+    return {};
+  }
 }

@@ -18,14 +18,20 @@ import type { Handler } from "../lib/http/create_pipeline.ts";
 import { type HandlerOptions, SYSTEM_CLOCK } from "../lib/resolve_services.ts";
 import { composeService } from "./compose_handler.ts";
 import { recordStudioAddresses } from "../lib/privacy/studio_addresses.ts";
-import { createOutbox, type Outbox, OUTBOX_START_DELAY_MILLISECONDS } from "../lib/mail/outbox.ts";
+import {
+  createOutbox,
+  type Outbox,
+  OUTBOX_START_DELAY_MILLISECONDS,
+  type WebhookLane,
+} from "../lib/mail/outbox.ts";
 import { createReminderSweeper, type ReminderSweeper } from "../lib/booking/reminder_sweeper.ts";
 import { createSmtpMailer } from "../adapters/smtp_mailer.ts";
 import { DEFAULT_SCHEDULE } from "../build/schedule.generated.ts";
 import { logRequests } from "../lib/http/log_requests.ts";
+import { observeOutbox } from "../lib/telemetry/observe_outbox.ts";
 import { createLogWriter, type LogWriter } from "../lib/create_log_writer.ts";
 import { createJsonLogger, createLogTime } from "../lib/create_json_logger.ts";
-import type { Logger } from "../lib/ports.ts";
+import type { Clock, Logger } from "../lib/ports.ts";
 import type { Store } from "../lib/store/store.ts";
 import { createLazyStore } from "../lib/store/lazy_store.ts";
 import {
@@ -110,8 +116,9 @@ function createAppLog(
 /**
  * Builds the application from environment variables: the checked configuration, the store
  * (`STUDIO_KV_PATH`: a local file by default, created on first start, or a KV Connect URL), the
- * SMTP mailer and outbox (started), the booking reminders' sweeper (started unless reminders are
- * off), the busy calendars and the handler.
+ * SMTP mailer and outbox (started; with the webhook endpoints of `STUDIO_WEBHOOK_URL`), the
+ * booking reminders' sweeper (started unless reminders are off), the busy calendars and the
+ * handler.
  *
  * @param env The environment, e.g. `Deno.env.toObject()` or `process.env`.
  * @param runtime How this runtime opens the store.
@@ -135,7 +142,9 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       }
     }
     const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
-    const outbox = createOutbox({ store, mailer, clock, logger });
+    const webhooks = await createWebhooks(config, { store, clock, logger });
+    const outbox = createOutbox({ store, mailer, clock, logger, webhooks });
+    const stopOutboxGauges = observeOutbox({ store, clock });
     // Modules only some configurations need are imported by those alone, not by every start.
     const busyCalendar = config.busyCalendars.length
       ? (await import("../lib/availability/busy_calendar.ts")).createIcsCalendar({
@@ -179,6 +188,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
       interrupt: () => stopping.abort(),
       async close() {
         clearTimeout(recording);
+        stopOutboxGauges();
         stopping.abort();
         // Reminders first: a reminder queued while stopping is then in the outbox for next time.
         await reminders.stop();
@@ -193,6 +203,23 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
     await log.close();
     throw error;
   }
+}
+
+/**
+ * The outbox's webhook lane for the endpoints of `STUDIO_WEBHOOK_URL`; its modules load only
+ * where webhooks are configured.
+ *
+ * @param config The checked configuration.
+ * @param ports The store (the endpoints' states), the clock and the logger.
+ * @returns The lane, or `undefined` without webhooks.
+ */
+async function createWebhooks(
+  config: Config,
+  ports: { store: Store; clock: Clock; logger: Logger },
+): Promise<WebhookLane | undefined> {
+  if (!config.webhooks) return undefined;
+  const lane = await import("../lib/webhooks/webhook_lane.ts");
+  return lane.createWebhookLane({ endpoints: lane.toWebhookEndpoints(config.webhooks), ...ports });
 }
 
 /**

@@ -65,6 +65,7 @@ import {
 } from "../lib/mcp/tool_output_schemas.ts";
 import { createKnownJson, type KnownJson } from "../lib/mcp/create_known_json.ts";
 import { toZoneName } from "../lib/availability/to_zone_name.ts";
+import { traceToolCall } from "../lib/telemetry/telemetry.ts";
 import type { SiteServices } from "../lib/services.ts";
 import { type BookingSlots, checkMonth, listSlots, MONTHS_AHEAD } from "./booking.ts";
 
@@ -374,7 +375,12 @@ function buildSlotsTool(
       const checked = checkMonth([month], services.clock.now(), timeZone);
       return toListingResult(checked, await listSlots(services, checked));
     });
-  return (server) => server.registerTool("list_available_slots", config, handler);
+  return (server) =>
+    server.registerTool(
+      "list_available_slots",
+      config,
+      traceToolCall("list_available_slots", handler),
+    );
 }
 
 /** What `book_call` tells the model to do after each refusal the booking service can give. */
@@ -411,7 +417,7 @@ function buildBookingTool(services: SiteServices, run: ToolRunner): Registration
       return toResult({ ...result });
     }, explain);
   };
-  return (server) => server.registerTool("book_call", config, handler);
+  return (server) => server.registerTool("book_call", config, traceToolCall("book_call", handler));
 }
 
 /** The tool's arguments as the ContactInquiry the API reads, without the empty optional fields. */
@@ -450,7 +456,8 @@ function buildInquiryTool(services: SiteServices, run: ToolRunner): Registration
       return toResult({ ok: true });
     });
   };
-  return (server) => server.registerTool("send_inquiry", config, handler);
+  return (server) =>
+    server.registerTool("send_inquiry", config, traceToolCall("send_inquiry", handler));
 }
 
 /** `get_studio_info`: the studio's facts, the same for every caller, so built once whole. */
@@ -493,7 +500,8 @@ function buildInfoTool(services: SiteServices): Registration {
       llms: baseUrl + LLMS_PATH,
     },
   });
-  return (server) => server.registerTool("get_studio_info", config, () => result);
+  return (server) =>
+    server.registerTool("get_studio_info", config, traceToolCall("get_studio_info", () => result));
 }
 
 /** The resources: the agents' guide (llms.txt, read from the site when asked) and the skills. */

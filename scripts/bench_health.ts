@@ -8,7 +8,10 @@
  * service logged, "Stopped" last, after its SIGTERM.
  *
  * - Deno: `main.ts` (`Deno.serve`, with the start task's permissions)
- *   against scripts/_bench_baseline.ts (plain `Deno.serve`); targets: log on ≥ 80%, off ≥ 90%.
+ *   against scripts/_bench_baseline.ts (plain `Deno.serve`); targets: log on ≥ 90%, off ≥ 90%;
+ *   then both again with OpenTelemetry on (`OTEL_DENO=true`, exporting to a local OTLP/HTTP
+ *   receiver that answers every export 200): the service with its log on ≥ 80% of the plain
+ *   server with telemetry on.
  * - Node: the npm package's executable (`@hono/node-server`) against
  *   scripts/_bench_baseline_node.mjs (plain `node:http`); target: log on ≥ 90%.
  * - Bun: the npm package's executable (`Bun.serve`) against scripts/_bench_baseline_bun.ts
@@ -45,8 +48,11 @@ interface RuntimeBench {
   service: string[];
   baseline: string[];
   baselineLabel: string;
-  /** The targets, in percent of the plain server's throughput, with the log on and off. */
-  targets: { logOn: number; logOff?: number };
+  /**
+   * The targets, in percent of the plain server's throughput, with the log on and off, and with
+   * the log and OpenTelemetry on (against the plain server with OpenTelemetry on; Deno only).
+   */
+  targets: { logOn: number; logOff?: number; telemetryOn?: number };
   version(): Promise<string>;
 }
 
@@ -72,7 +78,7 @@ const BENCHES: Record<string, RuntimeBench> = {
     ],
     baseline: ["run", "--allow-all", "scripts/_bench_baseline.ts"],
     baselineLabel: "plain Deno.serve",
-    targets: { logOn: 80, logOff: 90 },
+    targets: { logOn: 90, logOff: 90, telemetryOn: 80 },
     version: () => Promise.resolve(`Deno ${Deno.version.deno}`),
   },
   node: {
@@ -124,6 +130,61 @@ async function readLineCount(path: string): Promise<{ lines: number; last: strin
   return { lines, last: text.slice(text.lastIndexOf("\n") + 1) };
 }
 
+/**
+ * A local OTLP/HTTP receiver (`/v1/traces`, `/v1/metrics`, `/v1/logs`): it reads each export and
+ * answers 200 with an empty protobuf message, as a collector that accepted everything does.
+ */
+function startOtlpReceiver(): Deno.HttpServer<Deno.NetAddr> {
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    await request.arrayBuffer();
+    return new Response(new Uint8Array(), {
+      headers: { "Content-Type": "application/x-protobuf" },
+    });
+  });
+}
+
+/**
+ * Health with the log and OpenTelemetry on (`OTEL_DENO=true`, to a local OTLP receiver) against
+ * the plain server with OpenTelemetry on: what tracing every request costs the service beyond
+ * what it costs any `Deno.serve`.
+ */
+async function compareWithTelemetry(bench: RuntimeBench, env: Record<string, string>) {
+  const receiver = startOtlpReceiver();
+  const otel = {
+    OTEL_DENO: "true",
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.addr.port}`,
+    OTEL_SERVICE_NAME: "studio-website-bench",
+  };
+  const started: BenchProcess[] = [];
+  try {
+    const service = await startProcess(bench.service, { ...env, ...otel }, bench.program, {
+      stdoutFile: `${env.STUDIO_KV_PATH}.log.jsonl`,
+    });
+    started.push(service);
+    const baseline = await startProcess(bench.baseline, { PORT: "0", ...otel }, bench.program, {
+      stdoutFile: `${env.STUDIO_KV_PATH}.baseline.jsonl`,
+    });
+    started.push(baseline);
+    console.log(`  with OpenTelemetry on (OTEL_DENO=true, OTLP/HTTP to a local receiver):`);
+    const path = "/api/v1/health";
+    const [on, plain] = await compare([
+      { label: "service, log on, OTel on", origin: service.origin, path, pid: service.pid },
+      {
+        label: `${bench.baselineLabel}, OTel on`,
+        origin: baseline.origin,
+        path,
+        pid: baseline.pid,
+      },
+    ], { seconds, rounds, connections });
+    console.log(`  log and OpenTelemetry on against ${bench.baselineLabel} with OpenTelemetry on:`);
+    printRatio(on, plain, bench.targets.telemetryOn);
+  } finally {
+    for (const process of started) await process.stop();
+    await receiver.shutdown();
+  }
+}
+
 const folder = await Deno.makeTempDir({ prefix: "studio-bench-" });
 try {
   for (const runtime of runtimes) {
@@ -172,6 +233,12 @@ try {
       const { lines, last } = await readLineCount(logFile);
       // Besides the requests: "Listening" first and "Stopped" last.
       console.log(`  log on: ${lines - 2} request lines written, the last line: ${last}`);
+      if (bench.targets.telemetryOn) {
+        await compareWithTelemetry(bench, {
+          ...env,
+          STUDIO_KV_PATH: `${folder}/${runtime}-otel.kv`,
+        });
+      }
     } finally {
       for (const process of started) await process.stop();
     }

@@ -11,6 +11,7 @@ import type { ParsedCalendar } from "./ics_events.ts";
 import { BodyError, readBounded } from "../http/read_body.ts";
 import type { Clock, Logger } from "../ports.ts";
 import { loadOnce } from "../load_once.ts";
+import { withSpan } from "../telemetry/telemetry.ts";
 
 /** Parsing and expansion of iCalendar feeds (`ics_events.ts`). */
 type IcsEvents = typeof import("./ics_events.ts");
@@ -204,7 +205,12 @@ export function createIcsCalendar(options: IcsCalendarOptions): BusyCalendar {
     if (copy && nowMs - copy.fetchedAtMs <= maxAgeSeconds * 1000) return copy;
     let pending = inFlight.get(url);
     if (!pending) {
-      pending = downloadFeed(fetching, copies, url).finally(() => inFlight.delete(url));
+      pending = withSpan(
+        "busy_calendar fetch",
+        { "server.address": readHost(url) },
+        () => downloadFeed(fetching, copies, url),
+        "client",
+      ).finally(() => inFlight.delete(url));
       inFlight.set(url, pending);
     }
     try {
@@ -254,10 +260,15 @@ export function createIcsCalendar(options: IcsCalendarOptions): BusyCalendar {
 
 /** A feed URL for logs: the secret path of a private iCal address is not written out. */
 function redact(url: string): string {
+  const host = readHost(url);
+  return host ? `${new URL(url).protocol}//${host}/…` : "(invalid URL)";
+}
+
+/** A feed's host (and port), for logs and telemetry: never its secret path or query. */
+function readHost(url: string): string {
   try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}/…`;
+    return new URL(url).host;
   } catch {
-    return "(invalid URL)";
+    return "";
   }
 }

@@ -20,6 +20,7 @@ import { REMINDER_PREFIX, type ReminderEntry } from "./reminders.ts";
 import type { KvEntry, KvEntryMaybe, Store } from "../store/store.ts";
 import { retry, STORE_CONTENTION_RETRY } from "../store/retry.ts";
 import { loadOnce } from "../load_once.ts";
+import { addToCounter } from "../telemetry/telemetry.ts";
 
 /** The bookings' module, which writes the e-mails: loaded by the first reminder due. */
 type BookingsModule = typeof import("./bookings.ts");
@@ -125,6 +126,7 @@ async function sweepOne(
     if ((await retry(() => operation.commit(), STORE_CONTENTION_RETRY)).ok) {
       if (standing) {
         report.queued++;
+        addToCounter("remindersSent");
         logger.info("Reminder queued", { id: current.value.bookingId });
       } else {
         report.skipped++;

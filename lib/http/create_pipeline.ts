@@ -29,6 +29,7 @@ import {
 } from "./create_request_counter.ts";
 import { createRouteMatcher, type RouteMatcher } from "./create_route_matcher.ts";
 import { loadOnce } from "../load_once.ts";
+import { isTracingOn, nameServerSpan, traceRequests } from "../telemetry/telemetry.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate_limit.ts";
 import {
   readPathname,
@@ -243,7 +244,11 @@ function createUnmatchedStage(
 }
 
 /**
- * Builds the fetch handler of a route table.
+ * Builds the fetch handler of a route table. With a tracer provider registered with
+ * `@opentelemetry/api` when it is built (Deno's, with `OTEL_DENO=true`, or an SDK's), each
+ * request's server span is named after the route that matched (`GET /api/v1/booking/slots`, with
+ * `http.route`) and its URL's query values are redacted (`traceRequests`); without one, nothing
+ * of that runs.
  *
  * @param options The route table and the services of the stages.
  * @returns The handler; it answers every request, errors included, and never rejects.
@@ -262,15 +267,18 @@ export function createPipeline(options: PipelineOptions): Handler {
     counter: createRequestCounter(options.rateLimiter, options.policies),
     checkOrigin: createOriginCheck(options.allowedOrigins, options.baseUrl),
   };
+  // With a tracer provider, each route's stage first names the request's server span after the
+  // route; without one, the stages are as they were (the check is made once, here).
+  const tracing = isTracingOn();
   const matcher = createRouteMatcher(table.map((route): MatchedRoute => ({
     method: route.method,
     path: route.path,
     route,
-    stage: prepareStage(route, parts),
+    stage: tracing ? toNamingStage(route, prepareStage(route, parts)) : prepareStage(route, parts),
   })));
   const answerUnmatched = createUnmatchedStage(matcher, { ...parts, fallback });
 
-  return (request, info) => {
+  return traceRequests<HandlerInfo>((request, info) => {
     let context: RequestContext | undefined;
     try {
       context = {
@@ -295,5 +303,16 @@ export function createPipeline(options: PipelineOptions): Handler {
       // A form's own page of refusal may still be coming; a plain answer is ready at once.
       return answer instanceof Promise ? answer : toResponsePromise(answer);
     }
+  });
+}
+
+/**
+ * A route's stage that first names the request's server span after the route (`GET
+ * /api/v1/booking/slots`, `http.route`).
+ */
+function toNamingStage(route: RouteDefinition, stage: Stage): Stage {
+  return (request, context) => {
+    nameServerSpan(request.method, route.path);
+    return stage(request, context);
   };
 }

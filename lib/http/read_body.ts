@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { isTracingOn, withSpan } from "../telemetry/telemetry.ts";
 
 /** Why a body could not be read. */
 export type BodyProblem = "too-large" | "too-slow" | "unreadable" | "aborted";
@@ -320,7 +321,10 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
     return await watch(read, () => readAll(reader, read, options.maxBytes));
   }
 
-  return async (source, { maxBytes, declaredLength }) => {
+  async function readSource(
+    source: ReadableStream<Uint8Array> | Request | null,
+    { maxBytes, declaredLength }: { maxBytes: number; declaredLength?: string | null },
+  ): Promise<Uint8Array<ArrayBuffer>> {
     if (!(source instanceof Request)) return await readStream(source, { maxBytes, declaredLength });
     const declared = declaredLength ?? source.headers.get("Content-Length");
     // A body framed by its length alone (no Transfer-Encoding beside it) is read whole: neither
@@ -333,7 +337,25 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
       return await watch(read, () => readWhole(source, read, maxBytes));
     }
     return await readStream(source.body, { maxBytes, declaredLength: declared });
-  };
+  }
+
+  // With a tracer provider (checked once, here), each read has a span of its own.
+  if (!isTracingOn()) return readSource;
+  return (source, options) => traceBodyRead(() => readSource(source, options));
+}
+
+/**
+ * Runs a body's read in a span `read body`, with the body's size once read
+ * (`http.request.body.size`, bytes): a slow sender's body is where a request's time goes.
+ */
+function traceBodyRead(
+  read: () => Promise<Uint8Array<ArrayBuffer>>,
+): Promise<Uint8Array<ArrayBuffer>> {
+  return withSpan("read body", {}, async (span) => {
+    const bytes = await read();
+    span?.setAttribute("http.request.body.size", bytes.byteLength);
+    return bytes;
+  });
 }
 
 /**
@@ -352,11 +374,13 @@ export function readBody(
   maxBytes: number,
   timeoutMilliseconds: number = BODY_TIMEOUT_MILLISECONDS,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  return readBounded(request.body, {
-    maxBytes,
-    declaredLength: request.headers.get("Content-Length"),
-    timeoutMilliseconds,
-  });
+  const read = () =>
+    readBounded(request.body, {
+      maxBytes,
+      declaredLength: request.headers.get("Content-Length"),
+      timeoutMilliseconds,
+    });
+  return isTracingOn() ? traceBodyRead(read) : read();
 }
 
 /**

@@ -1,0 +1,302 @@
+/**
+ * The service's telemetry, through `@opentelemetry/api`: spans where time goes (a body read, the
+ * booking's commit, a busy calendar's fetch, an SMTP delivery, an MCP tool call), the name and
+ * route of each request's server span, and counters of outcomes. The API does nothing unless the
+ * host registered a provider: Deno does with `OTEL_DENO=true` (nothing to install), and on Node
+ * or Bun an OpenTelemetry SDK started before the service does.
+ *
+ * No personal data and no secret goes into an attribute: no e-mail address, name, message or
+ * topic, and every query value is replaced with `REDACTED` (OpenTelemetry's HTTP semantic
+ * conventions, `url.query`), since the query carries capabilities (a signed link's `sig`, the
+ * calendar feed's `key`, a sign-in `token`) and what people typed (the desk's search).
+ *
+ * @module
+ */
+import {
+  type Attributes,
+  context,
+  metrics,
+  propagation,
+  ProxyTracerProvider,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  trace,
+} from "@opentelemetry/api";
+import { ApiError } from "../contract/api_error.ts";
+import { SERVICE_NAME } from "../contract/contract.ts";
+import { readPathname } from "../http/route.ts";
+
+/** The instrumentation scope of every span and instrument of the service. */
+export const INSTRUMENTATION_SCOPE: string = SERVICE_NAME;
+
+/** What replaces a query value in telemetry (OpenTelemetry's HTTP semantic conventions). */
+export const REDACTED = "REDACTED";
+
+/**
+ * The provider of spans that record nothing, which the API's proxy hands on while no provider is
+ * registered (the API does not export it: a new proxy has no other delegate).
+ */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether spans go anywhere: a tracer provider is registered with `@opentelemetry/api`. Deno
+ * registers its own with `OTEL_DENO=true`; an SDK's `trace.setGlobalTracerProvider()` registers
+ * the API's proxy with the SDK's provider as its delegate. Without either, the API hands out its
+ * proxy with no delegate, whose spans record nothing.
+ *
+ * @returns `true` when spans are recorded and exported.
+ */
+export function isTracingOn(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) ||
+    provider.getDelegate() !== NOOP_TRACER_PROVIDER;
+}
+
+/** The kind of a span of {@linkcode withSpan}: work inside the service, or a call out of it. */
+export type WorkKind = "internal" | "client";
+
+/**
+ * Runs `work` in a span of its own, a child of the active span (the request's, in a handler).
+ * The span ends when `work` settles; a failure marks it `ERROR` with `error.type` (an
+ * `ApiError`'s code, or the error's name), never the error's message, which may quote personal
+ * data. Without a tracer provider it runs `work` and nothing else.
+ *
+ * @param name The span's name: low cardinality (`smtp send`, `tools/call book_call`).
+ * @param attributes Its attributes: no personal data, no secret.
+ * @param work The work; it gets the span (`undefined` when tracing is off) to add attributes.
+ * @param kind `internal` (the default) or `client` (a call to another service).
+ * @returns What `work` returns.
+ * @throws What `work` throws.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { withSpan } from "./telemetry.ts";
+ *
+ * assert.equal(await withSpan("read body", {}, () => Promise.resolve(3)), 3);
+ * ```
+ */
+export async function withSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: (span: Span | undefined) => Promise<T>,
+  kind: WorkKind = "internal",
+): Promise<T> {
+  if (!isTracingOn()) return await work(undefined);
+  const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
+  const spanKind = kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL;
+  return await tracer.startActiveSpan(name, { kind: spanKind, attributes }, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      span.setAttribute("error.type", toErrorType(error));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/**
+ * What went wrong, in a word fit for `error.type` and an `outcome` attribute: an `ApiError`'s
+ * code, or an error's name; never its message.
+ *
+ * @param error What was thrown.
+ * @returns E.g. `no-backend`, `rate-limited`, `TypeError`.
+ */
+export function toErrorType(error: unknown): string {
+  if (error instanceof ApiError) return error.code;
+  return error instanceof Error ? error.name : "_OTHER";
+}
+
+/**
+ * A request URL's `url.full` and `url.query` without what its query says: each value is
+ * `REDACTED`, and a name that is not a plain token (letters, digits, `_`, `.`, `-`) is too. The
+ * path is cut as the request log cuts it (`readPathname`), and the fragment is dropped.
+ *
+ * @param href The request's URL, as `Request.url` gives it.
+ * @returns The two attributes, or `undefined` when the URL has no query (nothing to redact).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { toRedactedUrl } from "./telemetry.ts";
+ *
+ * assert.deepEqual(toRedactedUrl("https://studio.example/r?id=01J&sig=abc"), {
+ *   full: "https://studio.example/r?id=REDACTED&sig=REDACTED",
+ *   query: "id=REDACTED&sig=REDACTED",
+ * });
+ * assert.equal(toRedactedUrl("https://studio.example/en"), undefined);
+ * ```
+ */
+export function toRedactedUrl(href: string): { full: string; query: string } | undefined {
+  const start = href.indexOf("?");
+  if (start < 0) return undefined;
+  const path = readPathname(href);
+  const fragment = href.indexOf("#", start);
+  const search = href.slice(start + 1, fragment < 0 ? href.length : fragment);
+  const query = search.split("&").filter((pair) => pair !== "").map((pair) => {
+    const equals = pair.indexOf("=");
+    const name = equals < 0 ? pair : pair.slice(0, equals);
+    return /^[A-Za-z0-9_.-]{1,64}$/.test(name) ? `${name}=${REDACTED}` : REDACTED;
+  }).join("&");
+  const origin = href.slice(0, href.indexOf("/", href.indexOf("//") + 2));
+  return { full: `${origin}${path}?${query}`, query };
+}
+
+/** The counters of the service: what each counts, and its unit (UCUM, as OpenTelemetry's). */
+const COUNTERS = {
+  bookings: {
+    name: "studio.bookings",
+    description: "Booking requests by outcome: booked, or the refusal's error code",
+    unit: "{booking}",
+  },
+  inquiries: {
+    name: "studio.inquiries",
+    description: "Contact inquiries by outcome: accepted, or the refusal's error code",
+    unit: "{inquiry}",
+  },
+  deliveryFailures: {
+    name: "studio.outbox.delivery.failures",
+    description: "Deliveries of the outbox's mail that failed (each retried later)",
+    unit: "{failure}",
+  },
+  remindersSent: {
+    name: "studio.reminders.sent",
+    description: "Booking reminders queued for delivery",
+    unit: "{reminder}",
+  },
+} as const;
+
+/** The name of one of the service's counters. */
+export type CounterName = keyof typeof COUNTERS;
+
+/**
+ * Adds one to a counter of the service (`studio.bookings`, `studio.inquiries`,
+ * `studio.outbox.delivery.failures`, `studio.reminders.sent`). The counter is asked of the meter
+ * at each count: counts are rare (a booking, an inquiry), and a meter provider an SDK registers
+ * after start-up is then used too (the API keeps no proxy for meters).
+ *
+ * @param counter Which counter.
+ * @param attributes Its attributes, e.g. `{ outcome: "booked" }`: no personal data.
+ */
+export function addToCounter(counter: CounterName, attributes: Attributes = {}): void {
+  const { name, description, unit } = COUNTERS[counter];
+  metrics.getMeter(INSTRUMENTATION_SCOPE).createCounter(name, { description, unit })
+    .add(1, attributes);
+}
+
+/** Reads a header of a `Headers` for `propagation.extract` (W3C Trace Context). */
+const HEADER_GETTER: TextMapGetter<Headers> = {
+  get: (headers, key) => headers.get(key) ?? undefined,
+  keys: (headers) => [...headers.keys()],
+};
+
+/** A fetch handler, as the pipeline's (`Handler`): its promise may hold the response ready. */
+export type TracedHandler<I> = (
+  request: Request,
+  info?: I,
+) => Promise<Response> & { readonly response?: Response };
+
+/**
+ * Wraps a handler so that each request has a server span whose URL carries no query value: the
+ * runtime's span when there is one (Deno's, with `OTEL_DENO=true`; Node's HTTP instrumentation's)
+ * gets the redacted `url.full` and `url.query` (an SDK replaces the values; Deno 2.9 records them
+ * beside its own, see the README's Observability section); without one, the service starts its own
+ * (`SpanKind.SERVER`, the parent taken from the `traceparent` header), with the HTTP semantic
+ * conventions' attributes and the response's status. Returns `handler` itself when tracing is
+ * off, so that a request costs nothing more.
+ *
+ * @param handler The handler.
+ * @returns The handler, traced.
+ */
+export function traceRequests<I>(handler: TracedHandler<I>): TracedHandler<I> {
+  if (!isTracingOn()) return handler;
+  const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
+  return (request, info) => {
+    const runtimeSpan = trace.getActiveSpan();
+    const redacted = toRedactedUrl(request.url);
+    if (runtimeSpan) {
+      if (redacted) {
+        runtimeSpan.setAttributes({ "url.full": redacted.full, "url.query": redacted.query });
+      }
+      return handler(request, info);
+    }
+    const parent = propagation.extract(context.active(), request.headers, HEADER_GETTER);
+    const url = new URL(request.url);
+    const span = tracer.startSpan(request.method, {
+      kind: SpanKind.SERVER,
+      attributes: {
+        "http.request.method": request.method,
+        "url.full": redacted?.full ?? request.url,
+        "url.scheme": url.protocol.slice(0, -1),
+        "url.path": url.pathname,
+        ...(redacted ? { "url.query": redacted.query } : {}),
+      },
+    }, parent);
+    const answer = context.with(trace.setSpan(parent, span), () => handler(request, info));
+    const end = (response: Response) => {
+      span.setAttribute("http.response.status_code", response.status);
+      if (response.status >= 500) {
+        span.setAttribute("error.type", String(response.status));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+    };
+    if (answer.response) end(answer.response);
+    else answer.then(end, () => span.end());
+    return answer;
+  };
+}
+
+/**
+ * Names the request's server span after the route that matched (`GET /api/v1/booking/slots`)
+ * and sets `http.route` to its pattern, as the HTTP semantic conventions ask: low cardinality,
+ * whatever the path's parameters.
+ *
+ * @param method The request's method.
+ * @param route The route's pattern, e.g. `/assets/:name`.
+ */
+export function nameServerSpan(method: string, route: string): void {
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  span.updateName(`${method} ${route}`);
+  span.setAttribute("http.route", route);
+}
+
+/**
+ * Wraps an MCP tool's handler so that each call has a span `tools/call <tool>` with the tool's
+ * name (`gen_ai.tool.name`, `mcp.method.name`: the MCP semantic conventions'); a call whose
+ * result is a tool error (`isError`) gets `error.type` `tool_error`. The arguments are not
+ * recorded: they hold what people wrote. Returns `handler` itself when tracing is off.
+ *
+ * @param tool The tool's name, e.g. `book_call`.
+ * @param handler The tool's handler.
+ * @returns The handler, traced.
+ */
+export function traceToolCall<A extends unknown[], R>(
+  tool: string,
+  handler: (...args: A) => R | Promise<R>,
+): (...args: A) => R | Promise<R> {
+  if (!isTracingOn()) return handler;
+  const attributes = {
+    "mcp.method.name": "tools/call",
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": tool,
+  };
+  return (...args) =>
+    withSpan(`tools/call ${tool}`, attributes, async (span) => {
+      const result = await handler(...args);
+      if (isToolError(result)) span?.setAttribute("error.type", "tool_error");
+      return result;
+    });
+}
+
+/** Whether a tool's result is a tool error (`isError: true`, MCP's CallToolResult). */
+function isToolError(result: unknown): boolean {
+  return typeof result === "object" && result !== null && "isError" in result &&
+    result.isError === true;
+}
