@@ -173,10 +173,11 @@ const VIEW_WORDS = {
   },
 } as const;
 
-/** The booking engine and its mail. */
+/** The booking engine, its mail and its invites (the view's calendar links). */
 type BookingModules = [
   typeof import("../lib/booking/bookings.ts"),
   typeof import("../lib/booking/booking_mail.ts"),
+  typeof import("../lib/booking/invites.ts"),
 ];
 
 /** What the summary of a booking is written with. */
@@ -451,10 +452,9 @@ function viewState(
 async function renderCalendarLinks(
   services: SiteServices,
   record: BookingRecord,
-  mail: BookingModules[1],
+  [, mail, { buildCalendarLinks }]: BookingModules,
 ): Promise<string> {
   const words = VIEW_WORDS[record.locale];
-  const { buildCalendarLinks } = await import("../lib/booking/invites.ts");
   const event = mail.buildBookingEvent(record, record.locale, {
     timeZone: services.schedule.timeZone,
     durationMinutes: services.schedule.meetingMinutes,
@@ -520,8 +520,9 @@ async function answerView(
   pages: ActionPages,
   request: Request,
   record: BookingRecord,
-  [{ hasLapsed }, mail]: BookingModules,
+  modules: BookingModules,
 ): Promise<Response> {
+  const [{ hasLapsed }, mail] = modules;
   const { services } = pages;
   const locale = record.locale;
   const words = VIEW_WORDS[locale];
@@ -533,7 +534,7 @@ async function answerView(
   );
   const side = standing
     ? [
-      await renderCalendarLinks(services, record, mail),
+      await renderCalendarLinks(services, record, modules),
       renderNext(services, record, state),
       await renderChangeLinks(services, record),
     ].join("")
@@ -617,7 +618,11 @@ export function createBookingActions(
     services,
     // Loaded by the first action link rather than at start-up.
     loadBooking: loadOnce(() =>
-      Promise.all([import("../lib/booking/bookings.ts"), import("../lib/booking/booking_mail.ts")])
+      Promise.all([
+        import("../lib/booking/bookings.ts"),
+        import("../lib/booking/booking_mail.ts"),
+        import("../lib/booking/invites.ts"),
+      ])
     ),
     async page(request, locale, status, title, body) {
       const document = buildDocumentPage(await services.site(), locale, {

@@ -74,6 +74,12 @@ import type { BookingRecord } from "../lib/booking/booking_mail.ts";
 import type { InquiryRecord } from "../lib/contact/inquiries.ts";
 import type { WebhookDeskOutcome } from "../lib/webhooks/webhooks_desk.ts";
 
+/** The desk's webhooks: its data and actions, and its page. */
+type WebhookModules = [
+  typeof import("../lib/webhooks/webhooks_desk.ts"),
+  typeof import("../lib/webhooks/render_webhooks_desk.ts"),
+];
+
 /** The booking engine and inquiries' store, loaded by the desk's first action. */
 type DeskModules = [
   typeof import("../lib/booking/bookings.ts"),
@@ -562,16 +568,16 @@ async function answerCalendarFeed(pages: TeamPages, desk: DeskRequest): Promise<
  * `GET /equipa/webhooks`: the webhook endpoints, their state and the latest deliveries, with the
  * forms that send a test event and enable an endpoint a 410 disabled (404 without webhooks).
  */
-async function answerWebhooksPage(pages: TeamPages, desk: DeskRequest): Promise<Response> {
+async function answerWebhooksPage(
+  pages: TeamPages,
+  desk: DeskRequest,
+  [{ readWebhooksDesk }, { renderWebhooksDesk }]: WebhookModules,
+): Promise<Response> {
   const { services } = pages;
   const { locale, request } = desk;
   if (services.outbox.webhookEndpoints().length === 0) {
     return answerProblem(pages, request, { locale, status: 404, text: DESK_WORDS[locale].badForm });
   }
-  const [{ readWebhooksDesk }, { renderWebhooksDesk }] = await Promise.all([
-    import("../lib/webhooks/webhooks_desk.ts"),
-    import("../lib/webhooks/render_webhooks_desk.ts"),
-  ]);
   const webhooks = await readWebhooksDesk(services);
   const outcome = new URL(request.url).searchParams.get("notice");
   const notice = WEBHOOK_NOTICES.find((kind) => kind === outcome);
@@ -602,13 +608,11 @@ async function answerWebhookAction(
   pages: TeamPages,
   desk: DeskRequest,
   route: "webhooksTest" | "webhooksEnable",
+  [{ sendTestEvent, enableWebhookEndpoint }]: WebhookModules,
 ): Promise<Response> {
   const { services } = pages;
   const { locale, session, form } = desk;
   const endpoint = form.get("endpoint") ?? "";
-  const { sendTestEvent, enableWebhookEndpoint } = await import(
-    "../lib/webhooks/webhooks_desk.ts"
-  );
   const action = route === "webhooksTest" ? sendTestEvent : enableWebhookEndpoint;
   const outcome = await action(services, endpoint, {
     actor: session.email,
@@ -662,6 +666,13 @@ export function createDeskHandlers(
   const loadModules = loadOnce((): Promise<DeskModules> =>
     Promise.all([import("../lib/booking/bookings.ts"), import("../lib/contact/inquiries.ts")])
   );
+  // The webhooks' page and actions, loaded by their first use (only where webhooks are set).
+  const loadWebhooks = loadOnce((): Promise<WebhookModules> =>
+    Promise.all([
+      import("../lib/webhooks/webhooks_desk.ts"),
+      import("../lib/webhooks/render_webhooks_desk.ts"),
+    ])
+  );
   const answerPost = async (route: TeamRoute, desk: DeskRequest): Promise<Response> => {
     switch (route) {
       case "booking":
@@ -680,7 +691,7 @@ export function createDeskHandlers(
         return passkeys.registrationOptions(desk);
       case "webhooksTest":
       case "webhooksEnable":
-        return answerWebhookAction(pages, desk, route);
+        return answerWebhookAction(pages, desk, route, await loadWebhooks());
       default:
         return answerProblem(pages, desk.request, {
           locale: desk.locale,
@@ -705,7 +716,7 @@ export function createDeskHandlers(
       case "audit":
         return answerToolPage(pages, desk, route);
       case "webhooks":
-        return answerWebhooksPage(pages, desk);
+        return loadWebhooks().then((modules) => answerWebhooksPage(pages, desk, modules));
       default:
         return answerOverview(pages, desk);
     }

@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { metrics, type ObservableResult } from "@opentelemetry/api";
+import type { ObservableResult } from "@opentelemetry/api";
 import { DUE_PREFIX, OUTBOX_PREFIX, type OutboxEntry } from "../mail/outbox.ts";
 import type { Clock } from "../ports.ts";
 import type { Store } from "../store/store.ts";
-import { INSTRUMENTATION_SCOPE } from "./telemetry.ts";
+import { getMeter } from "./telemetry.ts";
 
 /** The most entries of the due index a collection counts: a bound on each collection's reads. */
 export const MAX_COUNTED_MESSAGES = 10_000;
@@ -34,7 +34,8 @@ export interface OutboxGaugeOptions {
  */
 export function observeOutbox(options: OutboxGaugeOptions): () => void {
   const { store, clock } = options;
-  const meter = metrics.getMeter(INSTRUMENTATION_SCOPE);
+  const meter = getMeter();
+  if (!meter) return () => {};
   const depth = meter.createObservableGauge("studio.outbox.queue.depth", {
     description: "Messages waiting in the outbox for delivery",
     unit: "{message}",

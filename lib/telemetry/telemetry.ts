@@ -1,5 +1,5 @@
 /**
- * The service's telemetry, through `@opentelemetry/api`: spans where time goes (a body read, the
+ * The service's telemetry, through what `@opentelemetry/api` registered: spans where time goes (a body read, the
  * booking's commit, a busy calendar's fetch, an SMTP delivery, an MCP tool call), the name and
  * route of each request's server span, and counters of outcomes. The API does nothing unless the
  * host registered a provider: Deno does with `OTEL_DENO=true` (nothing to install), and on Node
@@ -12,17 +12,18 @@
  *
  * @module
  */
-import {
-  type Attributes,
-  context,
-  metrics,
-  propagation,
-  ProxyTracerProvider,
-  type Span,
+import type {
+  Attributes,
+  Context,
+  ContextManager,
+  Meter,
+  MeterProvider,
+  Span,
   SpanKind,
   SpanStatusCode,
-  type TextMapGetter,
-  trace,
+  TextMapGetter,
+  TextMapPropagator,
+  TracerProvider,
 } from "@opentelemetry/api";
 import { ApiError } from "../contract/api_error.ts";
 import { SERVICE_NAME } from "../contract/contract.ts";
@@ -35,23 +36,48 @@ export const INSTRUMENTATION_SCOPE: string = SERVICE_NAME;
 export const REDACTED = "REDACTED";
 
 /**
- * The provider of spans that record nothing, which the API's proxy hands on while no provider is
- * registered (the API does not export it: a new proxy has no other delegate).
+ * Where `@opentelemetry/api` 1.x keeps what a host registered (its global registry, shared by
+ * every copy of the API in the process: `globalThis[Symbol.for("opentelemetry.js.api.1")]`).
+ * Deno fills it with `OTEL_DENO=true`, before any module runs; an SDK's `start()` (its
+ * `trace.setGlobalTracerProvider()`, `context.setGlobalContextManager()`, …) fills it on Node and
+ * Bun. The service reads it there rather than importing the API's package, so a start without
+ * telemetry loads no package for it (tests/service_config_test.ts).
  */
-const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+const API_REGISTRY = Symbol.for("opentelemetry.js.api.1");
+
+/** The key of the active span in a context (the API's `trace.setSpan`/`getSpan`). */
+const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
+
+/** What a host registered with the API: each member present once registered. */
+interface Registry {
+  trace?: TracerProvider;
+  context?: ContextManager;
+  metrics?: MeterProvider;
+  propagation?: TextMapPropagator;
+}
+
+/** The API's global registry, or `undefined` when no host registered anything. */
+function readRegistry(): Registry | undefined {
+  return (globalThis as Record<symbol, Registry | undefined>)[API_REGISTRY];
+}
+
+/** `SpanKind` and `SpanStatusCode` of the API, by value (enums of a type-only import). */
+const KIND = { internal: 0 as SpanKind, server: 1 as SpanKind, client: 2 as SpanKind };
+const STATUS_ERROR = 2 as SpanStatusCode;
+
+/** The active span of the registered context manager, as the API's `trace.getActiveSpan()`. */
+function getActiveSpan(registry: Registry | undefined): Span | undefined {
+  return registry?.context?.active().getValue(SPAN_KEY) as Span | undefined;
+}
 
 /**
- * Whether spans go anywhere: a tracer provider is registered with `@opentelemetry/api`. Deno
- * registers its own with `OTEL_DENO=true`; an SDK's `trace.setGlobalTracerProvider()` registers
- * the API's proxy with the SDK's provider as its delegate. Without either, the API hands out its
- * proxy with no delegate, whose spans record nothing.
+ * Whether spans go anywhere: a tracer provider is registered with `@opentelemetry/api` (Deno's,
+ * with `OTEL_DENO=true`, or an SDK's). Without one, nothing of the service's tracing runs.
  *
  * @returns `true` when spans are recorded and exported.
  */
 export function isTracingOn(): boolean {
-  const provider = trace.getTracerProvider();
-  return !(provider instanceof ProxyTracerProvider) ||
-    provider.getDelegate() !== NOOP_TRACER_PROVIDER;
+  return readRegistry()?.trace !== undefined;
 }
 
 /** The kind of a span of {@linkcode withSpan}: work inside the service, or a call out of it. */
@@ -84,15 +110,16 @@ export async function withSpan<T>(
   work: (span: Span | undefined) => Promise<T>,
   kind: WorkKind = "internal",
 ): Promise<T> {
-  if (!isTracingOn()) return await work(undefined);
-  const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
-  const spanKind = kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL;
+  const provider = readRegistry()?.trace;
+  if (!provider) return await work(undefined);
+  const tracer = provider.getTracer(INSTRUMENTATION_SCOPE);
+  const spanKind = kind === "client" ? KIND.client : KIND.internal;
   return await tracer.startActiveSpan(name, { kind: spanKind, attributes }, async (span) => {
     try {
       return await work(span);
     } catch (error) {
       span.setAttribute("error.type", toErrorType(error));
-      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.setStatus({ code: STATUS_ERROR });
       throw error;
     } finally {
       span.end();
@@ -184,9 +211,16 @@ export type CounterName = keyof typeof COUNTERS;
  * @param attributes Its attributes, e.g. `{ outcome: "booked" }`: no personal data.
  */
 export function addToCounter(counter: CounterName, attributes: Attributes = {}): void {
+  const meters = readRegistry()?.metrics;
+  if (!meters) return;
   const { name, description, unit } = COUNTERS[counter];
-  metrics.getMeter(INSTRUMENTATION_SCOPE).createCounter(name, { description, unit })
+  meters.getMeter(INSTRUMENTATION_SCOPE).createCounter(name, { description, unit })
     .add(1, attributes);
+}
+
+/** A context with `span` active in it, as the API's `trace.setSpan`. */
+function setSpan(parent: Context, span: Span): Context {
+  return parent.setValue(SPAN_KEY, span);
 }
 
 /** Reads a header of a `Headers` for `propagation.extract` (W3C Trace Context). */
@@ -214,10 +248,11 @@ export type TracedHandler<I> = (
  * @returns The handler, traced.
  */
 export function traceRequests<I>(handler: TracedHandler<I>): TracedHandler<I> {
-  if (!isTracingOn()) return handler;
-  const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
+  const registry = readRegistry();
+  if (!registry?.trace) return handler;
+  const tracer = registry.trace.getTracer(INSTRUMENTATION_SCOPE);
   return (request, info) => {
-    const runtimeSpan = trace.getActiveSpan();
+    const runtimeSpan = getActiveSpan(registry);
     const redacted = toRedactedUrl(request.url);
     if (runtimeSpan) {
       if (redacted) {
@@ -225,10 +260,13 @@ export function traceRequests<I>(handler: TracedHandler<I>): TracedHandler<I> {
       }
       return handler(request, info);
     }
-    const parent = propagation.extract(context.active(), request.headers, HEADER_GETTER);
+    const active = registry.context?.active();
+    const parent = active && registry.propagation
+      ? registry.propagation.extract(active, request.headers, HEADER_GETTER)
+      : active;
     const url = new URL(request.url);
     const span = tracer.startSpan(request.method, {
-      kind: SpanKind.SERVER,
+      kind: KIND.server,
       attributes: {
         "http.request.method": request.method,
         "url.full": redacted?.full ?? request.url,
@@ -237,12 +275,14 @@ export function traceRequests<I>(handler: TracedHandler<I>): TracedHandler<I> {
         ...(redacted ? { "url.query": redacted.query } : {}),
       },
     }, parent);
-    const answer = context.with(trace.setSpan(parent, span), () => handler(request, info));
+    const answer = registry.context && parent
+      ? registry.context.with(setSpan(parent, span), () => handler(request, info))
+      : handler(request, info);
     const end = (response: Response) => {
       span.setAttribute("http.response.status_code", response.status);
       if (response.status >= 500) {
         span.setAttribute("error.type", String(response.status));
-        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.setStatus({ code: STATUS_ERROR });
       }
       span.end();
     };
@@ -261,7 +301,7 @@ export function traceRequests<I>(handler: TracedHandler<I>): TracedHandler<I> {
  * @param route The route's pattern, e.g. `/assets/:name`.
  */
 export function nameServerSpan(method: string, route: string): void {
-  const span = trace.getActiveSpan();
+  const span = getActiveSpan(readRegistry());
   if (!span) return;
   span.updateName(`${method} ${route}`);
   span.setAttribute("http.route", route);
@@ -299,4 +339,13 @@ export function traceToolCall<A extends unknown[], R>(
 function isToolError(result: unknown): boolean {
   return typeof result === "object" && result !== null && "isError" in result &&
     result.isError === true;
+}
+
+/**
+ * The service's meter, from the meter provider a host registered with `@opentelemetry/api`.
+ *
+ * @returns The meter (scope `studio-website`), or `undefined` without a meter provider.
+ */
+export function getMeter(): Meter | undefined {
+  return readRegistry()?.metrics?.getMeter(INSTRUMENTATION_SCOPE);
 }
