@@ -87,7 +87,11 @@ test("every page and its Markdown twin, in both languages, name only the other s
   try {
     for (const page of CORPUS.pages) {
       const html = await read(handler, page.path, "text/html");
-      assertNoSampleWords(html, `${page.path} (HTML)`);
+      // The booking page's zone chooser offers every IANA zone, Lisbon's among them: the rest of
+      // the page names none of the sample's.
+      const zones = /<select[^>]*name="tz"[\s\S]*?<\/select>/;
+      if (page.layout === "booking") assert.match(html, zones, `${page.path} has a zone chooser`);
+      assertNoSampleWords(html.replace(zones, ""), `${page.path} (HTML)`);
       assert.match(html, /Ateliê Sol/, `${page.path} names the studio`);
       assert.match(html, /application\/ld\+json/, `${page.path} has JSON-LD`);
       const twin = await read(handler, toMarkdownPath(page.path));
