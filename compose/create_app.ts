@@ -29,6 +29,7 @@ import { createSmtpMailer } from "../adapters/smtp_mailer.ts";
 import { DEFAULT_SCHEDULE } from "../build/schedule.generated.ts";
 import { logRequests } from "../lib/http/log_requests.ts";
 import { observeOutbox } from "../lib/telemetry/observe_outbox.ts";
+import { isRuntimeTracingQueries } from "../lib/telemetry/telemetry.ts";
 import { createLogWriter, type LogWriter } from "../lib/create_log_writer.ts";
 import { createJsonLogger, createLogTime } from "../lib/create_json_logger.ts";
 import type { Clock, Logger } from "../lib/ports.ts";
@@ -144,7 +145,7 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
     const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
     const webhooks = await createWebhooks(config, { store, clock, logger });
     const outbox = createOutbox({ store, mailer, clock, logger, webhooks });
-    const stopOutboxGauges = observeOutbox({ store, clock });
+    const stopOutboxGauges = observeTelemetry(env, { store, clock, logger });
     // Modules only some configurations need are imported by those alone, not by every start.
     const busyCalendar = config.busyCalendars.length
       ? (await import("../lib/availability/busy_calendar.ts")).createIcsCalendar({
@@ -203,6 +204,24 @@ export async function createApp(env: Environment, runtime: AppRuntime): Promise<
     await log.close();
     throw error;
   }
+}
+
+/**
+ * The telemetry of the service as a whole: the outbox's gauges (when a meter provider is
+ * registered), and a warning when the runtime's own HTTP spans record each request's query.
+ *
+ * @returns Removes the gauges.
+ */
+function observeTelemetry(
+  env: Environment,
+  ports: { store: Store; clock: Clock; logger: Logger },
+): () => void {
+  if (isRuntimeTracingQueries(env)) {
+    ports.logger.warn(
+      "OTEL_DENO is on with Deno's own HTTP tracing, whose spans record each request's query as it came (a signed link's sig, the calendar feed's key) and each fetched feed's address: set OTEL_DENO_TRACING=false, and the service's own server spans, with the query's values redacted, stand for Deno's (README, Observability)",
+    );
+  }
+  return observeOutbox(ports);
 }
 
 /**

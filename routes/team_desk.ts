@@ -724,23 +724,38 @@ export function createDeskHandlers(
   const answer = (route: TeamRoute, desk: DeskRequest) =>
     desk.request.method === "POST" ? answerPost(route, desk) : answerGet(route, desk);
   return (route, locale) =>
-    withSession(pages, { route, locale }, async (desk) => {
-      try {
-        return await answer(route, desk);
-      } catch (error) {
-        if (error instanceof ApiError) {
-          if (error.status >= 500) {
-            pages.services.logger.warn("A desk action could not be done", {
-              route,
-              code: error.code,
-              error: error.message,
-            });
-          }
-          return answerRefusal(pages, desk, error);
-        }
-        pages.services.logger.error("A desk action failed", { route, error: String(error) });
-        const text = DESK_WORDS[locale].busy;
-        return answerProblem(pages, desk.request, { locale, status: 503, text });
+    withSession(pages, { route, locale }, (desk) => answerGuarded(pages, desk, route, answer));
+}
+
+/**
+ * A desk route's answer, whatever its handler throws: an action's refusal (an `ApiError`) shown
+ * as it is (logged when the service could not do it), any other failure a 503 page, logged.
+ */
+async function answerGuarded(
+  pages: TeamPages,
+  desk: DeskRequest,
+  route: TeamRoute,
+  answer: (route: TeamRoute, desk: DeskRequest) => Promise<Response>,
+): Promise<Response> {
+  try {
+    return await answer(route, desk);
+  } catch (error) {
+    if (error instanceof ApiError) {
+      if (error.status >= 500) {
+        pages.services.logger.warn("A desk action could not be done", {
+          route,
+          code: error.code,
+          error: error.message,
+        });
       }
+      return answerRefusal(pages, desk, error);
+    }
+    pages.services.logger.error("A desk action failed", { route, error: String(error) });
+    const { locale } = desk;
+    return answerProblem(pages, desk.request, {
+      locale,
+      status: 503,
+      text: DESK_WORDS[locale].busy,
     });
+  }
 }

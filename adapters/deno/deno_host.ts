@@ -8,6 +8,7 @@
 import type { AppHost } from "../../lib/host.ts";
 import { isDenoDeploy, openDenoKv } from "./deno_kv.ts";
 import { createDenoLogOutput } from "./deno_log_output.ts";
+import { adoptRuntimeTracing } from "../../lib/telemetry/telemetry.ts";
 
 /** Options of {@linkcode createDenoHost}. */
 export interface DenoHostOptions {
@@ -23,13 +24,20 @@ export interface DenoHostOptions {
  * The Deno host of `runApp`: the process environment, Deno KV as the store (`STUDIO_KV_PATH`: a
  * file, a KV Connect URL, or on Deno Deploy the platform's KV when unset), the request log on the
  * standard output (on Deno Deploy, whose log keeps one entry per console call, a line at a time),
- * the handler on `Deno.serve`, and SIGINT/SIGTERM where the platform has signals.
+ * the handler on `Deno.serve`, SIGINT/SIGTERM where the platform has signals, and, with
+ * `OTEL_DENO=true OTEL_DENO_TRACING=false`, Deno's tracer provider for the service's own spans.
  *
  * @param options Whether other processes share the standard output.
  * @returns The host.
  */
 export function createDenoHost(options: DenoHostOptions = {}): AppHost {
   const onDenoDeploy = isDenoDeploy();
+  // With OTEL_DENO=true and Deno's own tracing off, the service's spans go to Deno's exporter
+  // (lib/telemetry/telemetry.ts): its server spans, redacted, stand for Deno's.
+  const { telemetry } = Deno as unknown as {
+    telemetry?: Parameters<typeof adoptRuntimeTracing>[0];
+  };
+  if (telemetry) adoptRuntimeTracing(telemetry);
   return {
     onDenoDeploy,
     openStore: openDenoKv,

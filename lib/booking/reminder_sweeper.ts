@@ -176,6 +176,29 @@ async function readNextDue(store: Store): Promise<number | undefined> {
 }
 
 /**
+ * One pass of a sweeper: queues every due reminder, adds its counts to `totals`, and wakes the
+ * outbox when it queued any; a failure is logged, not thrown.
+ */
+async function runPass(
+  context: SweepContext,
+  totals: SweepReport,
+  isStopping: () => boolean,
+): Promise<{ report: SweepReport; failed: boolean }> {
+  const report: SweepReport = { queued: 0, skipped: 0 };
+  let failed = false;
+  try {
+    await sweepAllDue(context, report, isStopping);
+  } catch (error) {
+    failed = true;
+    context.services.logger.error("Reminder sweep failed", { error: describe(error) });
+  }
+  totals.queued += report.queued;
+  totals.skipped += report.skipped;
+  if (report.queued) context.services.outbox.wake();
+  return { report, failed };
+}
+
+/**
  * Creates the reminder sweeper of a service (the service's start runs it, as it runs the outbox).
  *
  * @param options The services and the interval.
@@ -183,7 +206,7 @@ async function readNextDue(store: Store): Promise<number | undefined> {
  */
 export function createReminderSweeper(options: ReminderSweeperOptions): ReminderSweeper {
   const { services } = options;
-  const { store, clock, logger, outbox } = services;
+  const { store, clock } = services;
   const intervalMilliseconds = (options.intervalSeconds ?? 30) * 1000;
   const totals: SweepReport = { queued: 0, skipped: 0 };
   // The bookings' module (and the invites') only once a reminder is due, not at start-up.
@@ -197,21 +220,6 @@ export function createReminderSweeper(options: ReminderSweeperOptions): Reminder
   let timer: ReturnType<typeof setTimeout> | undefined;
   let started = false;
   let stopping = false;
-
-  async function pass(): Promise<{ report: SweepReport; failed: boolean }> {
-    const report: SweepReport = { queued: 0, skipped: 0 };
-    let failed = false;
-    try {
-      await sweepAllDue(context, report, () => stopping);
-    } catch (error) {
-      failed = true;
-      logger.error("Reminder sweep failed", { error: describe(error) });
-    }
-    totals.queued += report.queued;
-    totals.skipped += report.skipped;
-    if (report.queued) outbox.wake();
-    return { report, failed };
-  }
 
   /** Waits the interval less a random quarter, or until the next reminder is due if sooner. */
   async function scheduleNext(failed: boolean): Promise<void> {
@@ -236,7 +244,7 @@ export function createReminderSweeper(options: ReminderSweeperOptions): Reminder
       // A sweep asked for while one runs follows it, so that it sees what is due by then.
       if (running) return running.then(() => sweeper.sweepDue());
       running = (async () => {
-        const { report, failed } = await pass();
+        const { report, failed } = await runPass(context, totals, () => stopping);
         if (started) scheduling = scheduleNext(failed);
         running = undefined;
         return report;

@@ -349,3 +349,42 @@ function isToolError(result: unknown): boolean {
 export function getMeter(): Meter | undefined {
   return readRegistry()?.metrics?.getMeter(INSTRUMENTATION_SCOPE);
 }
+
+/**
+ * Registers a runtime's own tracer provider and context manager with the API's global registry,
+ * when the registry exists (the runtime's telemetry is on) and holds no tracer provider. Deno with
+ * `OTEL_DENO=true OTEL_DENO_TRACING=false` makes no spans of its own (none for `Deno.serve`,
+ * whose span records each request's query as it came, nor for `fetch`) and registers no tracer
+ * provider, yet exports what `Deno.telemetry.tracerProvider` records: registered, the service's
+ * own server span, with the query's values redacted, is each request's span
+ * ({@linkcode traceRequests}).
+ *
+ * @param tracing The runtime's tracer provider and context manager (`Deno.telemetry`'s).
+ * @returns Whether they were registered.
+ */
+export function adoptRuntimeTracing(tracing: {
+  tracerProvider: TracerProvider;
+  contextManager: ContextManager;
+}): boolean {
+  const registry = readRegistry();
+  if (!registry || registry.trace) return false;
+  registry.trace = tracing.tracerProvider;
+  registry.context ??= tracing.contextManager;
+  return true;
+}
+
+/**
+ * Whether the runtime itself traces each request with its query as it came: Deno with
+ * `OTEL_DENO=true` and its own tracing on (`OTEL_DENO_TRACING` not `false`), whose `Deno.serve`
+ * span records `url.full` and `url.query` before the service can redact them (Deno 2.9 keeps both
+ * values), so the signed links' `sig` and the calendar feed's `key` reach the exporter.
+ *
+ * @param env The environment.
+ * @returns `true` when the service should warn the operator (the README's Observability).
+ */
+export function isRuntimeTracingQueries(
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
+  return "Deno" in globalThis && /^(true|1)$/i.test(env.OTEL_DENO ?? "") &&
+    !/^(false|0)$/i.test(env.OTEL_DENO_TRACING ?? "");
+}

@@ -13,12 +13,18 @@ import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { findFreePort, startServer } from "./_server.ts";
 import { startSmtpServer } from "../_smtp.ts";
-import { BOOKING_NOTHING_BOOKED_HINT } from "../../lib/contract/contract.ts";
+import { createHandler } from "../../mod.ts";
+import { createMemoryStore } from "../../testing.ts";
+import type { Handler } from "../../lib/http/create_pipeline.ts";
+import type { Store } from "../../lib/store/store.ts";
+import { CalendarUnavailableError } from "../../lib/availability/busy_calendar.ts";
+import { createRecordingLogger } from "../_support.ts";
 import {
   CORPUS,
   findForeignZone,
   headingOf,
   leadOf,
+  MEETING_MINUTES,
   nextMonth,
   pageOf,
   STUDIO_ZONE,
@@ -75,13 +81,26 @@ async function openBrowser(): Promise<Browser> {
   return browser;
 }
 
-/** Opens a booking page and follows "next month" until a month has free times (three at most). */
-async function openMonthWithSlots(page: Page, path: string): Promise<void> {
+/**
+ * Opens a booking page and follows "next month" until a month has free times (three at most).
+ * With `zone`, first waits for the page to show its times in that zone (the booking script reads
+ * the browser's zone and loads the picker again in it).
+ */
+async function openMonthWithSlots(page: Page, path: string, zone?: string): Promise<void> {
   await page.goto(origin + path);
+  if (zone) await page.locator("#booking .zone-shown").filter({ hasText: `(${zone})` }).waitFor();
   const slots = page.locator('.days input[name="start"]');
   for (let month = 0; month < 3 && !(await slots.count()); month++) {
+    const shown = await page.textContent(".month-name") ?? "";
     await page.click('.month-bar a[rel="next"]');
+    // With the script the month is read in place; without it the page is loaded again.
+    await page.locator(".month-name").filter({ hasNotText: shown }).waitFor();
   }
+}
+
+/** The free times of the day the picker shows (the other days' are in the page, hidden). */
+function shownTimes(page: Page) {
+  return page.locator('.day-times:not([hidden]) input[name="start"]');
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -105,9 +124,14 @@ function pickCategory(language: "pt" | "en", index: number): string {
 
 /** The booking widget's English messages. */
 const BOOKING_EN = CORPUS.languages.en.booking;
-/** What a booking that went through says, accepted or pending. */
-const BOOKED_EN = new RegExp(
-  [BOOKING_EN.accepted, BOOKING_EN.pending].map((text) => toLiteralPattern(leadOf(text))).join("|"),
+/**
+ * The heading of the booking's page (`/booking/view`, where a booking made leads) in English,
+ * accepted or pending (routes/booking_actions.ts).
+ */
+const BOOKED_EN = /^(?:Your conversation is booked|Your request is in)$/;
+/** The booking's page, as the booking form's `303` names it: its id and signature. */
+const BOOKING_VIEW = new RegExp(
+  `^${toLiteralPattern(origin)}/booking/view\\?id=[0-9A-Z]{26}&sig=[\\w-]{43}$`,
 );
 /** The visitor's zone of the JavaScript booking test: another offset than the studio's. */
 const VISITOR_ZONE = findForeignZone(Temporal.Now.instant());
@@ -241,9 +265,12 @@ test(
     try {
       const before = smtp.messages.length;
       await openMonthWithSlots(page, BOOK_EN);
+      // The month's first two times: the first is the shown day's; once it is taken, the second
+      // is the shown day's too (the same day, or the next one with times).
       const slots = page.locator('.days input[name="start"]');
       assert.ok(await slots.count() >= 2, "the server lists free times without JavaScript");
       const [taken, free] = [await slots.nth(0).inputValue(), await slots.nth(1).inputValue()];
+      assert.equal(await shownTimes(page).first().inputValue(), taken, "the first day is shown");
       const other = await fetch(`${origin}/api/v1/booking`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
@@ -281,7 +308,9 @@ test(
       assert.equal(await page.isChecked(`.days input[value="${free}"]`), true);
       await page.focus('#booking button[type="submit"]');
       await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
-      assert.match(await page.textContent("main") ?? "", BOOKED_EN);
+      // The 303 leads to the booking's page.
+      assert.match(page.url(), BOOKING_VIEW);
+      assert.match(await page.textContent("main h1") ?? "", BOOKED_EN);
       assert.match(await page.textContent("main") ?? "", /rui@example\.org/);
       await screenshot(page, "booking-en-nojs.png");
       const deadline = Date.now() + 10_000;
@@ -308,20 +337,26 @@ test(
     const page = await context.newPage();
     try {
       const before = smtp.messages.length;
-      await openMonthWithSlots(page, BOOK_EN);
+      // The script reads the browser's zone (Intl) and shows the times in it.
+      await openMonthWithSlots(page, BOOK_EN, VISITOR_ZONE);
+      assert.equal(new URL(page.url()).searchParams.get("tz"), VISITOR_ZONE, "the zone's link");
+      // The month's first two times: the first is the shown day's; once it is taken, the second
+      // is the shown day's too (the same day, or the next one with times).
       const slots = page.locator('.days input[name="start"]');
       assert.ok(await slots.count() >= 2, "free times are listed");
       const [taken, free] = [await slots.nth(0).inputValue(), await slots.nth(1).inputValue()];
-      const firstTime = await page.locator(".days .times span").first().textContent();
-      const inZone = (timeZone: string) =>
+      assert.equal(await shownTimes(page).first().inputValue(), taken, "the first day is shown");
+      const firstTime = await page.locator(".day-times:not([hidden]) .times span").first()
+        .textContent();
+      const inZone = (timeZone: string, start = taken, minutes = 0) =>
         new Intl.DateTimeFormat("en", {
           timeZone,
           hour: "2-digit",
           minute: "2-digit",
           hourCycle: "h23",
-        }).format(new Date(taken));
+        }).format(new Date(Date.parse(start) + minutes * 60_000));
       assert.notEqual(inZone(STUDIO_ZONE), inZone(VISITOR_ZONE), "the zones tell times apart");
-      assert.equal(firstTime, inZone(STUDIO_ZONE), "times are shown in the studio's zone");
+      assert.equal(firstTime, inZone(VISITOR_ZONE), "times are shown in the visitor's zone");
 
       // Someone else takes the first time meanwhile.
       const other = await fetch(`${origin}/api/v1/booking`, {
@@ -350,11 +385,22 @@ test(
       await page.locator(`.days input[value="${taken}"]`).waitFor({ state: "detached" });
       assert.equal(await page.locator(`.days input[value="${taken}"]`).count(), 0, "refreshed");
 
-      await page.check(`.days input[value="${free}"]`, { force: true });
-      await page.click('#booking button[type="submit"]');
-      const result = page.locator(".booking-result");
-      await result.filter({ hasText: BOOKED_EN }).waitFor();
-      assert.match(await result.textContent() ?? "", /ana@example\.org/);
+      await page.check(`.day-times:not([hidden]) input[value="${free}"]`, { force: true });
+      // The script posts the form; the 303 leads to the booking's page, shown in place.
+      await Promise.all([
+        page.waitForURL(BOOKING_VIEW),
+        page.click('#booking button[type="submit"]'),
+      ]);
+      const heading = page.locator("main h1");
+      await heading.filter({ hasText: BOOKED_EN }).waitFor();
+      assert.match(await heading.textContent() ?? "", BOOKED_EN);
+      const booked = await page.textContent("main") ?? "";
+      assert.match(booked, /ana@example\.org/);
+      // The time in the visitor's zone, which the form sent, and in the studio's.
+      for (const zone of [VISITOR_ZONE, STUDIO_ZONE]) {
+        const span = `${inZone(zone, free)}–${inZone(zone, free, MEETING_MINUTES)}`;
+        assert.ok(booked.includes(span), `${zone}: ${span} in ${booked}`);
+      }
       await screenshot(page, "booking-en.png");
       const messages = await smtp.waitFor(before + 2);
       assert.ok(
@@ -367,49 +413,121 @@ test(
   },
 );
 
+/** A store whose commits fail, as a full disk or a lost database makes them. */
+function createFailingStore(): Store {
+  const inner = createMemoryStore();
+  return {
+    get: (key) => inner.get(key),
+    set: (key, value, options) => inner.set(key, value, options),
+    delete: (key) => inner.delete(key),
+    list: (selector, options) => inner.list(selector, options),
+    close: () => inner.close(),
+    atomic: () => {
+      const operation = inner.atomic();
+      operation.commit = () => Promise.reject(new Error("disk full"));
+      return operation;
+    },
+  };
+}
+
+/** Why the booking service answers 503: its calendar cannot be read, or a commit failed. */
+type Failure = "calendar" | "commit";
+
 /**
- * Books the first free time of `path` in a browser whose booking POST the service answers 503
- * with `error` (faked: a 503 cannot be provoked on demand), then hands the page to `check`.
- * Asserts that the script posted once.
+ * The service of the test's server (the same studio, schedule and origin) in-process, failing as
+ * `failure` says: its calendar cannot be read (503, nothing booked), or its store's commit fails
+ * (503, the outcome uncertain). It answers a booking form's POST with the 503 page the server
+ * would give, which cannot be provoked on demand on the running server.
+ */
+function createFailingService(failure: Failure): { handler: Handler; close(): void } {
+  const store = failure === "commit" ? createFailingStore() : createMemoryStore();
+  const handler = createHandler({
+    baseUrl: origin,
+    store,
+    secret: "browser-test-secret-of-at-least-32-characters",
+    logger: createRecordingLogger(),
+    rateLimits: { write: 1000, booking: 1000 },
+    ...(failure === "calendar"
+      ? {
+        busyCalendar: {
+          read: () => Promise.reject(new CalendarUnavailableError("The feed answered 500")),
+        },
+      }
+      : {}),
+  });
+  return { handler, close: () => store.close() };
+}
+
+/**
+ * Books the first free time of `path` in a browser whose booking POST (the script posts the
+ * page's own form to the page's path) a failing service answers 503 ({@linkcode
+ * createFailingService}), with `headers` added to its answer, then hands the page to `check`.
+ * Asserts that the script posted once, and the service's answer was a 503.
  */
 async function bookAgainst503(
   path: string,
-  details: {
-    topic: string;
-    error: { message: string; hint: string };
-    headers?: Record<string, string>;
-  },
-  check: (page: Page) => Promise<void>,
+  details: { topic: string; failure: Failure; headers?: Record<string, string> },
+  check: (page: Page, sent: { idempotency: string }) => Promise<void>,
 ): Promise<void> {
   const context = await (await openBrowser()).newContext({
     viewport: { width: 1024, height: 900 },
+    // The studio's zone: the picker is not loaded again in another.
+    timezoneId: STUDIO_ZONE,
   });
   const page = await context.newPage();
-  let posted = 0;
-  await page.route("**/api/v1/booking", (route) => {
-    posted++;
-    return route.fulfill({
-      status: 503,
-      contentType: "application/json",
-      headers: details.headers,
-      body: JSON.stringify({
-        ok: false,
-        error: { code: "no-backend", ...details.error, docs: `${origin}/openapi.json` },
+  const service = createFailingService(details.failure);
+  const sent: URLSearchParams[] = [];
+  const statuses: number[] = [];
+  const kinds: string[] = [];
+  await page.route((url) => url.pathname === path, async (route) => {
+    const request = route.request();
+    if (request.method() !== "POST") return route.fallback();
+    const headers = await request.allHeaders();
+    const body = request.postData() ?? "";
+    sent.push(new URLSearchParams(body));
+    kinds.push(request.resourceType());
+    const answer = await service.handler(
+      new Request(request.url(), {
+        method: "POST",
+        body,
+        headers: {
+          "Content-Type": headers["content-type"] ?? "",
+          Accept: headers["accept"] ?? "*/*",
+          ...(headers["origin"] ? { Origin: headers["origin"] } : {}),
+        },
       }),
+    );
+    statuses.push(answer.status);
+    return route.fulfill({
+      status: answer.status,
+      headers: { ...Object.fromEntries(answer.headers), ...details.headers },
+      body: await answer.text(),
     });
   });
   try {
     await openMonthWithSlots(page, path);
-    const slots = page.locator('.days input[name="start"]');
-    await slots.first().check({ force: true });
+    const key = await page.inputValue('#booking input[name="idempotency"]');
+    await shownTimes(page).first().check({ force: true });
     await page.fill("#b-name", "Joana Pires");
     await page.fill("#b-email", "joana@example.pt");
     await page.fill("#b-topic", details.topic);
+    // A mark on this document: it stays if the script shows the answer in place.
+    await page.locator("html").evaluate((html) => html.setAttribute("data-before", "submit"));
     await page.click('#booking button[type="submit"]');
-    await check(page);
-    assert.equal(posted, 1);
+    await check(page, { idempotency: key });
+    assert.equal(sent.length, 1, "posted once");
+    assert.deepEqual(kinds, ["fetch"], "posted by the script");
+    assert.equal(sent[0].get("idempotency"), key, "with the form's key");
+    assert.deepEqual(statuses, [503]);
+    assert.equal(
+      await page.getAttribute("html", "data-before"),
+      "submit",
+      "the answer is shown in the same document",
+    );
+    assert.equal(await page.locator("#booking .booking-result:focus").count(), 1, "focused");
   } finally {
     await context.close();
+    service.close();
   }
 }
 
@@ -418,14 +536,10 @@ test(
   { skip: SKIP },
   async () => {
     // The studio's calendar could not be read: the service booked nothing.
-    const error = {
-      message: "The studio's calendar is temporarily unavailable",
-      hint: BOOKING_NOTHING_BOOKED_HINT,
-    };
     await bookAgainst503(
       BOOK_EN,
-      { topic: "An online shop for our bookshop", error },
-      async (page) => {
+      { topic: "An online shop for our bookshop", failure: "calendar" },
+      async (page, sent) => {
         const result = page.locator(".booking-result");
         await result.filter({ hasText: leadOf(BOOKING_EN.unavailable) }).waitFor();
         assert.ok(
@@ -434,6 +548,12 @@ test(
         );
         assert.equal(await page.isDisabled('#booking button[type="submit"]'), false, "retry");
         assert.equal(await page.inputValue("#b-name"), "Joana Pires");
+        assert.equal(await page.inputValue("#b-topic"), "An online shop for our bookshop");
+        assert.equal(
+          await page.inputValue('#booking input[name="idempotency"]'),
+          sent.idempotency,
+          "a retry sends the same key",
+        );
       },
     );
   },
@@ -443,26 +563,26 @@ test(
   `GET ${BOOK_PT} explains a 503 in plain words and does not invite a retry`,
   { skip: SKIP },
   async () => {
-    // The calendar provider fails after the request was sent: the outcome is uncertain. A
+    // The store's commit fails after the request was sent: the outcome is uncertain. A
     // `Retry-After` (from a proxy, say) does not make a retry safe: only the service's hint does.
-    const error = {
-      message: "The booking outcome is uncertain",
-      hint: "Check the attendee's mailbox before any retry",
-    };
     const topic = "Uma loja online para a nossa livraria";
     const headers = { "Retry-After": "30" };
-    await bookAgainst503(BOOK_PT, { topic, error, headers }, async (page) => {
+    await bookAgainst503(BOOK_PT, { topic, failure: "commit", headers }, async (page, sent) => {
       const result = page.locator(".booking-result");
       const uncertain = CORPUS.languages.pt.booking.uncertain;
       await result.filter({ hasText: leadOf(uncertain) }).waitFor();
       const text = await result.textContent() ?? "";
       assert.match(text, toMessagePattern(uncertain, { attendee: "joana@example.pt" }));
       assert.match(text, /joana@example\.pt/);
+      const unavailable = CORPUS.languages.pt.booking.unavailable;
+      assert.ok(!text.includes(leadOf(unavailable)), "not told that nothing was booked");
+      // The form shown again keeps its key: sent again, it cannot book a second time.
       assert.equal(
-        await page.isDisabled('#booking button[type="submit"]'),
-        true,
-        "no retry button",
+        await page.inputValue('#booking input[name="idempotency"]'),
+        sent.idempotency,
+        "no second booking",
       );
+      assert.equal(await page.inputValue("#b-email"), "joana@example.pt");
       await screenshot(page, "booking-pt-uncertain.png");
     });
   },
@@ -474,6 +594,8 @@ test(
   async () => {
     const context = await (await openBrowser()).newContext({
       viewport: { width: 390, height: 844 },
+      // A visitor in the studio's zone: the times stay in it.
+      timezoneId: STUDIO_ZONE,
     });
     const page = await context.newPage();
     try {
@@ -481,13 +603,16 @@ test(
       assert.equal(await page.isVisible("#booking"), true, "the form is shown");
       assert.match(await page.textContent(".month-name") ?? "", /\d{4}/);
       assert.equal(
-        await page.textContent("#booking-title"),
+        await page.getAttribute("#booking", "aria-label"),
         CORPUS.languages.pt.booking.chooseTime,
       );
-      const days = page.locator(".days legend");
-      assert.ok(await days.count() > 0, "a month with free times");
-      // The first day, written in Portuguese in the studio's zone: only the first letter is raised.
-      const first = await page.locator('.days input[name="start"]').first().inputValue();
+      assert.ok(
+        (await page.textContent("#booking .zone-shown") ?? "").includes(`(${STUDIO_ZONE})`),
+      );
+      const days = page.locator("fieldset.slots > legend");
+      assert.ok(await shownTimes(page).count() > 0, "a month with free times");
+      // The shown day, written in Portuguese in the studio's zone: only the first letter is raised.
+      const first = await shownTimes(page).first().inputValue();
       const day = new Intl.DateTimeFormat(CORPUS.languages.pt.tag, {
         timeZone: STUDIO_ZONE,
         weekday: "long",
@@ -609,8 +734,8 @@ test(
         for (const path of [BOOK_PT, BOOK_EN]) {
           const month = nextMonth();
           await page.goto(`${foreign}${path}?month=${month}`);
-          await postToSite("#booking form");
-          const start = await page.locator('.days input[name="start"]').first().inputValue();
+          await postToSite("#booking form.booking-form");
+          const start = await shownTimes(page).first().inputValue();
           await page.check(`.days input[value="${start}"]`);
           await page.fill("#b-name", 'Zé "Ana" <b>');
           await page.fill("#b-email", "ze@example.pt");

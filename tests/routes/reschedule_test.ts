@@ -142,6 +142,28 @@ function offeredStarts(html: string): string[] {
   return [...html.matchAll(/<input type="radio" name="start" value="([^"]+)"/g)].map((m) => m[1]);
 }
 
+/**
+ * What the reschedule page does without its script: the chosen time and the submit button are
+ * inside the page's plain POST form (the script leaves its submission to the browser,
+ * `"submit":false`), and the browser asks for a time before sending it (the shown day's first
+ * time is `required`).
+ */
+function assertWorksWithoutScript(html: string, formTag: string): void {
+  const start = html.indexOf(formTag);
+  const end = html.indexOf("</form>", start);
+  assert.ok(start >= 0 && end > start, "the reschedule form");
+  const form = html.slice(start, end);
+  assert.ok(offeredStarts(form).length > 0, "the times are the form's fields");
+  assert.match(form, /<button type="submit">Move to this time<\/button>/);
+  assert.match(
+    form,
+    /<div class="day-times" data-day="[^"]+" [^>]*><div class="times">(?:<div class="current">.*?<\/div>)?<label><input type="radio" name="start" value="[^"]+" required>/,
+  );
+  const config = html.match(/<script type="application\/json" id="booking-config">(.*?)<\/script>/);
+  assert.ok(config, "the script's configuration");
+  assert.equal(JSON.parse(config[1]).submit, false, "the script does not take the form");
+}
+
 function move(app: TestApp, link: string, start: string) {
   return open(app, link, { method: "POST", body: new URLSearchParams({ start }).toString() });
 }
@@ -156,20 +178,32 @@ test("GET /booking/reschedule shows the booking and its month's free times in th
   assert.equal(page.headers.get("Content-Language"), "en");
   assert.match(page.html, /<h1>Change the time of your conversation<\/h1>/);
   assert.match(page.html, /<p class="month-name">December 2026<\/p>/);
-  assert.match(page.html, /Wednesday, 2 December 2026 at 09:30 \(Western European Time\)/);
+  assert.match(
+    page.html,
+    /<dd>Wednesday, 2 December 2026, 09:30–10:00 \(Western European Time\)<\/dd>/,
+  );
   assert.ok(page.html.includes("en@example.pt"));
   const offered = offeredStarts(page.html);
   assert.ok(offered.includes(second), "the free times are listed");
   assert.ok(!offered.includes(first), "not the booking's own");
   const query = new URL(link).search.slice(1).replaceAll("&", "&amp;");
+  const formTag =
+    `<form method="post" action="/booking/reschedule?${query}&amp;month=2026-12" class="booking-form">`;
+  assert.ok(page.html.includes(formTag));
   assert.ok(
     page.html.includes(
-      `<form method="post" action="/booking/reschedule?${query}&amp;month=2026-12">`,
+      `href="/booking/reschedule?${query}&amp;month=2027-01&amp;tz=Europe%2FLisbon#booking"`,
     ),
   );
-  assert.ok(page.html.includes(`href="/booking/reschedule?${query}&amp;month=2027-01#booking"`));
-  assert.doesNotMatch(page.html, /<script(?! type="application\/ld\+json")/, "no script");
-  assert.match(page.html, /<button type="submit">Move to this time<\/button>/);
+  assertWorksWithoutScript(page.html, formTag);
+
+  const day = `${query}&amp;month=2026-12&amp;tz=Europe%2FLisbon&amp;day=2026-12-03`;
+  assert.ok(page.html.includes(`<a class="day" href="/booking/reschedule?${day}#times"`));
+  const thursday = await open(app, `${link}&month=2026-12&tz=Europe%2FLisbon&day=2026-12-03`);
+  assert.equal(thursday.status, 200);
+  assert.match(thursday.html, /<legend>Thursday, December 3<\/legend>/, "a day is a plain link");
+  assert.match(thursday.html, /<div class="day-times" data-day="2026-12-03" [^>]*(?<!hidden)>/);
+  assert.match(thursday.html, /<div class="day-times" data-day="2026-12-02" [^>]* hidden>/);
 
   const january = await open(app, `${link}&month=2027-01`);
   assert.match(january.html, /<p class="month-name">January 2027<\/p>/);
