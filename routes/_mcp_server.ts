@@ -359,12 +359,12 @@ function buildSlotsTool(
   run: ToolRunner,
   knownJson: KnownJson,
 ): Registration {
-  const { timeZone } = services.schedule;
+  const { timeZone, meetingMinutes } = services.schedule;
   const zoneName = toZoneName(timeZone, { locale: "en", at: services.clock.now() });
   const config = {
     title: "List free times for a conversation",
     description:
-      `Lists the free 30-minute slots of one month for a conversation with the studio, in ${zoneName} (${timeZone}), as GET /api/v1/booking/slots does. Reading reserves nothing, and availability can change before booking. Counts against the API's read quota.`,
+      `Lists the free ${meetingMinutes}-minute slots of one month for a conversation with the studio, in ${zoneName} (${timeZone}), as GET /api/v1/booking/slots does. Reading reserves nothing, and availability can change before booking. Counts against the API's read quota.`,
     inputSchema: toToolSchema(buildMonthFields(timeZone)),
     outputSchema: toOutputSchema(SLOTS_TOOL_OUTPUT_SCHEMA),
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -400,9 +400,9 @@ function explainBookingError(error: ApiError, email: string): string {
 /** `book_call`: `POST /api/v1/booking`, counted against `write` and `booking`. */
 function buildBookingTool(services: SiteServices, run: ToolRunner): Registration {
   const config = {
-    title: "Book a 30-minute conversation",
+    title: `Book a ${services.schedule.meetingMinutes}-minute conversation`,
     description:
-      `Books a real 30-minute conversation with the studio and e-mails calendar invitations to the attendee and the studio, as POST /api/v1/booking does. ${RULES_OF_USE} Use a start exactly as list_available_slots gave it. The result's status is "accepted" or "pending" (the team confirms by e-mail). If the slot is no longer available, call list_available_slots again and choose another. If the outcome is uncertain (a 503), do not call book_call again: ask the attendee to check their mailbox first. Counts against the API's write and booking quotas.`,
+      `Books a real ${services.schedule.meetingMinutes}-minute conversation with the studio and e-mails calendar invitations to the attendee and the studio, as POST /api/v1/booking does. ${RULES_OF_USE} Use a start exactly as list_available_slots gave it. The result's status is "accepted" or "pending" (the team confirms by e-mail). If the slot is no longer available, call list_available_slots again and choose another. If the outcome is uncertain (a 503), do not call book_call again: ask the attendee to check their mailbox first. Counts against the API's write and booking quotas.`,
     inputSchema: toToolSchema(BOOKING_TOOL_FIELDS),
     outputSchema: toOutputSchema(BOOKING_TOOL_OUTPUT_SCHEMA),
     annotations: WRITE_ANNOTATIONS,
@@ -539,15 +539,15 @@ function buildResources(services: SiteServices): Registration[] {
 /** The prompt `book_a_conversation`: the booking recipe, told as the person being helped. */
 function buildPrompt(services: SiteServices): Registration {
   const { content } = services;
-  const { timeZone } = services.schedule;
+  const { timeZone, meetingMinutes } = services.schedule;
   const zoneName = toZoneName(timeZone, { locale: "en", at: services.clock.now() });
   const config = {
     title: "Book a conversation with the studio",
     description:
-      "Guides the booking of a 30-minute conversation with the studio for the person you are helping.",
+      `Guides the booking of a ${meetingMinutes}-minute conversation with the studio for the person you are helping.`,
   };
   const text = [
-    `I would like to book a 30-minute conversation with ${content.name}, the design studio.`,
+    `I would like to book a ${meetingMinutes}-minute conversation with ${content.name}, the design studio.`,
     "First ask me for my name, my e-mail address, what I would like to talk about (at least 10 characters), the language (English or Portuguese) and the month that suits me.",
     `Then call list_available_slots for that month and let me choose one of the free times, shown in ${zoneName} (${timeZone}).`,
     "Then call book_call with the start exactly as listed and tell me the result's status.",
@@ -576,7 +576,7 @@ function buildServerIdentity(
       // Exactly what the server card lists (the capabilities are copied for each instance).
       supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
       instructions:
-        `${content.name}: ${content.languages.en.tagline}. Use list_available_slots, then book_call, to book a 30-minute conversation; send_inquiry to write to the studio; get_studio_info for its facts. ${RULES_OF_USE} After an uncertain booking outcome, never call book_call again before the attendee has checked their mailbox.`,
+        `${content.name}: ${content.languages.en.tagline}. Use list_available_slots, then book_call, to book a ${services.schedule.meetingMinutes}-minute conversation; send_inquiry to write to the studio; get_studio_info for its facts. ${RULES_OF_USE} After an uncertain booking outcome, never call book_call again before the attendee has checked their mailbox.`,
     },
   };
 }

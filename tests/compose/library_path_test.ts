@@ -153,8 +153,13 @@ test("MCP's instructions, tools, prompts and resources name only the other studi
       clientInfo: { name: "test", version: "1.0.0" },
     });
     assert.match(String(initialized.instructions), /Ateliê Sol/);
+    // The studio's meetings last 45 minutes: the instructions, tools and prompt say so.
+    assert.match(String(initialized.instructions), /45-minute conversation/);
     for (const method of ["tools/list", "prompts/list", "resources/list"]) {
-      assertNoSampleWords(JSON.stringify(await callMcp(handler, method)), method);
+      const listed = JSON.stringify(await callMcp(handler, method));
+      assertNoSampleWords(listed, method);
+      assert.doesNotMatch(listed, /30-minute/, method);
+      if (method !== "resources/list") assert.match(listed, /45-minute/, method);
     }
     const info = await callMcp(handler, "tools/call", { name: "get_studio_info", arguments: {} });
     assert.match(JSON.stringify(info), /Ateliê Sol/);
