@@ -225,7 +225,8 @@ async function buildPackage(): Promise<void> {
  * package's file of the same path, so the tests exercise the built package. Modules the package
  * does not hold (e.g. scripts/) stay compiled from source, and so do the builds of the fixture
  * studios the tests serve (tests/.build/, whose files/ are linked beside them); the content and
- * the build folder's modules, which tests read as files, are linked from the repository.
+ * the build folder's modules, which tests read as files, are linked from the repository (the
+ * service's browser files, `lib/site/browser/` and `lib/site/style/`, with them).
  */
 async function buildTests(): Promise<void> {
   await Deno.remove(TESTS_OUT, { recursive: true }).catch(() => {});
@@ -249,8 +250,9 @@ async function buildTests(): Promise<void> {
   for await (const file of walk(`${ROOT}tests/`, "tests/")) {
     if (!file.endsWith(".ts")) await linkIfAbsent(file, ROOT);
   }
-  // The sources the tests read as files: content/, and build/'s modules (the freshness tests).
-  for (const folder of ["content/", "build/"]) {
+  // The sources the tests read as files: content/, the service's browser files (which the
+  // content's build reads), and build/'s modules (the freshness tests).
+  for (const folder of ["content/", "lib/site/browser/", "lib/site/style/", "build/"]) {
     for await (const file of walk(`${ROOT}${folder}`, folder)) await linkIfAbsent(file, ROOT);
   }
   for (const config of ["deno.json", "tests/deno.json", "scripts/deno.json"]) {
