@@ -11,7 +11,7 @@
  * @module
  */
 import { BOOKING_PREFIX } from "../lib/booking/booking_store.ts";
-import type { BookingMailContext, BookingRecord } from "../lib/booking/booking_mail.ts";
+import type { BookingRecord } from "../lib/booking/booking_mail.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
 import { respond, toRepresentation } from "../lib/http/representation.ts";
 import type { RouteHandlers } from "../lib/http/route.ts";
@@ -395,38 +395,16 @@ async function applyAction(
   return page(request, locale, 409, title, `<p class="notice">${refusal}</p>${summary}`);
 }
 
-/** The mail context of the services, for the booking's calendar file. */
-function toMailContext(
-  services: SiteServices,
-  buildInvite: BookingMailContext["buildInvite"],
-): BookingMailContext {
-  return {
-    from: services.mail.from,
-    inbox: services.mail.inbox,
-    domain: services.mail.messageIdDomain,
-    timeZone: services.schedule.timeZone,
-    durationMinutes: services.schedule.meetingMinutes,
-    meetingPlace: services.schedule.meetingPlace,
-    now: services.clock.now(),
-    buildInvite,
-  };
-}
-
 /** The booking's calendar file: the e-mailed invite's event, to add to a calendar. */
 async function answerInvite(
   pages: ActionPages,
   request: Request,
   record: BookingRecord,
-  mail: BookingModules[1],
+  [{ toBookingMailContext }, mail]: BookingModules,
 ): Promise<Response> {
   const { services } = pages;
-  const { buildInvite } = await services.loadInvites();
-  const ics = mail.buildBookingInvite(
-    record,
-    "PUBLISH",
-    record.locale,
-    toMailContext(services, buildInvite),
-  );
+  const context = toBookingMailContext(services, await services.loadInvites());
+  const ics = mail.buildBookingInvite(record, "PUBLISH", record.locale, context);
   const name = `conversation-${record.start.slice(0, 10)}.ics`;
   return respond(
     request,
@@ -556,7 +534,7 @@ function answerViewLink(
   modules: BookingModules,
 ): Promise<Response> {
   return view === "invite"
-    ? answerInvite(pages, request, record, modules[1])
+    ? answerInvite(pages, request, record, modules)
     : answerView(pages, request, record, modules);
 }
 

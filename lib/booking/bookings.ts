@@ -199,8 +199,18 @@ export type BookingMailServices = Pick<
   "baseUrl" | "clock" | "outbox" | "schedule" | "mail" | "linkSigner" | "loadInvites"
 >;
 
-/** The mail context of the services, at the current instant. */
-function mailContext(services: BookingMailServices, invites: InviteModule): BookingMailContext {
+/**
+ * The mail context of the services, at the current instant: the addresses, the schedule's zone,
+ * meeting length and place, and the invites' builder.
+ *
+ * @param services The addresses, schedule and clock.
+ * @param invites The invites' module (`services.loadInvites()`).
+ * @returns The context the booking e-mails and invites are written with.
+ */
+export function toBookingMailContext(
+  services: Pick<BookingMailServices, "mail" | "schedule" | "clock">,
+  invites: Pick<InviteModule, "buildInvite">,
+): BookingMailContext {
   return {
     from: services.mail.from,
     inbox: services.mail.inbox,
@@ -248,7 +258,7 @@ export async function queueMails(
   note?: string,
 ): Promise<string[]> {
   const links = await buildLinks(services, record);
-  const context = mailContext(services, await services.loadInvites());
+  const context = toBookingMailContext(services, await services.loadInvites());
   if (note) context.note = note;
   const mails = kinds.map((kind) => buildBookingMail(kind, record, context, links));
   return services.outbox.add(

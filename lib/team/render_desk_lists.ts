@@ -161,6 +161,38 @@ function renderSummary(view: DeskView, path: string, list: DeskList<unknown>, qu
   }${list.limited ? ` · ${words.limitedScan(formatCount(limit, view.locale))}` : ""}</p>`;
 }
 
+/** What a list page shows: its title, path, filters, rows and what it says when it has none. */
+interface ListPage {
+  title: string;
+  path: string;
+  filters: Array<[string | undefined, string]>;
+  rows: string[];
+  empty: string;
+}
+
+/** A list page: its title, notice, filters and search, summary, rows and pager. */
+function renderListPage<T>(
+  view: DeskView,
+  list: DeskList<T>,
+  query: ListQuery,
+  page: ListPage,
+): string {
+  const { path } = page;
+  return [
+    `<h1>${page.title}</h1>`,
+    renderNotice(view),
+    `<div class="list-tools">${renderFilters(view, path, query, page.filters)}${
+      renderSearch(view, path, query)
+    }</div>`,
+    renderSummary(view, path, list, query),
+    renderRows(
+      page.rows,
+      query.search || query.filter ? DESK_WORDS[view.locale].nothingFound : page.empty,
+    ),
+    renderPager(view, path, list, query),
+  ].filter(Boolean).join("\n");
+}
+
 /**
  * The inquiries' page: its search, its filters by state, a page of rows and the pager.
  *
@@ -175,24 +207,16 @@ export function renderInquiryList(
   query: ListQuery,
 ): string {
   const words = DESK_WORDS[view.locale];
-  const path = TEAM_PATHS[view.locale].inquiries;
-  const filters: Array<[string | undefined, string]> = [
-    [undefined, words.all],
-    ...INQUIRY_FILTERS.map((state): [string, string] => [state, words.inquiryFilters[state]]),
-  ];
-  return [
-    `<h1>${words.inquiries}</h1>`,
-    renderNotice(view),
-    `<div class="list-tools">${renderFilters(view, path, query, filters)}${
-      renderSearch(view, path, query)
-    }</div>`,
-    renderSummary(view, path, list, query),
-    renderRows(
-      list.records.map((record) => renderInquiryRow(view, record)),
-      query.search || query.filter ? words.nothingFound : words.noInquiries,
-    ),
-    renderPager(view, path, list, query),
-  ].filter(Boolean).join("\n");
+  return renderListPage(view, list, query, {
+    title: words.inquiries,
+    path: TEAM_PATHS[view.locale].inquiries,
+    filters: [
+      [undefined, words.all],
+      ...INQUIRY_FILTERS.map((state): [string, string] => [state, words.inquiryFilters[state]]),
+    ],
+    rows: list.records.map((record) => renderInquiryRow(view, record)),
+    empty: words.noInquiries,
+  });
 }
 
 /**
@@ -210,24 +234,16 @@ export function renderBookingList(
   query: ListQuery,
 ): string {
   const words = DESK_WORDS[view.locale];
-  const path = TEAM_PATHS[view.locale].bookings;
-  const filters: Array<[string | undefined, string]> = [
-    [undefined, words.all],
-    ...BOOKING_FILTERS.map((show): [string, string] => [show, words.bookingFilters[show]]),
-  ];
-  return [
-    `<h1>${words.bookings}</h1>`,
-    renderNotice(view),
-    `<div class="list-tools">${renderFilters(view, path, query, filters)}${
-      renderSearch(view, path, query)
-    }</div>`,
-    renderSummary(view, path, list, query),
-    renderRows(
-      list.records.map((record) => renderBookingRow(view, record)),
-      query.search || query.filter ? words.nothingFound : words.noBookings,
-    ),
-    renderPager(view, path, list, query),
-  ].filter(Boolean).join("\n");
+  return renderListPage(view, list, query, {
+    title: words.bookings,
+    path: TEAM_PATHS[view.locale].bookings,
+    filters: [
+      [undefined, words.all],
+      ...BOOKING_FILTERS.map((show): [string, string] => [show, words.bookingFilters[show]]),
+    ],
+    rows: list.records.map((record) => renderBookingRow(view, record)),
+    empty: words.noBookings,
+  });
 }
 
 /** What the overview shows: the first rows and totals of what waits. */
