@@ -164,16 +164,24 @@ const calls: Array<[string, string, RequestInit, number]> = [
 ];
 let answered = 0;
 for (const [method, path, init, expected] of calls) {
-  const response = await fetch(`${proxy}${path}`, {
-    ...init,
-    method,
-    signal: AbortSignal.timeout(15_000),
-  });
-  const text = await response.text();
-  answered++;
-  if (response.status !== expected) {
+  // The quota counts in fixed windows: when the calls straddle a window's end, the fifth write
+  // opens a new window and is accepted, so a 429 is sought with at most a quota's more writes.
+  const attempts = expected === 429 ? 5 : 1;
+  let status = 0;
+  let text = "";
+  for (let attempt = 0; attempt < attempts && status !== expected; attempt++) {
+    const response = await fetch(`${proxy}${path}`, {
+      ...init,
+      method,
+      signal: AbortSignal.timeout(15_000),
+    });
+    status = response.status;
+    text = await response.text();
+    answered++;
+  }
+  if (status !== expected) {
     failed++;
-    console.log(`FAIL ${method} ${path}: ${response.status}, expected ${expected}: ${text}`);
+    console.log(`FAIL ${method} ${path}: ${status}, expected ${expected}: ${text}`);
   }
 }
 prism.kill("SIGTERM");
