@@ -432,7 +432,9 @@ function renderZoneOptions(selected: string): string {
   const regions = new Map<string, string[]>();
   for (const zone of [...zones].sort()) {
     const region = zone.includes("/") ? zone.slice(0, zone.indexOf("/")) : "UTC";
-    regions.set(region, [...(regions.get(region) ?? []), zone]);
+    const ids = regions.get(region);
+    if (ids) ids.push(zone);
+    else regions.set(region, [zone]);
   }
   return [...regions].map(([region, ids]) =>
     `<optgroup label="${escapeHtml(region)}">${
