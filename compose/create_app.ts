@@ -127,8 +127,16 @@ function createAppLog(
  * @throws {ConfigError} When a variable is invalid, or `STUDIO_SUNSET` is less than 180 days after
  * the service first sent the deprecation notice (kept in the store: spec Versioning 4).
  */
-export async function createApp(env: Environment, runtime: AppRuntime): Promise<App> {
-  const config = readConfig(env, { onDenoDeploy: runtime.onDenoDeploy });
+export function createApp(env: Environment, runtime: AppRuntime): Promise<App> {
+  return createConfiguredApp(readConfig(env, { onDenoDeploy: runtime.onDenoDeploy }), env, runtime);
+}
+
+/** {@linkcode createApp} with the configuration read already (by {@linkcode runApp}). */
+async function createConfiguredApp(
+  config: Config,
+  env: Environment,
+  runtime: AppRuntime,
+): Promise<App> {
   // Two processes starting at once on one KV file: one may find it locked for a moment.
   const store = await retry(() => runtime.openStore(config.kvPath), START_RETRY);
   const { log, time, logger } = createAppLog(runtime);
@@ -302,7 +310,7 @@ export async function runApp(host: AppHost): Promise<App | undefined> {
     if (config.port === 0 && config.baseUrlFollowsPort) {
       ({ app, server } = await listenThenCreate(host, runtime, listening));
     } else {
-      app = await createApp(host.env, runtime);
+      app = await createConfiguredApp(config, host.env, runtime);
       server = await host.serve(app.handler, listening);
     }
   } catch (error) {

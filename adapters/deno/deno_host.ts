@@ -8,7 +8,7 @@
 import type { AppHost } from "../../lib/host.ts";
 import { isDenoDeploy, openDenoKv } from "./deno_kv.ts";
 import { createDenoLogOutput } from "./deno_log_output.ts";
-import { adoptRuntimeTracing } from "../../lib/telemetry/telemetry.ts";
+import { adoptRuntimeTracing, type RuntimeTracing } from "../../lib/telemetry/telemetry.ts";
 
 /** Options of {@linkcode createDenoHost}. */
 export interface DenoHostOptions {
@@ -34,10 +34,7 @@ export function createDenoHost(options: DenoHostOptions = {}): AppHost {
   const onDenoDeploy = isDenoDeploy();
   // With OTEL_DENO=true and Deno's own tracing off, the service's spans go to Deno's exporter
   // (lib/telemetry/telemetry.ts): its server spans, redacted, stand for Deno's.
-  const { telemetry } = Deno as unknown as {
-    telemetry?: Parameters<typeof adoptRuntimeTracing>[0];
-  };
-  if (telemetry) adoptRuntimeTracing(telemetry);
+  adoptRuntimeTracing(() => (Deno as unknown as { telemetry?: RuntimeTracing }).telemetry);
   return {
     onDenoDeploy,
     openStore: openDenoKv,

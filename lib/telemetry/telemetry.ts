@@ -357,20 +357,32 @@ export function getMeter(): Meter | undefined {
  * whose span records each request's query as it came, nor for `fetch`) and registers no tracer
  * provider, yet exports what `Deno.telemetry.tracerProvider` records: registered, the service's
  * own server span, with the query's values redacted, is each request's span
- * ({@linkcode traceRequests}).
+ * ({@linkcode traceRequests}). The runtime's tracing is read only when the registry exists:
+ * Deno's `Deno.telemetry` loads its telemetry module on first access, some 1.4 ms of a cold
+ * start with telemetry off.
  *
- * @param tracing The runtime's tracer provider and context manager (`Deno.telemetry`'s).
+ * @param readTracing Reads the runtime's tracer provider and context manager (`Deno.telemetry`'s),
+ * or `undefined` where it has none.
  * @returns Whether they were registered.
  */
-export function adoptRuntimeTracing(tracing: {
-  tracerProvider: TracerProvider;
-  contextManager: ContextManager;
-}): boolean {
+export function adoptRuntimeTracing(
+  readTracing: () => RuntimeTracing | undefined,
+): boolean {
   const registry = readRegistry();
   if (!registry || registry.trace) return false;
+  const tracing = readTracing();
+  if (!tracing) return false;
   registry.trace = tracing.tracerProvider;
   registry.context ??= tracing.contextManager;
   return true;
+}
+
+/** A runtime's own tracing, as `Deno.telemetry` has it. */
+export interface RuntimeTracing {
+  /** The runtime's tracer provider. */
+  tracerProvider: TracerProvider;
+  /** The runtime's context manager. */
+  contextManager: ContextManager;
 }
 
 /**
