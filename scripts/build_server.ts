@@ -16,13 +16,17 @@
  * (`build/server/deno.lock`, cut from the root's, whose entries are the development tools' too):
  * reading the root's configuration and its 120 KB lock costs a start some 5 ms (see the README's
  * Benchmarks). The configuration is not named `deno.json`, which Deno would find beside the
- * bundle and warn about, as a member the root's workspace does not list.
+ * bundle and warn about, as a member the root's workspace does not list. The bundle's functions
+ * are written so that V8 compiles them with their file and Deno's code cache keeps them
+ * (scripts/_eager_functions.ts): otherwise each process compiles again every function its start
+ * and first requests call.
  *
  * Usage: a step of `deno task build` (`--check` exits 1 when `build/server/` is out of date)
  *
  * @module
  */
 import { BUILD_FOLDER } from "./_generated_module.ts";
+import { compileEagerly, findImportCycle } from "./_eager_functions.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -167,8 +171,16 @@ export async function bundleServer(): Promise<Map<string, string>> {
     }).output();
     if (!success) throw new Error(`deno bundle failed: ${new TextDecoder().decode(stderr)}`);
     const files = new Map<string, string>();
+    const bundled = new Map<string, string>();
     for (const name of await listFiles(folder + "/")) {
-      const code = await Deno.readTextFile(`${folder}/${name}`);
+      bundled.set(name, await Deno.readTextFile(`${folder}/${name}`));
+    }
+    const cycle = findImportCycle(bundled);
+    if (cycle) {
+      throw new Error(`the bundle's files import one another in a cycle: ${cycle.join(" → ")}`);
+    }
+    for (const [name, bundledCode] of bundled) {
+      const code = compileEagerly(bundledCode);
       const upToBuild = "../".repeat(name.split("/").length);
       const rewritten = code.replace(BUILD_IMPORT, `$1"${upToBuild}`);
       if (rewritten.includes('"../build/')) {
