@@ -131,6 +131,25 @@ export function createApp(env: Environment, runtime: AppRuntime): Promise<App> {
   return createConfiguredApp(readConfig(env, { onDenoDeploy: runtime.onDenoDeploy }), env, runtime);
 }
 
+/**
+ * Checks `STUDIO_SUNSET` against when the service first sent the deprecation notice, which the
+ * store keeps (spec Versioning 4).
+ *
+ * @throws {ConfigError} When the sunset is less than 180 days after that first notice.
+ */
+async function checkSunset(
+  store: Store,
+  deprecation: NonNullable<Config["deprecation"]>,
+  now: Temporal.Instant,
+): Promise<void> {
+  try {
+    await checkDeprecationWindow(store, deprecation, now);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new ConfigError("STUDIO_SUNSET", error.message.replace(/^Invalid sunsetAt: /, ""));
+  }
+}
+
 /** {@linkcode createApp} with the configuration read already (by {@linkcode runApp}). */
 async function createConfiguredApp(
   config: Config,
@@ -142,14 +161,7 @@ async function createConfiguredApp(
   const { log, time, logger } = createAppLog(runtime);
   try {
     const clock = SYSTEM_CLOCK;
-    if (config.deprecation) {
-      try {
-        await checkDeprecationWindow(store, config.deprecation, clock.now());
-      } catch (error) {
-        if (!(error instanceof RangeError)) throw error;
-        throw new ConfigError("STUDIO_SUNSET", error.message.replace(/^Invalid sunsetAt: /, ""));
-      }
-    }
+    if (config.deprecation) await checkSunset(store, config.deprecation, clock.now());
     const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl) : undefined;
     const webhooks = await createWebhooks(config, { store, clock, logger });
     const outbox = createOutbox({ store, mailer, clock, logger, webhooks });
