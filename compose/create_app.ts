@@ -127,8 +127,10 @@ function createAppLog(
  * @throws {ConfigError} When a variable is invalid, or `STUDIO_SUNSET` is less than 180 days after
  * the service first sent the deprecation notice (kept in the store: spec Versioning 4).
  */
-export function createApp(env: Environment, runtime: AppRuntime): Promise<App> {
-  return createConfiguredApp(readConfig(env, { onDenoDeploy: runtime.onDenoDeploy }), env, runtime);
+export async function createApp(env: Environment, runtime: AppRuntime): Promise<App> {
+  // Async, so that an invalid variable rejects the promise rather than throwing.
+  const config = readConfig(env, { onDenoDeploy: runtime.onDenoDeploy });
+  return await createConfiguredApp(config, env, runtime);
 }
 
 /**
