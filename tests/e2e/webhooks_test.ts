@@ -10,9 +10,7 @@ import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Webhook } from "standardwebhooks";
 import { RUNTIME, withKvFile } from "../_kv.ts";
-import type { KvKey, Store } from "../../lib/store/store.ts";
 import {
   findFreePort,
   type RunningServer,
@@ -20,16 +18,21 @@ import {
   SERVER_FOLDER,
   startServer,
 } from "./_server.ts";
-import { startReceiver, type TestReceiver } from "../lib/webhooks/_receiver.ts";
+import {
+  createReceiverPool,
+  listValues,
+  type TestReceiver,
+  verifyWebhook,
+} from "../lib/webhooks/_receiver.ts";
 import { startSmtpServer } from "../_smtp.ts";
 import { openDesk, post, signInByMail } from "./_team.ts";
 
 const SECRET = "whsec_bXlTZWNyZXRGb3JUaGVXZWJob29rVGVzdHMxMjM0";
 const folders: string[] = [];
-const receivers: TestReceiver[] = [];
+const receivers = createReceiverPool();
 
 after(async () => {
-  for (const receiver of receivers) await receiver.stop();
+  await receivers.stop();
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
@@ -37,12 +40,6 @@ function createKvPath(): string {
   const folder = mkdtempSync(join(tmpdir(), "studio-webhooks-"));
   folders.push(folder);
   return join(folder, "studio.kv");
-}
-
-async function openReceiver(script: Array<number | "hold"> = []): Promise<TestReceiver> {
-  const receiver = await startReceiver(script);
-  receivers.push(receiver);
-  return receiver;
 }
 
 function buildEnv(kvPath: string, receiver: TestReceiver): Record<string, string> {
@@ -66,16 +63,7 @@ async function postContact(server: RunningServer, email: string, message: string
 
 /** Verifies a received webhook with standardwebhooks and returns its payload. */
 function verify(request: { body: string; headers: Record<string, string> }) {
-  return new Webhook(SECRET).verify(request.body, request.headers) as {
-    type: string;
-    data: { id: string; email?: string };
-  };
-}
-
-async function listValues<T>(store: Store, prefix: KvKey): Promise<T[]> {
-  const values: T[] = [];
-  for await (const entry of store.list<T>({ prefix })) values.push(entry.value);
-  return values;
+  return verifyWebhook(SECRET, request);
 }
 
 /** Waits until the server's output matches, within 20 s. */
@@ -88,7 +76,7 @@ async function waitForOutput(server: RunningServer, pattern: RegExp): Promise<vo
 }
 
 test(`an inquiry sends a signed inquiry.received; a 500 is retried with the same webhook-id, then 200 (${RUNTIME})`, async () => {
-  const receiver = await openReceiver([500]);
+  const receiver = await receivers.start([500]);
   const server = await startServer(buildEnv(createKvPath(), receiver));
   try {
     await postContact(server, "rita@example.pt", "A new site, please.");
@@ -112,7 +100,7 @@ test(`an inquiry sends a signed inquiry.received; a 500 is retried with the same
 });
 
 test(`a 410 answer disables the endpoint and the log says so; nothing more is sent to it (${RUNTIME})`, async () => {
-  const receiver = await openReceiver([410]);
+  const receiver = await receivers.start([410]);
   const kvPath = createKvPath();
   const server = await startServer(buildEnv(kvPath, receiver));
   try {
@@ -134,7 +122,7 @@ test(`a 410 answer disables the endpoint and the log says so; nothing more is se
 });
 
 test(`the desk's Webhooks page shows a 410-disabled endpoint, enables it again and sends a test event that arrives signed (${RUNTIME})`, async () => {
-  const receiver = await openReceiver([410]);
+  const receiver = await receivers.start([410]);
   const smtp = await startSmtpServer();
   const port = await findFreePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -214,7 +202,7 @@ async function runErasure(kvPath: string, email: string) {
 }
 
 test(`an erasure removes the queued webhook payloads that carry the address (${RUNTIME})`, async () => {
-  const receiver = await openReceiver(Array.from({ length: 20 }, () => 503));
+  const receiver = await receivers.start(Array.from({ length: 20 }, () => 503));
   const kvPath = createKvPath();
   const server = await startServer(buildEnv(kvPath, receiver));
   try {
@@ -240,7 +228,7 @@ test(`an erasure removes the queued webhook payloads that carry the address (${R
 });
 
 test(`two processes on one KV file deliver each webhook once (${RUNTIME})`, async () => {
-  const receiver = await openReceiver();
+  const receiver = await receivers.start();
   const kvPath = createKvPath();
   const servers = await Promise.all([
     startServer(buildEnv(kvPath, receiver)),

@@ -1,12 +1,25 @@
 /**
- * A real webhook receiver for tests: a node:http server on 127.0.0.1 that records every request
- * (headers and raw body) and answers with the statuses it is told, in order (then 200), or holds
- * a request without answering. Internal to tests/.
+ * The webhook tests' shared set-up: a real receiver (a node:http server on 127.0.0.1 that records
+ * every request, headers and raw body, and answers with the statuses it is told, in order, then
+ * 200, or holds a request without answering), the receivers of one test file, the verification
+ * of what arrived with the `standardwebhooks` package, and an outbox whose webhook lane posts to
+ * a receiver. Internal to tests/.
  *
  * @module
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import type { Mailer } from "../../../lib/mail/mail.ts";
+import { createOutbox, type DeliveryReport, type Outbox } from "../../../lib/mail/outbox.ts";
+import type { KvKey, Store } from "../../../lib/store/store.ts";
+import {
+  createWebhookLane,
+  toWebhookEndpoints,
+  type WebhookLaneOptions,
+} from "../../../lib/webhooks/webhook_lane.ts";
+import { createFixedClock, createMemoryStore, type FixedClock } from "../../../testing.ts";
+import { createRecordingLogger, type RecordingLogger } from "../../_support.ts";
 
 /** One request the receiver got. */
 export interface ReceivedWebhook {
@@ -98,4 +111,117 @@ export async function startReceiver(script: Array<number | "hold"> = []): Promis
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   });
+}
+
+/** The receivers one test file starts, stopped together by its `after` hook. */
+export interface ReceiverPool {
+  /** Starts a receiver (see {@linkcode startReceiver}) and keeps it to stop. */
+  start(script?: Array<number | "hold">): Promise<TestReceiver>;
+  /** Stops every receiver started so far. */
+  stop(): Promise<void>;
+}
+
+/** Creates an empty {@linkcode ReceiverPool}: `after(() => receivers.stop())` in the test file. */
+export function createReceiverPool(): ReceiverPool {
+  const receivers: TestReceiver[] = [];
+  return {
+    async start(script = []) {
+      const receiver = await startReceiver(script);
+      receivers.push(receiver);
+      return receiver;
+    },
+    async stop() {
+      for (const receiver of receivers.splice(0)) await receiver.stop();
+    },
+  };
+}
+
+/** A webhook's payload (README's Webhooks; the OpenAPI document's `webhooks` schemas). */
+export interface WebhookPayload {
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Verifies a received webhook with the `standardwebhooks` package: its `webhook-signature`
+ * under `secret` over `webhook-id`, `webhook-timestamp` and the raw body.
+ *
+ * @param secret The endpoint's secret (`whsec_` and base64).
+ * @param request The request as the receiver got it.
+ * @returns The parsed payload.
+ * @throws {Error} `WebhookVerificationError` when no signature matches, a header is missing or
+ * the timestamp is more than 5 minutes from now.
+ */
+export function verifyWebhook(
+  secret: string,
+  request: Pick<ReceivedWebhook, "body" | "headers">,
+): WebhookPayload {
+  return new Webhook(secret).verify(request.body, request.headers) as WebhookPayload;
+}
+
+/** An outbox whose webhook lane has one endpoint, a receiver, and what the outbox runs on. */
+export interface WebhookOutbox {
+  receiver: TestReceiver;
+  store: Store;
+  clock: FixedClock;
+  logger: RecordingLogger;
+  outbox: Outbox;
+}
+
+/** What {@linkcode createWebhookOutbox} is given; the store, clock and logger are new unless given. */
+export interface WebhookOutboxOptions
+  extends Pick<WebhookLaneOptions, "timeoutSeconds" | "retryPeriodSeconds"> {
+  /** The endpoint: the receiver's URL. */
+  receiver: TestReceiver;
+  /** The endpoint's secret (`whsec_` and base64). */
+  secret: string;
+  /** The store of the outbox and the lane. @default {a new memory store} */
+  store?: Store;
+  /**
+   * The clock (standardwebhooks refuses a `webhook-timestamp` more than 5 minutes off).
+   * @default {a fixed clock at the real time}
+   */
+  clock?: FixedClock;
+  /** The logger. @default {a new recording logger} */
+  logger?: RecordingLogger;
+  /** The mailer. @default {none: mail waits in the outbox} */
+  mailer?: Mailer;
+}
+
+/**
+ * Creates an outbox whose webhook lane posts every event to `options.receiver`, signed with
+ * `options.secret`. Given the store, clock and logger of another, it is a second process's outbox.
+ *
+ * @param options The receiver, secret, lane timings and the parts to share.
+ * @returns The outbox and what it runs on.
+ */
+export function createWebhookOutbox(options: WebhookOutboxOptions): WebhookOutbox {
+  const { receiver, secret, mailer, timeoutSeconds, retryPeriodSeconds } = options;
+  const store = options.store ?? createMemoryStore();
+  const clock = options.clock ?? createFixedClock(Temporal.Now.instant());
+  const logger = options.logger ?? createRecordingLogger();
+  const webhooks = createWebhookLane({
+    endpoints: toWebhookEndpoints([{ url: receiver.url, secret }]),
+    store,
+    clock,
+    logger,
+    timeoutSeconds,
+    retryPeriodSeconds,
+  });
+  const outbox = createOutbox({ store, mailer, clock, logger, webhooks });
+  return { receiver, store, clock, logger, outbox };
+}
+
+/** Waits for the delivery pass a commit started, then runs one more (what is due now). */
+export async function deliverQueued(outbox: Outbox): Promise<DeliveryReport> {
+  await outbox.idle();
+  return await outbox.deliverDue();
+}
+
+/** The values stored under `prefix`, in key order. */
+export async function listValues<T>(store: Store, prefix: KvKey): Promise<T[]> {
+  const values: T[] = [];
+  for await (const entry of store.list<T>({ prefix })) values.push(entry.value);
+  return values;
 }

@@ -8,33 +8,26 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { Webhook } from "standardwebhooks";
-import type { HandlerOptions } from "../../../compose/create_handler.ts";
 import { applyBookingAction } from "../../../lib/booking/bookings.ts";
 import { moveBooking } from "../../../lib/booking/move_booking.ts";
 import { BOOKING_PREFIX } from "../../../lib/booking/booking_store.ts";
 import type { BookingRecord } from "../../../lib/booking/booking_mail.ts";
 import { buildOpenApiDocument } from "../../../lib/contract/openapi.ts";
 import { RATE_LIMIT_POLICIES } from "../../../lib/contract/contract.ts";
-import { createOutbox } from "../../../lib/mail/outbox.ts";
 import { buildBookingEvent, WEBHOOK_EVENT_TYPES } from "../../../lib/webhooks/webhook_events.ts";
-import { createWebhookLane, toWebhookEndpoints } from "../../../lib/webhooks/webhook_lane.ts";
-import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../../testing.ts";
-import { buildBookingBody } from "../../_booking.ts";
+import { SAMPLE_SCHEDULE } from "../../_fixture_studio.ts";
+import { book, sendInquiry } from "../../_studio_app.ts";
 import {
-  createSampleHandler,
-  createSampleServices,
-  SAMPLE_SCHEDULE,
-} from "../../_fixture_studio.ts";
-import { buildRequest, createRecordingLogger, fromAddress } from "../../_support.ts";
-import { startReceiver, type TestReceiver } from "./_receiver.ts";
+  createReceiverPool,
+  deliverQueued,
+  verifyWebhook,
+  type WebhookPayload,
+} from "./_receiver.ts";
+import { createWebhookStudio, listNextMonthSlots, type WebhookStudio } from "./_webhook_studio.ts";
 
 const SECRET = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
-const receivers: TestReceiver[] = [];
-
-after(async () => {
-  for (const receiver of receivers) await receiver.stop();
-});
+const receivers = createReceiverPool();
+after(() => receivers.stop());
 
 const DOCUMENT = buildOpenApiDocument({
   baseUrl: "https://studio.example",
@@ -129,77 +122,22 @@ test("buildBookingEvent() gives the times with the zone's offset and the attende
 });
 
 /** A sample studio whose outbox sends webhooks to a real receiver. */
-async function createStudio(confirmation: "auto" | "manual") {
-  const receiver = await startReceiver();
-  receivers.push(receiver);
-  const store = createMemoryStore();
-  // Now: standardwebhooks refuses timestamps more than 5 minutes from the real time.
-  const clock = createFixedClock(Temporal.Now.instant());
-  const logger = createRecordingLogger();
-  const webhooks = createWebhookLane({
-    endpoints: toWebhookEndpoints([{ url: receiver.url, secret: SECRET }]),
-    store,
-    clock,
-    logger,
-  });
-  const outbox = createOutbox({ store, mailer: createMemoryMailer(), clock, logger, webhooks });
-  const options: HandlerOptions = {
-    store,
-    clock,
-    logger,
-    outbox,
+async function createStudio(confirmation: "auto" | "manual"): Promise<WebhookStudio> {
+  return createWebhookStudio({ receiver: await receivers.start(), secret: SECRET }, {
     confirmation,
-    secret: "webhook-events-test-secret-0123456789abcdef",
-    rateLimits: { read: 100_000, write: 100_000, booking: 100_000 },
-  };
-  return {
-    receiver,
-    store,
-    outbox,
-    handler: createSampleHandler(options),
-    services: createSampleServices(options),
-  };
+  });
 }
 
-type Studio = Awaited<ReturnType<typeof createStudio>>;
-
 /** The payloads received so far, each verified and checked against its schema. */
-function readPayloads(studio: Studio): Array<{ type: string; data: Record<string, unknown> }> {
+function readPayloads(studio: WebhookStudio): WebhookPayload[] {
   return studio.receiver.received.map((request) => {
-    const payload = new Webhook(SECRET).verify(request.body, request.headers) as {
-      type: string;
-      data: Record<string, unknown>;
-    };
+    const payload = verifyWebhook(SECRET, request);
     VALIDATORS.get(payload.type)?.(payload);
     return payload;
   });
 }
 
-async function post(studio: Studio, path: string, body: unknown): Promise<Response> {
-  const response = await studio.handler(
-    buildRequest(path, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    }),
-    fromAddress("203.0.113.7"),
-  );
-  return response;
-}
-
-async function listStarts(studio: Studio): Promise<string[]> {
-  const month = Temporal.Now.plainDateISO(SAMPLE_SCHEDULE.timeZone).add({ months: 1 })
-    .toPlainYearMonth().toString();
-  const response = await studio.handler(
-    buildRequest(`/api/v1/booking/slots?month=${month}`),
-    fromAddress("198.51.100.1"),
-  );
-  assert.equal(response.status, 200);
-  const body: { slots: Record<string, Array<{ start: string }>> } = await response.json();
-  return Object.values(body.slots).flat().map((slot) => slot.start);
-}
-
-async function readBooking(studio: Studio, email: string): Promise<BookingRecord> {
+async function readBooking(studio: WebhookStudio, email: string): Promise<BookingRecord> {
   for await (const entry of studio.store.list<BookingRecord>({ prefix: BOOKING_PREFIX })) {
     if (entry.value.email === email) return entry.value;
   }
@@ -208,16 +146,14 @@ async function readBooking(studio: Studio, email: string): Promise<BookingRecord
 
 test("POST /api/v1/contact queues an inquiry.received webhook that reaches the receiver signed", async () => {
   const studio = await createStudio("auto");
-  const response = await post(studio, "/api/v1/contact", {
+  const fields = {
     Name: "Rita Lopes",
     Email: "rita@example.pt",
     Category: "Branding",
     Message: "A new identity, please.",
-  });
-  assert.equal(response.status, 200);
-  await response.body?.cancel();
-  await studio.outbox.idle();
-  await studio.outbox.deliverDue();
+  };
+  await sendInquiry(studio, fields);
+  await deliverQueued(studio.outbox);
   const [payload] = readPayloads(studio);
   assert.equal(payload.type, "inquiry.received");
   assert.equal(payload.data.name, "Rita Lopes");
@@ -228,14 +164,8 @@ test("POST /api/v1/contact queues an inquiry.received webhook that reaches the r
 
 test("a booking's life sends booking.confirmed, booking.rescheduled and booking.cancelled", async () => {
   const studio = await createStudio("auto");
-  const [start, later] = await listStarts(studio);
-  const created = await post(
-    studio,
-    "/api/v1/booking",
-    buildBookingBody(start, { name: "Ana Sousa", email: "ana@example.pt" }),
-  );
-  assert.equal(created.status, 201);
-  await created.body?.cancel();
+  const [start, later] = await listNextMonthSlots(studio);
+  await book(studio, start, { name: "Ana Sousa", email: "ana@example.pt" });
   const booking = await readBooking(studio, "ana@example.pt");
   const moved = await moveBooking(studio.services, {
     bookingId: booking.id,
@@ -245,8 +175,7 @@ test("a booking's life sends booking.confirmed, booking.rescheduled and booking.
   assert.equal(moved.kind, "moved");
   const cancelled = await applyBookingAction(studio.services, "cancel", booking.id);
   assert.equal(cancelled.kind, "done");
-  await studio.outbox.idle();
-  await studio.outbox.deliverDue();
+  await deliverQueued(studio.outbox);
 
   // Delivered at once, so in any order.
   const payloads = new Map(readPayloads(studio).map((payload) => [payload.type, payload.data]));
@@ -285,18 +214,11 @@ test("a booking's life sends booking.confirmed, booking.rescheduled and booking.
 
 test("a booking awaiting the team sends booking.requested, then booking.declined", async () => {
   const studio = await createStudio("manual");
-  const [start] = await listStarts(studio);
-  const created = await post(
-    studio,
-    "/api/v1/booking",
-    buildBookingBody(start, { name: "Eva Prado", email: "eva@example.pt" }),
-  );
-  assert.equal(created.status, 201);
-  await created.body?.cancel();
+  const [start] = await listNextMonthSlots(studio);
+  await book(studio, start, { name: "Eva Prado", email: "eva@example.pt" });
   const booking = await readBooking(studio, "eva@example.pt");
   assert.equal((await applyBookingAction(studio.services, "decline", booking.id)).kind, "done");
-  await studio.outbox.idle();
-  await studio.outbox.deliverDue();
+  await deliverQueued(studio.outbox);
   const payloads = readPayloads(studio).sort((a, b) => a.type.localeCompare(b.type));
   assert.deepEqual(payloads.map((payload) => [payload.type, payload.data.status]), [
     ["booking.declined", "declined"],

@@ -1,63 +1,39 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { Webhook } from "standardwebhooks";
-import { createOutbox, type Outbox } from "../../../lib/mail/outbox.ts";
 import type { QueuedEvent, WebhookEvent } from "../../../lib/webhooks/webhook_events.ts";
-import { createWebhookLane } from "../../../lib/webhooks/webhook_lane.ts";
 import {
-  toWebhookEndpoints,
   WEBHOOK_DONE_PREFIX,
   WEBHOOK_DUE_PREFIX,
   WEBHOOK_ENDPOINT_PREFIX,
   WEBHOOK_OUTBOX_PREFIX,
   type WebhookDeliveryRecord,
 } from "../../../lib/webhooks/webhook_store.ts";
-import type { Store } from "../../../lib/store/store.ts";
-import { createFixedClock, createMemoryStore, type FixedClock } from "../../../testing.ts";
-import { createRecordingLogger, type RecordingLogger } from "../../_support.ts";
-import { startReceiver, type TestReceiver } from "./_receiver.ts";
+import { createOutbox } from "../../../lib/mail/outbox.ts";
+import { createFixedClock, createMemoryStore } from "../../../testing.ts";
+import { createRecordingLogger } from "../../_support.ts";
+import {
+  createReceiverPool,
+  createWebhookOutbox,
+  listValues,
+  verifyWebhook,
+  type WebhookOutbox,
+  type WebhookOutboxOptions,
+} from "./_receiver.ts";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-const receivers: TestReceiver[] = [];
-
-after(async () => {
-  for (const receiver of receivers) await receiver.stop();
-});
-
-interface Setup {
-  store: Store;
-  clock: FixedClock;
-  logger: RecordingLogger;
-  outbox: Outbox;
-  receiver: TestReceiver;
-}
+const receivers = createReceiverPool();
+after(() => receivers.stop());
 
 /** An outbox with one webhook endpoint: a real receiver answering `script`, then 200. */
 async function setUp(
   script: Array<number | "hold"> = [],
-  options: { store?: Store; timeoutSeconds?: number } = {},
-): Promise<Setup> {
-  const receiver = await startReceiver(script);
-  receivers.push(receiver);
-  const store = options.store ?? createMemoryStore();
-  // standardwebhooks refuses a timestamp more than 5 minutes from the real time.
-  const clock = createFixedClock(Temporal.Now.instant());
-  const logger = createRecordingLogger();
-  const endpoints = toWebhookEndpoints([{ url: receiver.url, secret: SECRET }]);
-  const webhooks = createWebhookLane({
-    endpoints,
-    store,
-    clock,
-    logger,
-    timeoutSeconds: options.timeoutSeconds,
+  options: Pick<WebhookOutboxOptions, "timeoutSeconds" | "retryPeriodSeconds"> = {},
+): Promise<WebhookOutbox> {
+  return createWebhookOutbox({
+    receiver: await receivers.start(script),
+    secret: SECRET,
+    ...options,
   });
-  return {
-    store,
-    clock,
-    logger,
-    receiver,
-    outbox: createOutbox({ store, clock, logger, webhooks }),
-  };
 }
 
 function buildEvent(id: string, email = "ana@example.pt"): QueuedEvent {
@@ -69,17 +45,11 @@ function buildEvent(id: string, email = "ana@example.pt"): QueuedEvent {
   return { recordId: id, event };
 }
 
-async function enqueue(setup: Setup, events: QueuedEvent[]): Promise<string[]> {
+async function enqueue(setup: WebhookOutbox, events: QueuedEvent[]): Promise<string[]> {
   const operation = setup.store.atomic();
   const ids = setup.outbox.addEvents(operation, events);
   assert.equal((await operation.commit()).ok, true);
   return ids;
-}
-
-async function listValues<T>(store: Store, prefix: readonly string[]): Promise<T[]> {
-  const values: T[] = [];
-  for await (const entry of store.list<T>({ prefix })) values.push(entry.value);
-  return values;
 }
 
 test("createOutbox() POSTs a queued event to the endpoint, signed so that standardwebhooks verifies it", async () => {
@@ -102,18 +72,14 @@ test("createOutbox() POSTs a queued event to the endpoint, signed so that standa
     String(Math.floor(setup.clock.now().epochMilliseconds / 1000)),
   );
   assert.match(request.headers["webhook-signature"], /^v1,[A-Za-z0-9+/]+=*$/);
-  const verified = new Webhook(SECRET).verify(request.body, request.headers);
+  const verified = verifyWebhook(SECRET, request);
   assert.deepEqual(verified, buildEvent("01KAB3N6Z9Q8W4T2R7YV5XHMJD").event);
   assert.throws(
-    () =>
-      new Webhook("whsec_" + btoa("another secret of 24 bytes")).verify(
-        request.body,
-        request.headers,
-      ),
+    () => verifyWebhook("whsec_" + btoa("another secret of 24 bytes"), request),
     /No matching signature/,
   );
   assert.throws(
-    () => new Webhook(SECRET).verify(request.body.replace("Ana", "Eva"), request.headers),
+    () => verifyWebhook(SECRET, { ...request, body: request.body.replace("Ana", "Eva") }),
     /No matching signature/,
   );
 
@@ -150,7 +116,7 @@ test("createOutbox() retries a webhook answered 500 with the same webhook-id, do
   const received = setup.receiver.received;
   assert.deepEqual(received.map((request) => request.status), [500, 503, 200]);
   assert.deepEqual(received.map((request) => request.headers["webhook-id"]), [id, id, id]);
-  for (const request of received) new Webhook(SECRET).verify(request.body, request.headers);
+  for (const request of received) verifyWebhook(SECRET, request);
   assert.notEqual(
     received[0].headers["webhook-timestamp"],
     received[2].headers["webhook-timestamp"],
@@ -206,43 +172,25 @@ test("createOutbox() disables an endpoint that answers 410, says so in the log, 
 });
 
 test("createOutbox() gives a webhook up once it has failed for the retry period", async () => {
-  const receiver = await startReceiver([500, 500]);
-  receivers.push(receiver);
-  const store = createMemoryStore();
-  const clock = createFixedClock(Temporal.Now.instant());
-  const logger = createRecordingLogger();
-  const webhooks = createWebhookLane({
-    endpoints: toWebhookEndpoints([{ url: receiver.url, secret: SECRET }]),
-    store,
-    clock,
-    logger,
-    retryPeriodSeconds: 4,
-  });
-  const outbox = createOutbox({ store, clock, logger, webhooks });
-  const operation = store.atomic();
-  outbox.addEvents(operation, [buildEvent("01KAB3N6Z9Q8W4T2R7YV5XHMJJ")]);
-  await operation.commit();
-  assert.equal((await outbox.deliverDue()).webhooks?.failed, 1);
-  clock.advance({ seconds: 5 });
-  assert.equal((await outbox.deliverDue()).webhooks?.dropped, 1);
-  const [record] = await listValues<WebhookDeliveryRecord>(store, WEBHOOK_DONE_PREFIX);
+  const setup = await setUp([500, 500], { retryPeriodSeconds: 4 });
+  await enqueue(setup, [buildEvent("01KAB3N6Z9Q8W4T2R7YV5XHMJJ")]);
+  assert.equal((await setup.outbox.deliverDue()).webhooks?.failed, 1);
+  setup.clock.advance({ seconds: 5 });
+  assert.equal((await setup.outbox.deliverDue()).webhooks?.dropped, 1);
+  const [record] = await listValues<WebhookDeliveryRecord>(setup.store, WEBHOOK_DONE_PREFIX);
   assert.deepEqual(
     { outcome: record.outcome, attempts: record.attempts, lastError: record.lastError },
     { outcome: "expired", attempts: 2, lastError: "HTTP 500" },
   );
-  assert.ok(logger.records.some((line) => line.level === "error" && /given up/.test(line.message)));
+  assert.ok(
+    setup.logger.records.some((line) => line.level === "error" && /given up/.test(line.message)),
+  );
 });
 
 test("createOutbox() lets only one of two outboxes on one store send each webhook", async () => {
   const one = await setUp();
-  const store = one.store;
-  const webhooks = createWebhookLane({
-    endpoints: toWebhookEndpoints([{ url: one.receiver.url, secret: SECRET }]),
-    store,
-    clock: one.clock,
-    logger: one.logger,
-  });
-  const two = createOutbox({ store, clock: one.clock, logger: one.logger, webhooks });
+  // A second process's outbox: the same store, clock, logger and endpoint.
+  const two = createWebhookOutbox({ ...one, secret: SECRET }).outbox;
   const ids = await enqueue(
     one,
     Array.from({ length: 12 }, (_, index) => buildEvent(`01KAB3N6Z9Q8W4T2R7YV5XHM${10 + index}`)),

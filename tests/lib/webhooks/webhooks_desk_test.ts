@@ -5,12 +5,7 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { Webhook } from "standardwebhooks";
-import type { HandlerOptions } from "../../../compose/create_handler.ts";
-import { createOutbox } from "../../../lib/mail/outbox.ts";
 import { erasePersonalData, exportPersonalData } from "../../../lib/privacy/personal_data.ts";
-import type { Store } from "../../../lib/store/store.ts";
-import { createWebhookLane, toWebhookEndpoints } from "../../../lib/webhooks/webhook_lane.ts";
 import {
   WEBHOOK_DONE_PREFIX,
   WEBHOOK_DUE_PREFIX,
@@ -23,85 +18,21 @@ import {
   sendTestEvent,
 } from "../../../lib/webhooks/webhooks_desk.ts";
 import { renderWebhooksDesk } from "../../../lib/webhooks/render_webhooks_desk.ts";
-import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../../testing.ts";
-import { buildBookingBody } from "../../_booking.ts";
-import {
-  createSampleHandler,
-  createSampleServices,
-  SAMPLE_SCHEDULE,
-} from "../../_fixture_studio.ts";
-import { buildRequest, createRecordingLogger, fromAddress } from "../../_support.ts";
-import { startReceiver, type TestReceiver } from "./_receiver.ts";
+import { book, INBOX, MAIL_FROM, sendInquiry } from "../../_studio_app.ts";
+import { createReceiverPool, deliverQueued, listValues, verifyWebhook } from "./_receiver.ts";
+import { createWebhookStudio, listNextMonthSlots, type WebhookStudio } from "./_webhook_studio.ts";
 
 const SECRET = "whsec_8KtfhAd1ehhrC6zNBSTMcU2sIBX1F7dp";
-const receivers: TestReceiver[] = [];
+const receivers = createReceiverPool();
+after(() => receivers.stop());
 
-after(async () => {
-  for (const receiver of receivers) await receiver.stop();
-});
-
-async function createStudio(script: Array<number | "hold"> = []) {
-  const receiver = await startReceiver(script);
-  receivers.push(receiver);
-  const store = createMemoryStore();
-  const clock = createFixedClock(Temporal.Now.instant());
-  const logger = createRecordingLogger();
-  const webhooks = createWebhookLane({
-    endpoints: toWebhookEndpoints([{ url: receiver.url, secret: SECRET }]),
-    store,
-    clock,
-    logger,
-  });
-  const outbox = createOutbox({ store, mailer: createMemoryMailer(), clock, logger, webhooks });
-  const options: HandlerOptions = {
-    store,
-    clock,
-    logger,
-    outbox,
-    mailFrom: "Studio <site@studio.example>",
-    inbox: "inbox@studio.example",
+/** The sample studio with a team, whose one webhook receiver answers `script`, then 200. */
+async function createStudio(script: Array<number | "hold"> = []): Promise<WebhookStudio> {
+  return createWebhookStudio({ receiver: await receivers.start(script), secret: SECRET }, {
+    mailFrom: MAIL_FROM,
+    inbox: INBOX,
     team: ["rui@studio.example"],
-    secret: "webhooks-desk-test-secret-0123456789abcdef",
-    rateLimits: { read: 100_000, write: 100_000, booking: 100_000 },
-  };
-  const services = createSampleServices(options);
-  const endpointId = outbox.webhookEndpoints()[0].id;
-  return {
-    receiver,
-    store,
-    clock,
-    logger,
-    outbox,
-    endpointId,
-    services,
-    handler: createSampleHandler(options),
-  };
-}
-
-type Studio = Awaited<ReturnType<typeof createStudio>>;
-
-async function postJson(studio: Studio, path: string, body: unknown): Promise<void> {
-  const response = await studio.handler(
-    buildRequest(path, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    }),
-    fromAddress("203.0.113.7"),
-  );
-  assert.ok(response.status === 200 || response.status === 201, await response.clone().text());
-  await response.body?.cancel();
-}
-
-async function listValues<T>(store: Store, prefix: readonly string[]): Promise<T[]> {
-  const values: T[] = [];
-  for await (const entry of store.list<T>({ prefix })) values.push(entry.value);
-  return values;
-}
-
-async function deliver(studio: Studio): Promise<void> {
-  await studio.outbox.idle();
-  await studio.outbox.deliverDue();
+  });
 }
 
 const VIEW = {
@@ -113,12 +44,8 @@ const VIEW = {
 
 test("readWebhooksDesk() and renderWebhooksDesk() show the endpoint, its state and the latest deliveries", async () => {
   const studio = await createStudio([500]);
-  await postJson(studio, "/api/v1/contact", {
-    Name: "Rita Lopes",
-    Email: "rita@example.pt",
-    Message: "Hello.",
-  });
-  await deliver(studio);
+  await sendInquiry(studio, { Name: "Rita Lopes", Email: "rita@example.pt", Message: "Hello." });
+  await deliverQueued(studio.outbox);
   let desk = await readWebhooksDesk(studio);
   assert.deepEqual(desk.endpoints, [{
     id: studio.endpointId,
@@ -143,7 +70,7 @@ test("readWebhooksDesk() and renderWebhooksDesk() show the endpoint, its state a
   );
 
   studio.clock.advance({ seconds: 5 });
-  await deliver(studio);
+  await deliverQueued(studio.outbox);
   desk = await readWebhooksDesk(studio);
   assert.equal(desk.deliveries[0].outcome, "delivered");
   html = renderWebhooksDesk(desk, { ...VIEW, locale: "pt" });
@@ -160,12 +87,9 @@ test("sendTestEvent() queues a signed webhook.test; a 410 disables the endpoint 
   });
   assert.equal(sent.kind, "queued");
   assert.equal(audited, 1);
-  await deliver(studio);
+  await deliverQueued(studio.outbox);
   const [request] = studio.receiver.received;
-  const payload = new Webhook(SECRET).verify(request.body, request.headers) as {
-    type: string;
-    data: { sentBy: string };
-  };
+  const payload = verifyWebhook(SECRET, request);
   assert.equal(payload.type, "webhook.test");
   assert.equal(payload.data.sentBy, "rui@studio.example");
   assert.equal(request.headers["webhook-id"], sent.kind === "queued" ? sent.deliveryId : "");
@@ -191,37 +115,22 @@ test("sendTestEvent() queues a signed webhook.test; a 410 disables the endpoint 
     studio.logger.records.some((line) => line.message === "Webhook endpoint enabled again"),
   );
   assert.equal((await sendTestEvent(studio, studio.endpointId, actor)).kind, "queued");
-  await deliver(studio);
+  await deliverQueued(studio.outbox);
   assert.deepEqual(studio.receiver.received.map((item) => item.status), [410, 200]);
 });
 
 test("erasePersonalData() deletes the webhook payloads that carry the address and keeps the booking's cancellation", async () => {
   // The receiver is down: every delivery waits in the outbox.
   const studio = await createStudio(Array.from({ length: 50 }, () => 503));
-  await postJson(studio, "/api/v1/contact", {
+  await sendInquiry(studio, {
     Name: "Ana Erasmo",
     Email: "Ana.Erasmo@example.pt",
     Message: "Hello.",
   });
-  await postJson(studio, "/api/v1/contact", {
-    Name: "Rita Lopes",
-    Email: "rita@example.pt",
-    Message: "Hello.",
-  });
-  const month = Temporal.Now.plainDateISO(SAMPLE_SCHEDULE.timeZone).add({ months: 1 })
-    .toPlainYearMonth().toString();
-  const slots = await studio.handler(
-    buildRequest(`/api/v1/booking/slots?month=${month}`),
-    fromAddress("198.51.100.1"),
-  );
-  const { slots: days }: { slots: Record<string, Array<{ start: string }>> } = await slots.json();
-  const [start] = Object.values(days).flat().map((slot) => slot.start);
-  await postJson(
-    studio,
-    "/api/v1/booking",
-    buildBookingBody(start, { name: "Ana Erasmo", email: "ana.erasmo@example.pt" }),
-  );
-  await deliver(studio);
+  await sendInquiry(studio, { Name: "Rita Lopes", Email: "rita@example.pt", Message: "Hello." });
+  const [start] = await listNextMonthSlots(studio);
+  await book(studio, start, { name: "Ana Erasmo", email: "ana.erasmo@example.pt" });
+  await deliverQueued(studio.outbox);
   assert.equal((await listValues(studio.store, WEBHOOK_OUTBOX_PREFIX)).length, 3);
 
   const exported = await exportPersonalData(studio.services, "ana.erasmo@example.pt");
