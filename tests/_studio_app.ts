@@ -46,22 +46,30 @@ export interface StudioApp {
  *
  * @param store The store (a KV file, or memory).
  * @param mailer The mailer (an SMTP mailer to the test server).
- * @param options Other handler options (confirmation, rate limiter).
+ * @param options Other handler options (confirmation, rate limiter); a clock (else fixed at
+ * {@linkcode NOW}), a logger, and an outbox of their own (else one over `store` and `mailer`).
  */
 export function createStudioApp(
   store: Store,
   mailer: Mailer,
-  options: Omit<HandlerOptions, "store" | "clock" | "logger" | "outbox"> = {},
+  options: Omit<HandlerOptions, "store" | "clock" | "logger" | "outbox"> & {
+    clock?: FixedClock;
+    logger?: RecordingLogger;
+    outbox?: Outbox;
+  } = {},
 ): StudioApp {
-  const clock = createFixedClock(NOW);
-  const logger = createRecordingLogger();
-  const outbox = createOutbox({ store, mailer, clock, logger });
+  const {
+    clock = createFixedClock(NOW),
+    logger = createRecordingLogger(),
+    outbox = createOutbox({ store, mailer, clock, logger }),
+    ...rest
+  } = options;
   const all: HandlerOptions = {
     mailFrom: MAIL_FROM,
     inbox: INBOX,
     secret: "team-tools-test-secret-0123456789abcdef",
     rateLimits: { read: 100_000, write: 100_000, booking: 100_000 },
-    ...options,
+    ...rest,
     store,
     clock,
     logger,

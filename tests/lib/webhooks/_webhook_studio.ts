@@ -7,12 +7,8 @@
  */
 import type { HandlerOptions } from "../../../compose/create_handler.ts";
 import { createMemoryMailer } from "../../../testing.ts";
-import {
-  createSampleHandler,
-  createSampleServices,
-  SAMPLE_SCHEDULE,
-} from "../../_fixture_studio.ts";
-import { listSlots, type StudioApp } from "../../_studio_app.ts";
+import { SAMPLE_SCHEDULE } from "../../_fixture_studio.ts";
+import { createStudioApp, listSlots, type StudioApp } from "../../_studio_app.ts";
 import { createWebhookOutbox, type TestReceiver, type WebhookOutboxOptions } from "./_receiver.ts";
 
 /** A studio (for `_studio_app.ts`'s `listSlots`, `sendInquiry`, `book`) with a webhook endpoint. */
@@ -35,29 +31,16 @@ export function createWebhookStudio(
   endpoint: Pick<WebhookOutboxOptions, "receiver" | "secret">,
   options: Omit<HandlerOptions, "store" | "clock" | "logger" | "outbox"> = {},
 ): WebhookStudio {
-  const { receiver, store, clock, logger, outbox } = createWebhookOutbox({
-    ...endpoint,
-    mailer: createMemoryMailer(),
-  });
-  const all: HandlerOptions = {
+  const mailer = createMemoryMailer();
+  const { receiver, store, clock, logger, outbox } = createWebhookOutbox({ ...endpoint, mailer });
+  const studio = createStudioApp(store, mailer, {
     secret: "webhook-tests-link-secret-0123456789abcdef",
-    rateLimits: { read: 100_000, write: 100_000, booking: 100_000 },
     ...options,
-    store,
     clock,
     logger,
     outbox,
-  };
-  return {
-    handler: createSampleHandler(all),
-    services: createSampleServices(all),
-    receiver,
-    store,
-    clock,
-    logger,
-    outbox,
-    endpointId: outbox.webhookEndpoints()[0].id,
-  };
+  });
+  return { ...studio, receiver, endpointId: outbox.webhookEndpoints()[0].id };
 }
 
 /**
