@@ -1,28 +1,41 @@
 /**
- * The pages behind the signed links of booking e-mails: `GET /booking/<action>?id=…&sig=…` shows
- * the booking and one button; only the `POST` that button sends confirms, declines or cancels, so
- * mail scanners that prefetch links change nothing. The attendee's cancel page also offers to keep
- * the booking or to change its time instead. Two links only read: `GET /booking/view` is the
- * booking as the attendee sees it (where the booking form's `303` leads: what, when in their zone
- * and the studio's, where, with whom, "add to calendar", what happens next, the reschedule and
- * cancel links), and `GET /booking/invite` its calendar file (`text/calendar`, `METHOD:PUBLISH`,
- * the UID of the e-mailed invite).
+ * The pages behind the signed links of booking e-mails. `GET /booking/<action>?id=…&sig=…`
+ * exchanges the link for a cookie: `303 See Other` to `/booking/<action>?id=…`, the same page
+ * without its signature, which only that cookie opens (see {@linkcode answerLinkExchange}), so the
+ * page needs no `noindex` and a crawler at its URL reads only the page that asks for the e-mail's
+ * link. The page shows the booking and one button; only the `POST` that button sends (to the
+ * signed URL) confirms, declines or cancels, so mail scanners that prefetch links change nothing.
+ * The attendee's cancel page also offers to keep the booking or to change its time instead. Two
+ * links only read: `GET /booking/view` is the booking as the attendee sees it (where the booking
+ * form's `303` leads: what, when in their zone and the studio's, where, with whom, "add to
+ * calendar", what happens next, the reschedule and cancel links), and `GET /booking/invite` its
+ * calendar file (`text/calendar`, `METHOD:PUBLISH`, the UID of the e-mailed invite), answered at
+ * its signed URL as a download.
  *
  * @module
  */
+import { parse, serialize } from "cookie";
 import { BOOKING_PREFIX } from "../lib/booking/booking_store.ts";
 import type { BookingRecord } from "../lib/booking/booking_mail.ts";
 import { escapeHtml } from "../lib/mail/mail.ts";
-import { respond, toRepresentation } from "../lib/http/representation.ts";
+import {
+  type HeaderPair,
+  type Representation,
+  respond,
+  toRepresentation,
+} from "../lib/http/representation.ts";
 import type { RouteHandlers } from "../lib/http/route.ts";
-import { buildDocumentPage } from "../lib/site/site.ts";
+import { buildDocumentPage, type Site } from "../lib/site/site.ts";
 import type { SiteServices } from "../lib/services.ts";
 import {
+  ACTION_PATH_PREFIX,
   type BookingAction,
   type BookingLinkAction,
   type BookingView,
   isBookingTransition,
+  LINK_COOKIE_MAX_AGE_SECONDS,
   type LinkSigner,
+  toLinkCookieName,
 } from "../lib/booking/signed_links.ts";
 import type { Store } from "../lib/store/store.ts";
 import { loadOnce } from "../lib/load_once.ts";
@@ -66,6 +79,10 @@ const WORDS = {
     keep: "Manter a conversa",
     changeInstead: "Mudar a hora em vez de cancelar",
     notAllowedView: "Esta ligação só funciona com o método GET.",
+    linkNeededTitle: "Abra a ligação do e-mail",
+    linkNeeded:
+      "Por segurança, esta página só abre a partir da ligação do e-mail, e durante uma hora depois de a abrir. Abra de novo a ligação do e-mail mais recente sobre esta conversa.",
+    linkNeededCookies: "Se acabou de a abrir, confirme que o navegador aceita cookies deste site.",
   },
   en: {
     title: {
@@ -104,6 +121,11 @@ const WORDS = {
     keep: "Keep the conversation",
     changeInstead: "Change the time instead",
     notAllowedView: "This link works with the GET method only.",
+    linkNeededTitle: "Open the link from your e-mail",
+    linkNeeded:
+      "For your security, this page opens only from the link in the e-mail, and for an hour after you open it. Open the link in the latest e-mail about this conversation again.",
+    linkNeededCookies:
+      "If you have just opened it, check that your browser accepts cookies from this site.",
   },
 } as const;
 
@@ -225,13 +247,149 @@ export function renderBookingSummary(record: BookingRecord, options: SummaryOpti
 }
 
 /**
- * Fields of every action page besides the site's: the link carries a signature, which no
- * `Referer` may pass on, and no crawler should index.
+ * Fields of every action page besides the site's but the pages a link's cookie opens (see
+ * {@linkcode OPENED_PAGE_HEADERS}): the signed URL carries a signature, which no `Referer` may
+ * pass on, and no crawler should index it, nor an error page.
  */
 export const ACTION_PAGE_HEADERS = [
   ["Referrer-Policy", "no-referrer"],
   ["X-Robots-Tag", "noindex"],
 ] as const;
+
+/**
+ * Fields of a page that a link's cookie opened: personal, so kept by no shared cache and by no
+ * browser cache (`private, no-store`), an answer that depends on the `Cookie` field (`Vary`), and
+ * no `Referer` to pass on to the sites it links to.
+ */
+export const OPENED_PAGE_HEADERS = [
+  ["Cache-Control", "private, no-store"],
+  ["Vary", "Cookie"],
+  ["Referrer-Policy", "no-referrer"],
+] as const satisfies readonly HeaderPair[];
+
+/**
+ * The fields of a page that asks for the e-mail's link again: as every action page's, and
+ * depending on the `Cookie` field.
+ */
+const LINK_NEEDED_HEADERS: readonly HeaderPair[] = [...ACTION_PAGE_HEADERS, ["Vary", "Cookie"]];
+
+/**
+ * A signed link to exchange for its cookie: the cookie's name (see `toLinkCookieName`) and the
+ * signature it carries.
+ */
+export interface LinkExchange {
+  /** The cookie's name: the page's and the booking's (and the SEQUENCE's). */
+  cookieName: string;
+  /** The link's signature, already verified, base64url. */
+  signature: string;
+  /** Whether the site is served over https (`Secure`). */
+  secure: boolean;
+}
+
+/**
+ * Answers the `GET` of a valid signed link: `303 See Other` to the same page's URL without its
+ * `sig` (the rest of the query kept), with `Set-Cookie` carrying the signature: named for the page
+ * and the booking, `Path` the page's own path, `HttpOnly`, `SameSite=Lax` (the e-mail's link is a
+ * cross-site top-level navigation, and a `Strict` cookie would not be sent with the redirect's
+ * follow-up), `Secure` over https, and `Max-Age` an hour (`LINK_COOKIE_MAX_AGE_SECONDS`, where the
+ * choice is explained). The signature then leaves the address bar, the history and any `Referer`,
+ * and the page's own URL is useless to whoever does not hold the cookie. RFC 9110, section
+ * 15.4.4; RFC 6265, section 4.1.
+ *
+ * @param request The link's request.
+ * @param link The cookie's name and the verified signature.
+ * @returns The `303`, never stored, with no `Referer` sent on.
+ */
+export function answerLinkExchange(request: Request, link: LinkExchange): Response {
+  const url = new URL(request.url);
+  url.searchParams.delete("sig");
+  const cookie = serialize(link.cookieName, link.signature, {
+    path: url.pathname,
+    maxAge: LINK_COOKIE_MAX_AGE_SECONDS,
+    httpOnly: true,
+    sameSite: "lax",
+    secure: link.secure,
+  });
+  return new Response(null, {
+    status: 303,
+    headers: {
+      Location: url.pathname + url.search,
+      "Set-Cookie": cookie,
+      "Cache-Control": "no-store",
+      "Referrer-Policy": "no-referrer",
+    },
+  });
+}
+
+/**
+ * The signature a link's cookie carries for a page, if the request has that cookie.
+ *
+ * @param request The request.
+ * @param cookieName The cookie's name (see `toLinkCookieName`).
+ * @returns The signature as the cookie holds it (to verify), or `undefined`.
+ */
+export function readLinkCookie(request: Request, cookieName: string): string | undefined {
+  const header = request.headers.get("Cookie");
+  // Most requests carry no cookie of this page: skip parsing then.
+  if (!header || !header.includes(cookieName + "=")) return undefined;
+  return parse(header)[cookieName];
+}
+
+/**
+ * Builds the page that a link's cookie opened, in the site's template, with
+ * {@linkcode OPENED_PAGE_HEADERS}. A `200` is a plain page to robots (no `X-Robots-Tag`, no robots
+ * meta): only a browser holding the cookie ever reads it, and a crawler at its URL gets the page
+ * that asks for the link (`noindex`). Any other status keeps `noindex`.
+ *
+ * @param site The site.
+ * @param locale The page's language.
+ * @param page Its title, the content of `<main>` (already HTML), its scripts, and its status.
+ * @returns The HTML representation.
+ */
+export function buildOpenedPage(
+  site: Site,
+  locale: Locale,
+  page: { title: string; mainHtml: string; scripts?: readonly string[]; status: number },
+): Representation {
+  const view = {
+    title: page.title,
+    mainHtml: page.mainHtml,
+    ...(page.scripts ? { scripts: page.scripts } : {}),
+  };
+  if (page.status !== 200) {
+    return buildDocumentPage(site, locale, view, [
+      ...OPENED_PAGE_HEADERS,
+      ["X-Robots-Tag", "noindex"],
+    ]);
+  }
+  return buildDocumentPage(site, locale, { ...view, indexable: true }, OPENED_PAGE_HEADERS);
+}
+
+/**
+ * The status of the page that asks for the e-mail's link again: `403 Forbidden`, not `200`. The
+ * request lacks the capability the page needs, and the server refuses it (RFC 9110, section
+ * 15.5.4; a `401` would need an authentication scheme, which a link is not); a `4xx` also tells
+ * crawlers and link checkers that this URL has no content of its own.
+ */
+export const LINK_NEEDED_STATUS = 403;
+
+/**
+ * Builds the page that asks for the e-mail's link again: a page's URL opened without its cookie
+ * (another browser, more than an hour later, or a crawler), in the page's language, never indexed.
+ * Answer it with {@linkcode LINK_NEEDED_STATUS}.
+ *
+ * @param site The site.
+ * @param locale The page's language.
+ * @returns The HTML representation.
+ */
+export function buildLinkNeededPage(site: Site, locale: Locale): Representation {
+  const words = WORDS[locale];
+  const title = words.linkNeededTitle;
+  const mainHtml = `<h1>${escapeHtml(title)}</h1>\n<p class="notice" role="status">${
+    escapeHtml(words.linkNeeded)
+  }</p>\n<p>${escapeHtml(words.linkNeededCookies)}</p>`;
+  return buildDocumentPage(site, locale, { title, mainHtml }, LINK_NEEDED_HEADERS);
+}
 
 /**
  * What the action pages share: the services, the booking's modules, and the answer of a page in
@@ -248,14 +406,28 @@ interface ActionPages {
     title: string,
     body: string,
   ): Promise<Response>;
+  /** The answer of a page that the link's cookie opened (see {@linkcode buildOpenedPage}). */
+  openedPage(
+    request: Request,
+    locale: Locale,
+    page: { title: string; body: string },
+  ): Promise<Response>;
 }
 
-/** One action page being answered: its request, action, language and title. */
+/** One action page being answered: its request, action, language, title and link's signature. */
 interface ActionView {
   request: Request;
   action: BookingAction;
   locale: Locale;
   title: string;
+  /** The link's signature, which the page's form posts back in its query. */
+  signature: string;
+}
+
+/** A link whose signature checked out: the booking's id and the signature. */
+interface VerifiedLink {
+  id: string;
+  signature: string;
 }
 
 /**
@@ -266,12 +438,34 @@ function localeOf(action: BookingLinkAction, record?: BookingRecord): Locale {
   return action !== "confirm" && action !== "decline" && record ? record.locale : "pt";
 }
 
+/** Whether `id` reads as a booking's id (a ULID). */
+function isBookingId(id: string): boolean {
+  return /^[0-9A-Z]{26}$/.test(id);
+}
+
+/** The signed link of the request's query: its id, signature, and whether they check out. */
 async function readLink(linkSigner: LinkSigner, request: Request, action: BookingLinkAction) {
   const url = new URL(request.url);
   const id = url.searchParams.get("id") ?? "";
   const signature = url.searchParams.get("sig") ?? "";
-  const valid = /^[0-9A-Z]{26}$/.test(id) && await linkSigner.verify(action, id, signature);
-  return { id, valid };
+  const valid = isBookingId(id) && await linkSigner.verify(action, id, signature);
+  return { id, signature, valid };
+}
+
+/**
+ * The link a page's cookie carries for the booking the query names (`?id=`, no `sig`), if the
+ * cookie is there and its signature is that of this action on this booking.
+ */
+async function readOpenedLink(
+  linkSigner: LinkSigner,
+  request: Request,
+  action: BookingLinkAction,
+): Promise<VerifiedLink | undefined> {
+  const id = new URL(request.url).searchParams.get("id") ?? "";
+  if (!isBookingId(id)) return undefined;
+  const signature = readLinkCookie(request, toLinkCookieName(action, id));
+  if (!signature || !await linkSigner.verify(action, id, signature)) return undefined;
+  return { id, signature };
 }
 
 /** The booking a link names, `null` when there is none, `undefined` when the store failed. */
@@ -333,9 +527,14 @@ async function showBooking(
   const words = WORDS[locale];
   const open = record.status === "pending" || record.status === "accepted";
   const lapsed = action !== "cancel" && hasLapsed(record, services.clock.now().epochMilliseconds);
-  const button = `<form method="post" class="action-form"><button type="submit">${
-    words.button[action]
-  }</button></form>`;
+  // The page's URL has no signature (the cookie opened it): the POST carries it in its query.
+  const signed = `${ACTION_PATH_PREFIX}${action}?${new URLSearchParams({
+    id: record.id,
+    sig: view.signature,
+  })}`;
+  const button = `<form method="post" action="${
+    escapeHtml(signed)
+  }" class="action-form"><button type="submit">${words.button[action]}</button></form>`;
   const state = lapsed
     ? `<p class="notice">${words.lapsed}</p>`
     : !open
@@ -348,13 +547,11 @@ async function showBooking(
     )}`
     : button;
   const summary = renderBookingSummary(record, summaryOptions(services, locale, mail));
-  return pages.page(
-    request,
-    locale,
-    200,
+  return pages.openedPage(request, locale, {
     title,
-    `<div class="action-page"><div class="action-summary">${summary}</div><div class="action-do">${state}</div></div>`,
-  );
+    body:
+      `<div class="action-page"><div class="action-summary">${summary}</div><div class="action-do">${state}</div></div>`,
+  });
 }
 
 /** The POST: applies the action to the booking and says how it went. */
@@ -522,7 +719,7 @@ async function answerView(
   const body = `<p class="view-lead" role="status">${
     escapeHtml(words.lead[state](record.email))
   }</p><div class="view-page"><div class="view-summary">${summary}</div><div class="view-side">${side}</div></div>`;
-  return pages.page(request, locale, 200, words.title[state], body);
+  return pages.openedPage(request, locale, { title: words.title[state], body });
 }
 
 /** Answers a view link's GET: the booking's page or its calendar file. */
@@ -538,21 +735,38 @@ function answerViewLink(
     : answerView(pages, request, record, modules);
 }
 
-/** Answers an action link: checks its signature, reads the booking, then shows or applies. */
-async function answerAction(
+/** The title of an action's page before its booking tells the language: the studio's. */
+function toFallbackTitle(action: BookingLinkAction): string {
+  return isBookingTransition(action) ? WORDS.pt.title[action] : VIEW_WORDS.pt.title.accepted;
+}
+
+/** The page that asks for the e-mail's link again, in the language of the booking's page. */
+async function answerLinkNeeded(
   pages: ActionPages,
-  method: "GET" | "POST",
-  action: BookingLinkAction,
   request: Request,
+  action: BookingLinkAction,
+): Promise<Response> {
+  const { services } = pages;
+  const id = new URL(request.url).searchParams.get("id") ?? "";
+  // The attendee's pages speak the booking's language; the studio's speak Portuguese.
+  const attendee = action === "view" || action === "cancel";
+  const record = attendee && isBookingId(id) ? await readRecord(services.store, id) : undefined;
+  const locale = localeOf(action, record ?? undefined);
+  const page = buildLinkNeededPage(await services.site(), locale);
+  return respond(request, page, { status: LINK_NEEDED_STATUS });
+}
+
+/** Answers a verified link: reads the booking, then shows or applies. */
+async function answerBooking(
+  pages: ActionPages,
+  asked: { method: "GET" | "POST"; action: BookingLinkAction; request: Request },
+  link: VerifiedLink,
 ): Promise<Response> {
   const { services, page } = pages;
+  const { method, action, request } = asked;
   const modules = await pages.loadBooking();
-  const { id, valid } = await readLink(services.linkSigner, request, action);
-  const fallbackTitle = isBookingTransition(action)
-    ? WORDS.pt.title[action]
-    : VIEW_WORDS.pt.title.accepted;
-  if (!valid) return page(request, "pt", 403, fallbackTitle, `<p>${WORDS.pt.invalid}</p>`);
-  const record = await readRecord(services.store, id);
+  const fallbackTitle = toFallbackTitle(action);
+  const record = await readRecord(services.store, link.id);
   if (record === undefined) {
     return page(request, "pt", 503, fallbackTitle, `<p>${WORDS.pt.busy}</p>`);
   }
@@ -575,10 +789,45 @@ async function answerAction(
   }
   const title = words.title[action];
   if (!record) return page(request, locale, 404, title, `<p>${words.missing}</p>`);
-  const view: ActionView = { request, action, locale, title };
+  const view: ActionView = { request, action, locale, title, signature: link.signature };
   return method === "GET"
     ? showBooking(pages, view, record, modules)
-    : applyAction(pages, view, id, modules);
+    : applyAction(pages, view, link.id, modules);
+}
+
+/**
+ * Answers an action link. The `GET` of a page (every action but the calendar file): with `sig`,
+ * a valid link is exchanged for its cookie (`303`), a forged one answers `403`; without, the
+ * page's cookie opens the page, and its absence answers the page that asks for the link. A `POST`
+ * and the calendar file check the query's signature, as the e-mails carry it.
+ */
+async function answerAction(
+  pages: ActionPages,
+  method: "GET" | "POST",
+  action: BookingLinkAction,
+  request: Request,
+): Promise<Response> {
+  const { services } = pages;
+  const page = method === "GET" && action !== "invite";
+  if (page && !new URL(request.url).searchParams.has("sig")) {
+    const opened = await readOpenedLink(services.linkSigner, request, action);
+    return opened
+      ? answerBooking(pages, { method, action, request }, opened)
+      : answerLinkNeeded(pages, request, action);
+  }
+  const { id, signature, valid } = await readLink(services.linkSigner, request, action);
+  if (!valid) {
+    return pages.page(request, "pt", 403, toFallbackTitle(action), `<p>${WORDS.pt.invalid}</p>`);
+  }
+  if (page) {
+    const secure = services.baseUrl.startsWith("https:");
+    return answerLinkExchange(request, {
+      cookieName: toLinkCookieName(action, id),
+      signature,
+      secure,
+    });
+  }
+  return answerBooking(pages, { method, action, request }, { id, signature });
 }
 
 /**
@@ -608,6 +857,14 @@ export function createBookingActions(
         mainHtml: `<h1>${escapeHtml(title)}</h1>\n${body}`,
       }, ACTION_PAGE_HEADERS);
       return respond(request, document, { status });
+    },
+    async openedPage(request, locale, { title, body }) {
+      const document = buildOpenedPage(await services.site(), locale, {
+        title,
+        mainHtml: `<h1>${escapeHtml(title)}</h1>\n${body}`,
+        status: 200,
+      });
+      return respond(request, document);
     },
   };
   return (method, action) => ({

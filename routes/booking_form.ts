@@ -523,7 +523,9 @@ async function submitBookingForm(
  * Answers a booking made (or replayed): `303 See Other` to the booking's page (its signed
  * `/booking/view` link: what, when, where, the calendar, the attendee's links), so that reloading
  * the page sends nothing again; when the booking's record cannot be read, a page that says it was
- * booked instead.
+ * booked instead. The signed link answers its own `303` to the page's URL without `sig`, with the
+ * cookie that opens it (`answerLinkExchange` in `booking_actions.ts`): one more redirect, which
+ * browsers and the booking script's `fetch` follow with the cookie, and one place that sets it.
  */
 async function answerBooked(
   form: BookingForm,

@@ -1,22 +1,26 @@
 /**
  * The attendee's reschedule page, behind the signed link of their booking e-mails:
- * `GET /booking/reschedule?id=…&seq=…&sig=…` (and `&month=YYYY-MM`) shows the booking and a
- * month's free times, with the booking page's availability and rendering, as a form; it changes
- * nothing, so mail scanners that prefetch the link move nothing. The form's `POST`
- * (`start=<instant>`, form-encoded) moves the booking in one atomic commit
+ * `GET /booking/reschedule?id=…&seq=…&sig=…` exchanges the link for a cookie (`303 See Other` to
+ * `/booking/reschedule?id=…&seq=…`, see `answerLinkExchange` in `booking_actions.ts`), and that
+ * page (and `&month=YYYY-MM`), opened by the cookie, shows the booking and a month's free times,
+ * with the booking page's availability and rendering, as a form whose action keeps the signed
+ * query; the `GET`s change nothing, so mail scanners that prefetch the link move nothing. The
+ * form's `POST` (`start=<instant>`, form-encoded) moves the booking in one atomic commit
  * (`lib/booking/move_booking.ts`) and answers a page in the attendee's language: moved; the
  * times again when the slot was taken meanwhile (409); or why the booking can no longer be moved
  * (cancelled, declined, lapsed: 409; started, or the link of an e-mail the booking has changed
  * since: 410). The same move posted again (a double click, a browser's retry) answers the moved
- * page again, 200. A forged link is a 403. The page needs no JavaScript, and an agent reading the
- * e-mail's text part can use it as it is: a plain URL to a plain form.
+ * page again, 200. A forged link is a 403, and the page's URL without its cookie a 403 page that
+ * asks for the e-mail's link again. The page needs no JavaScript, and an agent reading the
+ * e-mail's text part can use it as a client with cookies does (follow the `303` with its cookie),
+ * or post its form to the signed URL of the e-mail as it is.
  *
  * @module
  */
 import type { BookingRecord } from "../lib/booking/booking_mail.ts";
 import { BOOKING_PREFIX } from "../lib/booking/booking_store.ts";
 import type { MoveRefusal } from "../lib/booking/move_booking.ts";
-import { RESCHEDULE_PATH } from "../lib/booking/signed_links.ts";
+import { RESCHEDULE_PATH, toLinkCookieName } from "../lib/booking/signed_links.ts";
 import { ApiError } from "../lib/contract/api_error.ts";
 import { discardBody, readBody, readMediaType } from "../lib/http/read_body.ts";
 import { type HeaderPair, respond } from "../lib/http/representation.ts";
@@ -25,7 +29,15 @@ import { escapeHtml } from "../lib/mail/mail.ts";
 import type { SiteServices } from "../lib/services.ts";
 import { buildDocumentPage } from "../lib/site/site.ts";
 import { loadOnce } from "../lib/load_once.ts";
-import { ACTION_PAGE_HEADERS, renderBookingSummary } from "./booking_actions.ts";
+import {
+  ACTION_PAGE_HEADERS,
+  answerLinkExchange,
+  buildLinkNeededPage,
+  buildOpenedPage,
+  LINK_NEEDED_STATUS,
+  readLinkCookie,
+  renderBookingSummary,
+} from "./booking_actions.ts";
 import { pickMonth, readDisplayZone, readZoneSlots } from "./booking_form.ts";
 
 type Locale = "pt" | "en";
@@ -145,31 +157,48 @@ interface Visit {
   link: SignedLink;
   record: BookingRecord;
   locale: Locale;
+  /** Whether the link's cookie opened the page (a `GET` of its URL without `sig`). */
+  opened: boolean;
 }
 
-/** The link's parameters, if they are well formed and signed with the studio's secret. */
-async function readLink(
-  services: SiteServices,
-  request: Request,
-): Promise<SignedLink | undefined> {
+/** The booking's id and SEQUENCE that the query names, if they are well formed. */
+function readLinkQuery(request: Request): { id: string; sequence: number } | undefined {
   const query = new URL(request.url).searchParams;
   const id = query.get("id") ?? "";
   const seq = query.get("seq") ?? "";
-  const signature = query.get("sig") ?? "";
   if (!/^[0-9A-Z]{26}$/.test(id) || !/^(?:0|[1-9][0-9]{0,5})$/.test(seq)) return undefined;
-  const sequence = Number(seq);
+  return { id, sequence: Number(seq) };
+}
+
+/**
+ * The link, if it is well formed and signed with the studio's secret: the signature of the
+ * query's `sig`, or (`fromCookie`) of the page's cookie.
+ */
+async function readLink(
+  services: SiteServices,
+  request: Request,
+  fromCookie = false,
+): Promise<SignedLink | undefined> {
+  const named = readLinkQuery(request);
+  if (!named) return undefined;
+  const { id, sequence } = named;
+  const signature = fromCookie
+    ? readLinkCookie(request, toLinkCookieName("reschedule", id, sequence))
+    : new URL(request.url).searchParams.get("sig");
+  if (!signature) return undefined;
   const valid = await services.linkSigner.verifyReschedule(id, sequence, signature);
   return valid ? { id, sequence, signature } : undefined;
 }
 
-/** The path of the link's page (and `month`), as a URL path with its query. */
-function toLinkPath(link: SignedLink, month?: string): string {
-  const query = new URLSearchParams({
-    id: link.id,
-    seq: String(link.sequence),
-    sig: link.signature,
-  });
-  if (month) query.set("month", month);
+/**
+ * The path of the link's page (and `month`), as a URL path with its query: signed (`sig`), for a
+ * form's `POST` and for the pages a `POST` answers, or not, for the `GET`s of a page the cookie
+ * opened.
+ */
+function toLinkPath(link: SignedLink, options: { month?: string; signed?: boolean } = {}): string {
+  const query = new URLSearchParams({ id: link.id, seq: String(link.sequence) });
+  if (options.signed ?? true) query.set("sig", link.signature);
+  if (options.month) query.set("month", options.month);
   return `${RESCHEDULE_PATH}?${query}`;
 }
 
@@ -185,7 +214,10 @@ async function readRecord(
   }
 }
 
-/** Answers a page in the site's template, never cached nor indexed, with no `Referer` sent on. */
+/**
+ * Answers a page in the site's template, never cached, with no `Referer` sent on; never indexed,
+ * but for a page that the link's cookie opened (`opened`, see `buildOpenedPage`).
+ */
 async function answerPage(
   services: SiteServices,
   request: Request,
@@ -196,14 +228,20 @@ async function answerPage(
     headers?: HeaderPair[];
     /** The page's scripts (the picker's). */
     scripts?: readonly string[];
+    /** Whether the link's cookie opened the page. */
+    opened?: boolean;
   },
 ): Promise<Response> {
+  const site = await services.site();
   const title = WORDS[page.locale].title;
-  const document = buildDocumentPage(await services.site(), page.locale, {
+  const view = {
     title,
     mainHtml: `<h1>${escapeHtml(title)}</h1>\n${page.body}`,
     ...(page.scripts ? { scripts: page.scripts } : {}),
-  }, ACTION_PAGE_HEADERS);
+  };
+  const document = page.opened
+    ? buildOpenedPage(site, page.locale, { ...view, status: page.status })
+    : buildDocumentPage(site, page.locale, view, ACTION_PAGE_HEADERS);
   return respond(request, document, { status: page.status, headers: page.headers });
 }
 
@@ -249,8 +287,10 @@ async function answerForm(
   if (!url.searchParams.has("month")) url.searchParams.set("month", bookedDay.slice(0, 7));
   const months = pickMonth(services, url);
   const slots = await readZoneSlots(services, months.month, shown);
+  // A page the cookie opened links its GETs without the signature, which its cookie carries.
+  const signed = !visit.opened;
   const state = {
-    path: escapeHtml(toLinkPath(visit.link)),
+    path: escapeHtml(toLinkPath(visit.link, { signed })),
     ...months,
     timeZone,
     ...zone,
@@ -272,10 +312,14 @@ async function answerForm(
     `<p class="booking-intro">${escapeHtml(words.intro)}</p>`,
     renderPicker(site.corpus, visit.locale, state, {
       open: `<form method="post" action="${
-        escapeHtml(toLinkPath(visit.link, months.month))
+        escapeHtml(toLinkPath(visit.link, { month: months.month }))
       }" class="booking-form">`,
       aside,
-      hidden: { id: visit.link.id, seq: String(visit.link.sequence), sig: visit.link.signature },
+      hidden: {
+        id: visit.link.id,
+        seq: String(visit.link.sequence),
+        ...(signed ? { sig: visit.link.signature } : {}),
+      },
       markedStart: visit.record.start,
     }),
     // The picker's script switches days and zones; the move is posted as the form.
@@ -294,6 +338,7 @@ async function answerForm(
     status: options.status ?? 200,
     body,
     scripts: ["booking.js"],
+    opened: visit.opened,
   });
 }
 
@@ -311,6 +356,7 @@ function answerRefusal(visit: Visit, reason: MoveRefusal): Promise<Response> {
     locale: visit.locale,
     status: REFUSAL_STATUS[reason],
     body: renderNotice(words.refused[reason], "bad") + renderSummary(visit) + bookAgain,
+    opened: visit.opened,
   });
 }
 
@@ -400,17 +446,40 @@ async function answerMove(visit: Visit): Promise<Response> {
   return answerForm(current, { status: 409, notice: text.conflict });
 }
 
+/** The page that asks for the e-mail's link again, in the booking's language when it has one. */
+async function answerLinkNeeded(pages: ReschedulePages, request: Request): Promise<Response> {
+  const named = readLinkQuery(request);
+  const record = named ? await readRecord(pages.services, named.id) : undefined;
+  const page = buildLinkNeededPage(await pages.services.site(), record?.locale ?? "pt");
+  return respond(request, page, { status: LINK_NEEDED_STATUS });
+}
+
 /**
- * Opens a visit: checks the link's signature and reads its booking; answers the page of what is
- * wrong instead (403 forged, 404 unknown, 503 store unavailable), in Portuguese and English
- * since no booking tells the language.
+ * Opens a visit: checks the link's signature (the query's, or on a `GET` without `sig` the
+ * cookie's) and reads its booking. Answers instead the `303` that exchanges a valid link's `GET`
+ * for its cookie, the page that asks for the link (no valid cookie), or the page of what is wrong
+ * (403 forged, 404 unknown, 503 store unavailable), in Portuguese and English since no booking
+ * tells the language.
  */
-async function openVisit(pages: ReschedulePages, request: Request): Promise<Visit | Response> {
+async function openVisit(
+  pages: ReschedulePages,
+  method: "GET" | "POST",
+  request: Request,
+): Promise<Visit | Response> {
   const { services } = pages;
+  const opened = method === "GET" && !new URL(request.url).searchParams.has("sig");
+  const link = await readLink(services, request, opened);
+  if (opened && !link) return answerLinkNeeded(pages, request);
+  if (link && method === "GET" && !opened) {
+    const cookieName = toLinkCookieName("reschedule", link.id, link.sequence);
+    const secure = services.baseUrl.startsWith("https:");
+    return answerLinkExchange(request, { cookieName, signature: link.signature, secure });
+  }
   const modules = await pages.load();
-  const link = await readLink(services, request);
   const record = link ? await readRecord(services, link.id) : undefined;
-  if (link && record) return { pages, modules, request, link, record, locale: record.locale };
+  if (link && record) {
+    return { pages, modules, request, link, record, locale: record.locale, opened };
+  }
   discardBody(request);
   const [status, key] = !link
     ? [403, "invalid"] as const
@@ -452,7 +521,7 @@ async function answerLink(
   method: "GET" | "POST",
   request: Request,
 ): Promise<Response> {
-  const visit = await openVisit(pages, request);
+  const visit = await openVisit(pages, method, request);
   if (visit instanceof Response) return visit;
   const nowEpochMs = pages.services.clock.now().epochMilliseconds;
   const [{ checkMovable }] = visit.modules;

@@ -210,3 +210,55 @@ export function findRescheduleLink(mail: ReceivedMail): string | undefined {
   assert.ok(found.length <= 1, "at most one reschedule link");
   return found[0];
 }
+
+/** Sends a request for a path (with its query) to the service under test, following no redirect. */
+export type SendRequest = (
+  path: string,
+  init: RequestInit & { headers?: Record<string, string> },
+) => Promise<Response>;
+
+/**
+ * Opens a signed link (`/booking/<action>?id=…&sig=…`, `/booking/reschedule?…&sig=…`) the way a
+ * browser does: its `GET` answers `303 See Other` to the page's URL without `sig`, with the
+ * cookie that carries the signature, and the browser asks for that URL with the cookie. Checks the
+ * exchange on the way (the `Location` is the link without `sig`, one `HttpOnly`,
+ * `SameSite=Lax` cookie scoped to the page's path); an answer other than a `303` (a forged link's
+ * `403`) is returned as it is.
+ *
+ * @param send Sends a request: the handler in-process, or `fetch` to a server with
+ * `redirect: "manual"`.
+ * @param link The link, absolute (any origin: only its path and query are sent) or a path.
+ * @param init Fields of both requests, e.g. `Accept-Encoding`.
+ * @returns The page's answer.
+ */
+export async function openSignedLink(
+  send: SendRequest,
+  link: string,
+  init: { headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const url = new URL(link, "http://localhost");
+  const exchange = await send(url.pathname + url.search, { headers: init.headers });
+  if (exchange.status !== 303) return exchange;
+  await exchange.body?.cancel();
+  const location = exchange.headers.get("Location") ?? "";
+  const clean = new URL(url);
+  clean.searchParams.delete("sig");
+  assert.equal(location, clean.pathname + clean.search, "the 303 leads to the link without sig");
+  const setCookie = exchange.headers.get("Set-Cookie") ?? "";
+  const [pair, ...attributes] = setCookie.split(/;\s*/);
+  assert.match(pair, /^booking-[a-z]+-[0-9A-Z]{26}(?:-\d+)?=[\w-]{43}$/, setCookie);
+  assert.ok(attributes.includes("HttpOnly"), setCookie);
+  assert.ok(attributes.includes("SameSite=Lax"), setCookie);
+  assert.ok(attributes.includes(`Path=${url.pathname}`), setCookie);
+  const cookie = init.headers?.Cookie ? `${init.headers.Cookie}; ${pair}` : pair;
+  return await send(location, { headers: { ...init.headers, Cookie: cookie } });
+}
+
+/**
+ * The {@linkcode SendRequest} of a server: `fetch` to its origin, following no redirect.
+ *
+ * @param origin The server's origin, e.g. `http://127.0.0.1:8123`.
+ */
+export function sendTo(origin: string): SendRequest {
+  return (path, init) => fetch(origin + path, { ...init, redirect: "manual" });
+}

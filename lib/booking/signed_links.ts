@@ -4,7 +4,9 @@
  * an HMAC-SHA-256 (Web Crypto) of the action and the booking's id (and, for reschedule, the
  * booking's SEQUENCE), so a link cannot be forged or turned to another booking or action. The page
  * a link opens only shows a button or a form; only the POST it sends acts, so mail scanners that
- * prefetch links change nothing.
+ * prefetch links change nothing. A page's link is exchanged for a cookie of that page and booking
+ * (see {@linkcode toLinkCookieName} and {@linkcode LINK_COOKIE_MAX_AGE_SECONDS}), which opens the
+ * page's URL without its signature.
  *
  * @module
  */
@@ -50,6 +52,38 @@ export const ACTION_PATH_PREFIX = "/booking/";
  * the e-mails that carried it are out of date and so is the link.
  */
 export const RESCHEDULE_PATH = `${ACTION_PATH_PREFIX}reschedule`;
+
+/**
+ * How long the cookie a signed link is exchanged for keeps its page open, in seconds: an hour.
+ * Opening a signed link answers `303 See Other` to the page's URL without its signature, with a
+ * cookie that carries it (so the signature is neither in the address bar, the history nor a
+ * `Referer`, and the page may be a plain page to crawlers that never hold the cookie). A bounded
+ * `Max-Age` rather than a session cookie, because browsers that restore their last session keep
+ * session cookies for weeks: an hour covers a visit (reading, choosing a time, going back and
+ * forth), and a shared or borrowed device does not keep the booking open to its next user; the
+ * e-mail's link opens the page again at any time.
+ */
+export const LINK_COOKIE_MAX_AGE_SECONDS = 3600;
+
+/**
+ * The name of the cookie that opens one signed page: `booking-<action>-<id>`, and
+ * `booking-reschedule-<id>-<sequence>` for a reschedule page, so that two bookings, or the view
+ * and the cancel page of one booking, open in two tabs do not overwrite each other's cookie. The
+ * characters are those of a cookie-name token (RFC 6265, section 4.1.1): letters, digits and `-`.
+ *
+ * @param page The page: an action with a page of its own, or `reschedule`.
+ * @param bookingId The booking's id (a ULID).
+ * @param sequence The booking's SEQUENCE the reschedule link names; only for `reschedule`.
+ * @returns The cookie's name, e.g. `booking-view-01KZ0000000000000000000000`.
+ */
+export function toLinkCookieName(
+  page: BookingLinkAction | "reschedule",
+  bookingId: string,
+  sequence?: number,
+): string {
+  const name = `booking-${page}-${bookingId}`;
+  return page === "reschedule" ? `${name}-${sequence ?? 0}` : name;
+}
 
 const encoder = new TextEncoder();
 

@@ -38,6 +38,11 @@ export interface PageView {
   otherLanguagePath?: string;
   /** Path of the page's Markdown twin. */
   markdownPath?: string;
+  /**
+   * A page outside the corpus that may be indexed: the template writes no robots meta on it (a
+   * booking's page opened by its link's cookie, whose URL shows nothing without the cookie).
+   */
+  indexable?: boolean;
   /** URLs of the assets by file name (`site.css` → `/assets/site.css?v=…`). */
   assetUrls: Readonly<Record<string, string>>;
   /** Scripts to load, by asset name. */
@@ -156,7 +161,9 @@ function renderHead(view: PageView): string[] {
       }" as="font" type="font/woff2" crossorigin>`,
     );
   }
-  if (!page || !page.indexed) head.push('<meta name="robots" content="noindex">');
+  if (!view.indexable && (!page || !page.indexed)) {
+    head.push('<meta name="robots" content="noindex">');
+  }
   head.push(renderJsonLd(view));
   if (page) head.push(...renderPageLinks(view, page));
   if (design) {

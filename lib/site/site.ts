@@ -165,13 +165,14 @@ export function toSkillPath(name: string): string {
 
 /**
  * Renders a page built per request (a form's outcome, a booking link's page) in the site's
- * template: not cacheable, not indexed, with the site's security headers.
+ * template: not cacheable, not indexed unless the view says so, with the site's security headers.
  *
  * @param site The site.
  * @param language The page's language.
  * @param view Its title, the content of `<main>` (already HTML) and, for a page that has one,
  * the path of its version in the other language (the header's language switch leads there;
- * otherwise to the other language's home page), and the assets of its scripts, if any.
+ * otherwise to the other language's home page), the assets of its scripts, if any, and whether
+ * it may be indexed (no robots meta: a booking's page opened by its link's cookie).
  * @param headers Fields that replace the defaults of the same name, e.g. `Referrer-Policy`.
  * @returns The HTML representation.
  */
@@ -183,6 +184,7 @@ export function buildDocumentPage(
     mainHtml: string;
     otherLanguagePath?: string;
     scripts?: readonly string[];
+    indexable?: boolean;
   },
   headers: readonly HeaderPair[] = [],
 ): Representation {
@@ -193,6 +195,7 @@ export function buildDocumentPage(
     mainHtml: view.mainHtml,
     ...(view.otherLanguagePath ? { otherLanguagePath: view.otherLanguagePath } : {}),
     ...(view.scripts ? { scripts: view.scripts } : {}),
+    ...(view.indexable ? { indexable: true } : {}),
   });
   const replaced = new Set(headers.map(([name]) => name.toLowerCase()));
   const fields: HeaderPair[] = [

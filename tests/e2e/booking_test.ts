@@ -13,8 +13,10 @@ import {
   findLink,
   findLinks,
   hasCalendar,
+  openSignedLink,
   type ParsedInvite,
   readInvite,
+  sendTo,
 } from "../_booking.ts";
 import { findMails, receiveMail } from "./_booking_mail.ts";
 import { listStudioMonths, MEETING_MILLISECONDS, MEETING_MINUTES, STUDIO_ZONE } from "./_studio.ts";
@@ -119,7 +121,10 @@ async function openLink(
 ): Promise<{ status: number; html: string }> {
   const url = new URL(link);
   assert.equal(url.origin, BASE_URL, "links point at STUDIO_BASE_URL");
-  const response = await fetch(server.origin + url.pathname + url.search, { method });
+  // A GET follows the exchange's 303 with its cookie, as a browser does.
+  const response = method === "GET"
+    ? await openSignedLink(sendTo(server.origin), link)
+    : await fetch(server.origin + url.pathname + url.search, { method });
   assert.equal(response.headers.get("Content-Type"), "text/html; charset=utf-8");
   return { status: response.status, html: await response.text() };
 }
@@ -279,7 +284,15 @@ test("main.ts in manual mode: confirm sends the invite; cancel and decline send 
     const confirmLink = findLink(studio, "confirm");
     const page = await openLink(server, confirmLink, "GET");
     assert.equal(page.status, 200);
-    assert.match(page.html, /<form method="post" class="action-form">/);
+    const signed = new URL(confirmLink);
+    assert.ok(
+      page.html.includes(
+        `<form method="post" action="${
+          (signed.pathname + signed.search).replaceAll("&", "&amp;")
+        }" class="action-form">`,
+      ),
+      "the form posts to the signed link",
+    );
     await delay(200);
     assert.equal(findMails(smtp, "attendee-booked", email).length, 0, "GET sends nothing");
     const forged = await openLink(

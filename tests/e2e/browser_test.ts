@@ -129,10 +129,11 @@ const BOOKING_EN = CORPUS.languages.en.booking;
  * accepted or pending (routes/booking_actions.ts).
  */
 const BOOKED_EN = /^(?:Your conversation is booked|Your request is in)$/;
-/** The booking's page, as the booking form's `303` names it: its id and signature. */
-const BOOKING_VIEW = new RegExp(
-  `^${toLiteralPattern(origin)}/booking/view\\?id=[0-9A-Z]{26}&sig=[\\w-]{43}$`,
-);
+/**
+ * The booking's page, where the booking form's `303` leads once its signed link is exchanged for
+ * its cookie: its id, and no signature.
+ */
+const BOOKING_VIEW = new RegExp(`^${toLiteralPattern(origin)}/booking/view\\?id=[0-9A-Z]{26}$`);
 /** The visitor's zone of the JavaScript booking test: another offset than the studio's. */
 const VISITOR_ZONE = findForeignZone(Temporal.Now.instant());
 

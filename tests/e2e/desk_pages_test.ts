@@ -19,7 +19,7 @@ import { findFreePort, startServer } from "./_server.ts";
 import { CHROMIUM_SKIP, launchChromium } from "./_chromium.ts";
 import { startSmtpServer } from "../_smtp.ts";
 import { CORPUS } from "./_studio.ts";
-import { findRescheduleLink } from "../_booking.ts";
+import { findRescheduleLink, openSignedLink } from "../_booking.ts";
 import { bookNextMonth, byKind, HTML, open, post, receive, signInByMail } from "./_team.ts";
 
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/desk/", import.meta.url));
@@ -89,7 +89,9 @@ async function readFormToken(): Promise<string> {
 async function reschedule(): Promise<void> {
   const [booked] = await receive(smtp, byKind("attendee-booked", JOAO.email));
   const link = new URL(findRescheduleLink(booked) ?? "");
-  const page = await (await open(server, link.pathname + link.search)).text();
+  // The link's 303 followed with its cookie, as a browser does.
+  const page = await (await openSignedLink((path, init) => open(server, path, init), link.href))
+    .text();
   const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1]?.replaceAll("&amp;", "&");
   const starts = [...page.matchAll(/<input type="radio" name="start" value="([^"]+)"/g)];
   assert.ok(action && starts.length, "the reschedule page offers times");

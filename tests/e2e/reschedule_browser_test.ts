@@ -1,6 +1,8 @@
 /**
  * The reschedule page in Debian's Chromium without JavaScript, against the real server and SMTP
- * server: the attendee opens the link of their e-mail, picks a time with the keyboard and sends;
+ * server: the attendee opens the link of their e-mail (Chromium follows its 303 and keeps the
+ * cookie it sets; another browser gets the page that asks for the link), picks a time with the
+ * keyboard and sends;
  * both sides receive the updated invite. axe-core finds no violation on the page at 390 and
  * 1440 px, light and dark. Screenshots go to test-artifacts/.
  */
@@ -103,6 +105,24 @@ test(
       const opened = await page.goto(link);
       assert.equal(opened?.status(), 200);
       assert.equal(await page.textContent("h1"), "Mudar a hora da conversa");
+      // Chromium followed the link's 303 and keeps its cookie; the address holds no signature.
+      const clean = link.replace(/&sig=[\w-]+/, "");
+      assert.equal(page.url(), clean);
+      const cookies = await context.cookies();
+      assert.equal(cookies.length, 1);
+      assert.match(cookies[0].name, /^booking-reschedule-[0-9A-Z]{26}-0$/);
+      assert.equal(cookies[0].path, "/booking/reschedule");
+      assert.equal(cookies[0].httpOnly, true);
+      assert.equal(cookies[0].sameSite, "Lax");
+      assert.equal((await page.reload())?.status(), 200, "a reload keeps the page");
+      const elsewhere = await (await openBrowser()).newContext({ javaScriptEnabled: false });
+      try {
+        const other = await elsewhere.newPage();
+        assert.equal((await other.goto(clean))?.status(), 403, "another browser has no cookie");
+        assert.match(await other.textContent("h1") ?? "", /Abra a ligação do e-mail/);
+      } finally {
+        await elsewhere.close();
+      }
       const times = page.locator('.days input[name="start"]');
       assert.ok(await times.count() > 0, "the free times are listed without JavaScript");
       assert.equal(await page.locator(`.days input[value="${start}"]`).count(), 0);

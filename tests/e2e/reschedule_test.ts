@@ -1,7 +1,8 @@
 /**
  * Rescheduling on the real server (`main.ts` on Deno, the package's executable on Node and Bun)
  * with the real SMTP server: the attendee (or an agent reading the e-mail's text part) opens the
- * plain link of the booking e-mail, reads the free times from the page's form and posts one; both
+ * plain link of the booking e-mail (following its 303 with the cookie it sets), reads the free
+ * times from the page's form and posts one to the signed URL; both
  * sides receive a METHOD:REQUEST with the same UID and SEQUENCE + 1 (read with ical.js). Forged
  * and expired links are refused, and two attendees moving to one slot at once from two processes
  * on one KV file: exactly one wins.
@@ -13,7 +14,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningServer, startServer } from "./_server.ts";
 import { startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
-import { buildBookingBody, findRescheduleLink, readInvite } from "../_booking.ts";
+import {
+  buildBookingBody,
+  findRescheduleLink,
+  openSignedLink,
+  readInvite,
+  sendTo,
+} from "../_booking.ts";
 import { receiveMail } from "./_booking_mail.ts";
 import { CORPUS, leadOf, nextMonth } from "./_studio.ts";
 
@@ -57,8 +64,9 @@ async function book(server: RunningServer, start: string, email: string): Promis
 }
 
 /**
- * Follows a link of an e-mail on the test server (the link names the public origin) as a plain
- * client would: GET, or POST of a form.
+ * Follows a link of an e-mail on the test server (the link names the public origin) as a client
+ * with cookies would: GET (the link's 303 followed with its cookie), or POST of a form to the
+ * signed URL.
  */
 async function follow(
   server: RunningServer,
@@ -67,10 +75,12 @@ async function follow(
 ): Promise<{ status: number; html: string }> {
   const url = new URL(link, BASE_URL);
   assert.equal(url.origin, BASE_URL, "links point at STUDIO_BASE_URL");
-  const response = await fetch(
-    server.origin + url.pathname + url.search,
-    form ? { method: "POST", body: new URLSearchParams(form) } : {},
-  );
+  const response = form
+    ? await fetch(server.origin + url.pathname + url.search, {
+      method: "POST",
+      body: new URLSearchParams(form),
+    })
+    : await openSignedLink(sendTo(server.origin), link);
   assert.equal(response.headers.get("Content-Type"), "text/html; charset=utf-8");
   return { status: response.status, html: await response.text() };
 }

@@ -10,6 +10,7 @@ import { createHandler } from "../../mod.ts";
 import { createFixedClock, createMemoryMailer, createMemoryStore } from "../../testing.ts";
 import { createRecordingLogger } from "../_support.ts";
 import { startIcsFeedServer } from "../_ics_feed.ts";
+import { openSignedLink } from "../_booking.ts";
 import { escapeHtml } from "../../lib/mail/mail.ts";
 import { createIcsCalendar } from "../../lib/availability/busy_calendar.ts";
 import type { Store } from "../../lib/store/store.ts";
@@ -107,7 +108,11 @@ test("POST /en/book twice with the same form (a double click, a resend) books on
     const location = first.headers.get("Location") ?? "";
     assert.match(location, /^\/booking\/view\?id=[0-9A-Z]{26}&sig=[\w-]{43}$/);
     assert.equal(second.headers.get("Location"), location, "the same booking's page");
-    const view = await handler(new Request(BASE + location));
+    // The browser follows the view link's own 303 with its cookie.
+    const view = await openSignedLink(
+      (path, init) => handler(new Request(BASE + path, init)),
+      location,
+    );
     const html = await view.text();
     assert.equal(view.status, 200);
     assert.match(html, /<h1>Your conversation is booked<\/h1>/);

@@ -24,8 +24,10 @@ import {
   findLink,
   findLinks,
   hasCalendar,
+  openSignedLink,
   type ParsedInvite,
   readInvite,
+  type SendRequest,
 } from "../_booking.ts";
 import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
 import { assertNoSampleWords, OTHER_SCHEDULE, OTHER_TIME_ZONE } from "../_other_studio.ts";
@@ -281,7 +283,17 @@ function assertInvite(
   assert.ok(invite.description.includes(duration), invite.description);
 }
 
-/** Opens a signed link in-process and asserts the page's headers; returns status and HTML. */
+/** Sends a request to the app in-process, from the attendee's address. */
+function sendTo(app: TestApp): SendRequest {
+  return (path, init) => app.handler(buildRequest(path, init), fromAddress("192.0.2.44"));
+}
+
+/**
+ * Opens a signed link in-process as a browser does (a GET follows the exchange's 303 with its
+ * cookie; a POST is sent to the signed URL) and asserts the page's headers: a page the cookie
+ * opened is private and indexable, every other answer is never stored nor indexed. Returns status
+ * and HTML.
+ */
 async function openLink(
   app: TestApp,
   link: string,
@@ -289,14 +301,17 @@ async function openLink(
 ): Promise<{ status: number; html: string }> {
   const url = new URL(link);
   assert.equal(url.origin, BASE_URL);
-  const response = await app.handler(
-    buildRequest(url.pathname + url.search, { method }),
-    fromAddress("192.0.2.44"),
-  );
+  const response = method === "GET"
+    ? await openSignedLink(sendTo(app), link)
+    : await sendTo(app)(url.pathname + url.search, { method });
   assert.equal(response.headers.get("Content-Type"), "text/html; charset=utf-8");
-  assert.equal(response.headers.get("Cache-Control"), "no-store");
-  assert.equal(response.headers.get("X-Robots-Tag"), "noindex");
-  return { status: response.status, html: await response.text() };
+  assert.equal(response.headers.get("Referrer-Policy"), "no-referrer");
+  const opened = method === "GET" && response.status === 200;
+  assert.equal(response.headers.get("Cache-Control"), opened ? "private, no-store" : "no-store");
+  assert.equal(response.headers.get("X-Robots-Tag"), opened ? null : "noindex");
+  const html = await response.text();
+  assert.equal(html.includes('<meta name="robots" content="noindex">'), !opened);
+  return { status: response.status, html };
 }
 
 /** Asserts that the log holds no unexpected failure (what a 500 would leave). */
@@ -1170,7 +1185,7 @@ test("POST /api/v1/booking in manual mode holds the slot, and the studio's confi
   assert.equal(page.status, 200);
   assert.match(
     page.html,
-    /<form method="post" class="action-form"><button type="submit">Confirmar<\/button><\/form>/,
+    /<form method="post" action="\/booking\/confirm\?id=[0-9A-Z]{26}&amp;sig=[\w-]{43}" class="action-form"><button type="submit">Confirmar<\/button><\/form>/,
   );
   assert.ok(page.html.includes(email));
   assert.equal((await findBooking(app, email)).status, "pending", "GET changes nothing");
@@ -1571,7 +1586,9 @@ test("POST /booking/<action> answers 403 to forged links and 404 to a signed unk
     for (const method of ["GET", "POST"] as const) {
       const page = await openLink(app, BASE_URL + path, method);
       assert.equal(page.status, 403, `${method} ${path}`);
-      assert.match(page.html, /Esta ligação não é válida/);
+      // Without a signature, the page's own URL asks for the e-mail's link.
+      const unsigned = method === "GET" && !path.includes("sig=");
+      assert.match(page.html, unsigned ? /Abra a ligação do e-mail/ : /Esta ligação não é válida/);
     }
   }
   // Signed with the studio's key (an old booking since removed): valid link, no booking.
@@ -1881,6 +1898,8 @@ test("GET /booking/view and /booking/invite answer a forged link 403 and a POST 
   assert.ok(cancel.html.includes(">Change the time instead</a>"));
   assert.ok(cancel.html.includes(`href="/booking/view?id=${record.id}&amp;sig=`));
   assert.ok(cancel.html.includes(`href="/booking/reschedule?id=${record.id}&amp;seq=0&amp;sig=`));
-  assert.match(cancel.html, /<form method="post" class="action-form"><button type="submit">/);
+  const signed = new URL(findLink(mails["attendee-booked-0"], "cancel"));
+  const form = `<form method="post" action="${escapeHtml(signed.pathname + signed.search)}"`;
+  assert.ok(cancel.html.includes(form), "the form posts to the signed link");
   assertNoInternalError(app);
 });

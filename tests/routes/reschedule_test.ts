@@ -14,7 +14,13 @@ import { createOutbox, type Outbox } from "../../lib/mail/outbox.ts";
 import { createSmtpMailer } from "../../adapters/smtp_mailer.ts";
 import { createLinkSigner } from "../../lib/booking/signed_links.ts";
 import type { Store } from "../../lib/store/store.ts";
-import { buildBookingBody, findLink, findRescheduleLink, readInvite } from "../_booking.ts";
+import {
+  buildBookingBody,
+  findLink,
+  findRescheduleLink,
+  openSignedLink,
+  readInvite,
+} from "../_booking.ts";
 import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from "../_smtp.ts";
 import { createRecordingLogger, createTestClient, type RecordingLogger } from "../_support.ts";
 
@@ -118,7 +124,11 @@ async function bookWithLink(
   return { record, link, mail };
 }
 
-/** Opens a link (or a path) in-process and checks the headers every reschedule page carries. */
+/**
+ * Opens a link (or a path) in-process as a browser does (a GET follows the exchange's 303 with its
+ * cookie) and checks the headers every reschedule page carries: the page the cookie opened is
+ * private and indexable, every other answer never stored nor indexed.
+ */
 async function open(
   app: TestApp,
   link: string,
@@ -128,10 +138,18 @@ async function open(
   const path = url.pathname + url.search;
   const response = init.method === "POST"
     ? await app.client.post(path, init.body ?? null, { ...FORM, ...init.headers })
-    : await app.client.get(path, init.headers);
+    : await openSignedLink(
+      (target, request) => app.client.get(target, request.headers),
+      path,
+      { headers: init.headers },
+    );
   assert.equal(response.headers.get("Content-Type"), "text/html; charset=utf-8");
-  assert.equal(response.headers.get("Cache-Control"), "no-store");
-  assert.equal(response.headers.get("X-Robots-Tag"), "noindex");
+  const opened = init.method !== "POST" && response.status === 200;
+  // Any answer at the page's URL is private to the browser that holds the cookie.
+  const cacheControl = response.headers.get("Cache-Control") ?? "";
+  if (opened) assert.equal(cacheControl, "private, no-store");
+  else assert.match(cacheControl, /^(?:private, )?no-store$/);
+  assert.equal(response.headers.get("X-Robots-Tag"), opened ? null : "noindex");
   assert.equal(response.headers.get("Referrer-Policy"), "no-referrer");
   assert.match(response.headers.get("Content-Security-Policy") ?? "", /frame-ancestors 'none'/);
   return { status: response.status, html: await response.text(), headers: response.headers };
@@ -190,14 +208,17 @@ test("GET /booking/reschedule shows the booking and its month's free times in th
   const formTag =
     `<form method="post" action="/booking/reschedule?${query}&amp;month=2026-12" class="booking-form">`;
   assert.ok(page.html.includes(formTag));
+  // The page's own links need no signature: its cookie carries it.
+  const clean = `id=${record.id}&amp;seq=0`;
   assert.ok(
     page.html.includes(
-      `href="/booking/reschedule?${query}&amp;month=2027-01&amp;tz=Europe%2FLisbon#booking"`,
+      `href="/booking/reschedule?${clean}&amp;month=2027-01&amp;tz=Europe%2FLisbon#booking"`,
     ),
   );
   assertWorksWithoutScript(page.html, formTag);
+  assert.ok(!page.html.includes('name="sig"'), "the zone's form needs no signature either");
 
-  const day = `${query}&amp;month=2026-12&amp;tz=Europe%2FLisbon&amp;day=2026-12-03`;
+  const day = `${clean}&amp;month=2026-12&amp;tz=Europe%2FLisbon&amp;day=2026-12-03`;
   assert.ok(page.html.includes(`<a class="day" href="/booking/reschedule?${day}#times"`));
   const thursday = await open(app, `${link}&month=2026-12&tz=Europe%2FLisbon&day=2026-12-03`);
   assert.equal(thursday.status, 200);
