@@ -97,7 +97,13 @@ try {
   if (!confirmUrl) throw new Error("No confirm link in the studio's e-mail");
   const link = confirmUrl.replace(/^https?:\/\/[^/]+/, base);
   line(`GET ${link.replace(/sig=.*/, "sig=…")}`);
-  const page = await fetch(link);
+  // The link is exchanged for a cookie of its page (303 to the URL without sig), as a browser does.
+  const exchange = await fetch(link, { redirect: "manual" });
+  await exchange.body?.cancel();
+  const location = exchange.headers.get("Location") ?? "";
+  const cookie = (exchange.headers.get("Set-Cookie") ?? "").split(";")[0];
+  line(`${exchange.status} → ${location}, with its cookie`);
+  const page = await fetch(new URL(location, base), { headers: { Cookie: cookie } });
   line(
     `${page.status}: a page with ${
       (await page.text()).includes("<form") ? "a Confirm button" : "no button"
