@@ -150,8 +150,8 @@ test("readPhotoFile() reads a photo's size upright, its EXIF orientation applied
 
 test("toPhotoWidths() keeps the rendition widths a photo covers, or its own width alone", () => {
   assert.deepEqual(toPhotoWidths(4000), RENDITION_WIDTHS);
-  assert.deepEqual(toPhotoWidths(1600), [480, 960, 1600]);
-  assert.deepEqual(toPhotoWidths(1200), [480, 960]);
+  assert.deepEqual(toPhotoWidths(1600), [480, 720, 960, 1600]);
+  assert.deepEqual(toPhotoWidths(1200), [480, 720, 960]);
   assert.deepEqual(toPhotoWidths(700), [480]);
   assert.deepEqual(toPhotoWidths(300), [300]);
 });
@@ -162,7 +162,7 @@ test("buildContent() plans a JPEG's and a PNG's renditions as AVIF, WebP and JPE
     (picture.renditions ?? []).filter((item) => item.type === type).map((item) => item.width);
   for (
     const [picture, expected, size] of [
-      [cover, [480, 960], [1200, 2000]],
+      [cover, [480, 720, 960], [1200, 2000]],
       [screen, [480], [700, 400]],
       [icon, [300], [300, 200]],
     ] as const
@@ -274,11 +274,14 @@ test("GET of a case study with photos offers AVIF and WebP <source>s and a JPEG 
   assert.match(
     hero,
     new RegExp(
-      `^<source type="image/avif" srcset="${url("480.avif")} 480w, ${url("960.avif")} 960w" ` +
-        `sizes="([^"]+)"><source type="image/webp" srcset="${url("480.webp")} 480w, ` +
-        `${url("960.webp")} 960w" sizes="\\1"><img src="${url("960.jpg")}" srcset="${
-          url("480.jpg")
-        } 480w, ${url("960.jpg")} 960w" sizes="\\1" width="1200" height="2000" ` +
+      `^<source type="image/avif" srcset="${url("480.avif")} 480w, ${url("720.avif")} 720w, ` +
+        `${url("960.avif")} 960w" sizes="([^"]+)"><source type="image/webp" srcset="${
+          url("480.webp")
+        } 480w, ${url("720.webp")} 720w, ${url("960.webp")} 960w" sizes="\\1"><img src="${
+          url("960.jpg")
+        }" srcset="${url("480.jpg")} 480w, ${url("720.jpg")} 720w, ${
+          url("960.jpg")
+        } 960w" sizes="\\1" width="1200" height="2000" ` +
         `alt="A blue wall in the morning light, seen from the street." fetchpriority="high" ` +
         `loading="eager">$`,
     ),
