@@ -73,6 +73,58 @@ function readScoredAudits(
   };
 }
 
+/**
+ * Books the first free time through the English booking page's form, as a browser without
+ * JavaScript does, and returns the signed links of the booking's page (the form's `303`) and of its
+ * reschedule page (which the booking's page links to): Lighthouse audits those pages too, each
+ * reached the way an attendee reaches it (the link's `303` to its page, with its cookie).
+ *
+ * @param origin The service's origin.
+ * @returns The two links' paths with their queries.
+ * @throws {Error} When no time is free in this month or the next, or an answer is not the one
+ * expected.
+ */
+async function bookThroughForm(origin: string): Promise<string[]> {
+  let start: string | undefined;
+  for (let ahead = 0; ahead < 2 && !start; ahead++) {
+    const month = Temporal.Now.plainDateISO().toPlainYearMonth().add({ months: ahead });
+    const listing = await (await fetch(`${origin}/api/v1/booking/slots?month=${month}`)).json();
+    start = Object.values(listing.slots as Record<string, Array<{ start: string }>>).flat()[0]
+      ?.start;
+  }
+  if (!start) throw new Error("No free time this month or the next to book for the audit");
+  const form = await (await fetch(`${origin}/en/book`)).text();
+  const idempotency = /name="idempotency" value="([^"]+)"/.exec(form)?.[1] ?? "";
+  const booked = await fetch(`${origin}/en/book`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { Origin: origin },
+    body: new URLSearchParams({
+      start,
+      name: "Ana Sousa",
+      email: "ana@example.com",
+      topic: "A new website for our bakery",
+      idempotency,
+    }),
+  });
+  await booked.body?.cancel();
+  const view = booked.headers.get("Location");
+  if (booked.status !== 303 || !view) throw new Error(`The booking form answered ${booked.status}`);
+  const exchange = await fetch(new URL(view, origin), { redirect: "manual" });
+  await exchange.body?.cancel();
+  const cookie = (exchange.headers.get("Set-Cookie") ?? "").split(";")[0];
+  const page = await (await fetch(new URL(exchange.headers.get("Location") ?? view, origin), {
+    headers: { Cookie: cookie },
+  })).text();
+  const reschedule = /href="([^"]*\/booking\/reschedule\?[^"]+)"/.exec(page)?.[1];
+  if (!reschedule) throw new Error("The booking's page has no reschedule link");
+  const toPath = (link: string) => {
+    const url = new URL(link.replaceAll("&amp;", "&"), origin);
+    return url.pathname + url.search;
+  };
+  return [toPath(view), toPath(reschedule)];
+}
+
 const skip = (name: string) => Deno.args.includes(`--no-${name}`);
 
 const folder = await mkdtemp(join(tmpdir(), "studio-audit-"));
@@ -116,10 +168,14 @@ try {
       "/en/contact",
       "/en/book",
       API_REFERENCE_PATHS.en,
+      // The booking's page and its reschedule page, behind their e-mails' signed links.
+      ...await bookThroughForm(origin),
     ];
     for (const path of audited) {
       const output = join(folder, "lighthouse.json");
       const agentic = AGENTIC_PATHS.has(path);
+      // A signed link's signature stays out of the table.
+      const label = path.replace(/([?&])sig=[^&]*/, "$1sig=…");
       const run = await new Deno.Command("npx", {
         args: [
           "-y",
@@ -137,7 +193,10 @@ try {
         stderr: "piped",
       }).output();
       if (!run.success) {
-        rows.push([`Lighthouse mobile ${path}`, "failed: " + new TextDecoder().decode(run.stderr)]);
+        rows.push([
+          `Lighthouse mobile ${label}`,
+          "failed: " + new TextDecoder().decode(run.stderr),
+        ]);
         failed = true;
         continue;
       }
@@ -147,7 +206,7 @@ try {
       if (scores.some((value) => value < 100)) failed = true;
       const numeric = (id: string) => report.audits[id].numericValue ?? 0;
       rows.push([
-        `Lighthouse mobile ${path}`,
+        `Lighthouse mobile ${label}`,
         `perf ${scores[0]} · a11y ${scores[1]} · bp ${scores[2]} · seo ${scores[3]} · ${
           (numeric("total-byte-weight") / 1024).toFixed(1)
         } KiB · LCP ${(numeric("largest-contentful-paint") / 1000).toFixed(2)} s · CLS ${
